@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * gotrace - the Linux scheduler recorded as a Go execution trace.
+ *
+ * /dev/gotrace serves the trace through read(): a 16-byte header, per-CPU
+ * batches as they fill, and after GOTRACE_STOP the footer, then end of file.
+ * The ioctls below start, stop and inspect a recording session.
+ *
+ * Structures are extensible: @size comes first and tells the kernel how much
+ * of the structure user space knows (copy_struct_from_user() semantics).
+ * Reserved fields must be zero. Open the device O_WRONLY to use only the
+ * ioctls; only one open file may read at a time.
+ */
+#ifndef _UAPI_LINUX_GOTRACE_H
+#define _UAPI_LINUX_GOTRACE_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/* Trace format versions: the header says "go 1.NN trace". */
+#define GOTRACE_FORMAT_DEFAULT	0	/* the newest: 1.21 */
+#define GOTRACE_FORMAT_1_11	11
+#define GOTRACE_FORMAT_1_19	19
+#define GOTRACE_FORMAT_1_21	21
+
+/**
+ * struct gotrace_start - argument of GOTRACE_START
+ * @size:	Input: sizeof(struct gotrace_start) as user space knows it.
+ * @flags:	Input: none defined yet; set to 0.
+ * @format:	Input: one of GOTRACE_FORMAT_*.
+ * @max_tid:	Input: highest thread id + 1 the thread table covers; 0 means
+ *		the module parameter max_tid. Costs 8 bytes per id.
+ * @buffer_size: Input: trace buffer bytes per possible CPU; 0 means the
+ *		module parameter buffer_size. Rounded up to whole pages.
+ * @reserved:	Input: set to 0.
+ */
+struct gotrace_start {
+	__u32 size;
+	__u32 flags;
+	__u32 format;
+	__u32 max_tid;
+	__u64 buffer_size;
+	__u64 reserved[4];
+};
+
+/* Session states reported by GOTRACE_STATUS. */
+#define GOTRACE_STATE_IDLE	0	/* no session, or its trace was read to the end */
+#define GOTRACE_STATE_TRACING	1	/* recording (or cut short, see flags) */
+#define GOTRACE_STATE_STOPPED	2	/* stopped; the reader has not reached EOF yet */
+
+/* Status flags. */
+#define GOTRACE_STATUS_CUT	(1U << 0)	/* recording ended early: events not recorded */
+
+/**
+ * struct gotrace_status - argument of GOTRACE_STATUS
+ * @size:	Input: sizeof(struct gotrace_status) as user space knows it.
+ *		Output: the number of bytes the kernel filled in.
+ * @state:	Output: GOTRACE_STATE_*.
+ * @flags:	Output: GOTRACE_STATUS_*.
+ * @format:	Output: format version of the current session (11, 19 or 21).
+ * @nr_cpus:	Output: possible CPUs, which are the trace's Ps.
+ * @max_tid:	Output: thread ids the session's thread table covers.
+ * @buffer_size: Output: trace buffer bytes per CPU.
+ * @events:	Output: Go events written.
+ * @bytes:	Output: trace bytes produced (header, batches and footer).
+ * @bytes_read:	Output: trace bytes read() so far.
+ * @chunks_full: Output: filled buffer chunks waiting for the reader.
+ * @chunks_free: Output: buffer chunks free for writing.
+ * @events_lost: Output: scheduler events not recorded because recording
+ *		was cut short (full buffers or a thread id >= max_tid).
+ * @sessions:	Output: sessions started since the module was loaded.
+ * @reserved:	Output: zero.
+ */
+struct gotrace_status {
+	__u32 size;
+	__u32 state;
+	__u32 flags;
+	__u32 format;
+	__u32 nr_cpus;
+	__u32 max_tid;
+	__u64 buffer_size;
+	__u64 events;
+	__u64 bytes;
+	__u64 bytes_read;
+	__u64 chunks_full;
+	__u64 chunks_free;
+	__u64 events_lost;
+	__u64 sessions;
+	__u64 reserved[4];
+};
+
+#define GOTRACE_IOC_MAGIC	0xB9
+
+#define GOTRACE_START	_IOW(GOTRACE_IOC_MAGIC, 0x01, struct gotrace_start)
+#define GOTRACE_STOP	_IO(GOTRACE_IOC_MAGIC, 0x02)
+#define GOTRACE_STATUS	_IOWR(GOTRACE_IOC_MAGIC, 0x03, struct gotrace_status)
+
+#endif /* _UAPI_LINUX_GOTRACE_H */
