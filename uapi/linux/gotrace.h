@@ -49,7 +49,7 @@ struct gotrace_start {
 #define GOTRACE_STATE_STOPPED	2	/* stopped; the reader has not reached EOF yet */
 
 /* Status flags. */
-#define GOTRACE_STATUS_CUT	(1U << 0)	/* recording ended early: events not recorded */
+#define GOTRACE_STATUS_CUT	0x1	/* recording ended early: events not recorded */
 
 /**
  * struct gotrace_status - argument of GOTRACE_STATUS

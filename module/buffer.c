@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gotrace per-CPU trace buffers: a single-writer, single-reader ring of chunks.
+ *
+ * The writer (its CPU's probes) fills the chunk at slot head % nr_chunks and
+ * commits it by advancing head; the reader copies committed chunks out and
+ * frees them by advancing tail. A chunk is committed only when the next slot
+ * is free, so the chunk being filled always keeps GOTRACE_RESERVE bytes for
+ * the events that close the trace, even when the reader has stalled.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/irq_work.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+
+#include "gotrace.h"
+
+/**
+ * gotrace_buf_alloc - allocate one CPU's ring
+ * @c: the CPU's buffer, zeroed
+ * @cpu: the CPU
+ * @size: bytes, a multiple of GOTRACE_CHUNK_SIZE, at least two chunks
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int gotrace_buf_alloc(struct gotrace_cpu *c, int cpu, u64 size)
+{
+	c->nr_chunks = size / GOTRACE_CHUNK_SIZE;
+	c->cpu = cpu;
+	c->mem = vmalloc_node(size, cpu_to_node(cpu));
+	if (!c->mem)
+		return -ENOMEM;
+	c->lens = kvcalloc(c->nr_chunks, sizeof(*c->lens), GFP_KERNEL);
+	if (!c->lens) {
+		vfree(c->mem);
+		c->mem = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * gotrace_buf_free - free one CPU's ring
+ * @c: the CPU's buffer; no writer, reader or irq_work may still use it
+ */
+void gotrace_buf_free(struct gotrace_cpu *c)
+{
+	kvfree(c->lens);
+	vfree(c->mem);
+}
+
+static u8 *gotrace_buf_chunk(struct gotrace_cpu *c, u32 idx)
+{
+	return c->mem + (size_t)(idx % c->nr_chunks) * GOTRACE_CHUNK_SIZE;
+}
+
+static void gotrace_buf_commit(struct gotrace_cpu *c)
+{
+	c->lens[c->head % c->nr_chunks] = c->pos;
+	/* Pairs with the acquire in gotrace_buf_peek(): bytes and length first. */
+	smp_store_release(&c->head, c->head + 1);
+	c->pos = 0;
+}
+
+static void gotrace_buf_batch(struct gotrace_cpu *c, u64 ts)
+{
+	u8 *p = gotrace_buf_chunk(c, c->head);
+
+	*p++ = GO_EV_BATCH | 1 << 6;
+	p = gotrace_put_uvarint(p, c->cpu);
+	p = gotrace_put_uvarint(p, ts);
+	c->pos = p - gotrace_buf_chunk(c, c->head);
+	c->bytes += c->pos;
+	c->last_ts = ts;
+}
+
+/**
+ * gotrace_buf_reserve - room for one event
+ * @c: this CPU's buffer (interrupts off, or no probe can run)
+ * @ts: the event's time stamp; starts a new batch there if needed
+ * @closing: the event closes the trace: at most GOTRACE_CLOSE_MAX bytes,
+ *	     which may come from the reserve. Otherwise GOTRACE_EV_MAX.
+ *
+ * Return: where to write, then call gotrace_buf_advance(); NULL when the
+ * ring is full (every chunk is waiting for the reader).
+ */
+u8 *gotrace_buf_reserve(struct gotrace_cpu *c, u64 ts, bool closing)
+{
+	size_t need = closing ? GOTRACE_CLOSE_MAX : GOTRACE_EV_MAX;
+	size_t limit = GOTRACE_CHUNK_SIZE - (closing ? 0 : GOTRACE_RESERVE);
+
+	if (c->pos && c->pos + need > limit) {
+		/* Pairs with the release in gotrace_buf_release(): slot is free. */
+		u32 tail = smp_load_acquire(&c->tail);
+
+		if (c->head + 1 - tail >= c->nr_chunks)
+			return NULL;
+		gotrace_buf_commit(c);
+		irq_work_queue(&c->wake);
+	}
+	if (!c->pos)
+		gotrace_buf_batch(c, ts);
+	return gotrace_buf_chunk(c, c->head) + c->pos;
+}
+
+/**
+ * gotrace_buf_advance - account the bytes written after gotrace_buf_reserve()
+ * @c: this CPU's buffer
+ * @end: one past the last byte written
+ */
+void gotrace_buf_advance(struct gotrace_cpu *c, u8 *end)
+{
+	u32 pos = end - gotrace_buf_chunk(c, c->head);
+
+	c->bytes += pos - c->pos;
+	c->events++;
+	c->pos = pos;
+}
+
+/**
+ * gotrace_buf_flush - commit the partly filled chunk at the end of a trace
+ * @c: the CPU's buffer; no probe may run anymore
+ */
+void gotrace_buf_flush(struct gotrace_cpu *c)
+{
+	if (c->pos)
+		gotrace_buf_commit(c);
+}
+
+/**
+ * gotrace_buf_peek - the oldest committed chunk not yet consumed
+ * @c: the CPU's buffer
+ * @len: its length
+ *
+ * Return: the chunk, or NULL if none is committed.
+ */
+const u8 *gotrace_buf_peek(struct gotrace_cpu *c, u32 *len)
+{
+	/* Pairs with the release in gotrace_buf_commit(). */
+	u32 head = smp_load_acquire(&c->head);
+
+	if (c->tail == head)
+		return NULL;
+	*len = c->lens[c->tail % c->nr_chunks];
+	return gotrace_buf_chunk(c, c->tail);
+}
+
+/**
+ * gotrace_buf_release - hand the chunk from gotrace_buf_peek() back
+ * @c: the CPU's buffer
+ */
+void gotrace_buf_release(struct gotrace_cpu *c)
+{
+	/* Pairs with the acquire in gotrace_buf_reserve(): copy done first. */
+	smp_store_release(&c->tail, c->tail + 1);
+}
+
+/**
+ * gotrace_buf_full - chunks committed and waiting for the reader
+ * @c: the CPU's buffer
+ */
+u32 gotrace_buf_full(struct gotrace_cpu *c)
+{
+	return READ_ONCE(c->head) - READ_ONCE(c->tail);
+}

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gotrace internals: sessions, per-CPU trace buffers and the thread table.
+ *
+ * Object lifetime and locking
+ * ---------------------------
+ * A session lives from GOTRACE_START until its trace has been read to the
+ * end of file (or it is discarded by the next start when no reader holds the
+ * device open, or by module unload). gotrace_dev.lock (a mutex) serialises
+ * every state change of the device: starting, stopping, freeing a session,
+ * opening and closing the reader. The reader itself runs under
+ * gotrace_dev.read_lock and never blocks a writer.
+ *
+ * Writers are the scheduler tracepoint probes. Each CPU writes only its own
+ * struct gotrace_cpu, with interrupts disabled; no lock is shared between
+ * CPUs. The controller (start snapshot, stop) writes into a CPU's buffer only
+ * when no probe can run there: inside stop_machine() or after an RCU grace
+ * period that follows switching recording off.
+ *
+ * Per-thread state (struct gotrace_thread) is indexed by thread id. The
+ * scheduler itself serialises every event of one thread (runqueue lock,
+ * p->pi_lock, p->on_cpu release/acquire), so the probes touch an entry
+ * without further locking.
+ */
+#ifndef _GOTRACE_H
+#define _GOTRACE_H
+
+#include <linux/irq_work.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/timekeeping.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/gotrace.h>
+
+/* Trace buffers are cut into chunks; a chunk holds one Go batch. */
+#define GOTRACE_CHUNK_SIZE	PAGE_SIZE
+#define GOTRACE_BUF_MIN		SZ_16K
+#define GOTRACE_BUF_MAX		SZ_1G
+/* Largest single event we write, a batch header included. */
+#define GOTRACE_EV_MAX		64
+/*
+ * Bytes every chunk keeps free for the two events that close the trace
+ * (GoSched and ProcStop), each at most GOTRACE_CLOSE_MAX bytes.
+ */
+#define GOTRACE_CLOSE_MAX	24
+#define GOTRACE_RESERVE		(2 * GOTRACE_CLOSE_MAX)
+
+/* Timestamps are nanoseconds >> GOTRACE_TS_SHIFT (64 ns ticks). */
+#define GOTRACE_TS_SHIFT	6
+#define GOTRACE_TS_FREQ		(NSEC_PER_SEC >> GOTRACE_TS_SHIFT)
+
+/* Go execution tracer event types (runtime/trace.go, pre-1.22). */
+enum gotrace_ev {
+	GO_EV_BATCH		= 1,
+	GO_EV_FREQUENCY		= 2,
+	GO_EV_STACK		= 3,
+	GO_EV_GOMAXPROCS	= 4,
+	GO_EV_PROC_START	= 5,
+	GO_EV_PROC_STOP		= 6,
+	GO_EV_GO_CREATE		= 13,
+	GO_EV_GO_START		= 14,
+	GO_EV_GO_END		= 15,
+	GO_EV_GO_SCHED		= 17,
+	GO_EV_GO_PREEMPT	= 18,
+	GO_EV_GO_BLOCK		= 20,
+	GO_EV_GO_UNBLOCK	= 21,
+	GO_EV_GO_WAITING	= 31,
+	GO_EV_STRING		= 37,
+};
+
+/* The one create stack every goroutine carries: its single frame. */
+#define GOTRACE_STACK_THREAD	1
+
+/* Recording modes, read by every probe. */
+enum gotrace_mode {
+	GOTRACE_MODE_OFF,	/* probes do nothing */
+	GOTRACE_MODE_ON,	/* probes record */
+	GOTRACE_MODE_CUT,	/* out of space: probes only count lost events */
+};
+
+/* Life of a session as the device sees it. */
+enum gotrace_sess_state {
+	GOTRACE_SESS_TRACING = 1,
+	GOTRACE_SESS_STOPPED,
+	GOTRACE_SESS_DONE,	/* read to the end; buffers freed */
+};
+
+/* A thread's state in the trace's eyes. */
+enum gotrace_tstate {
+	GOTRACE_T_NONE,		/* never seen in this trace */
+	GOTRACE_T_RUNNABLE,
+	GOTRACE_T_RUNNING,
+	GOTRACE_T_WAITING,
+	GOTRACE_T_DEAD,
+};
+
+/**
+ * struct gotrace_thread - trace state of one thread id
+ * @seq:	Go sequence number the thread's next GoStart/GoUnblock carries.
+ * @gen:	how many earlier threads held this id in this trace; the
+ *		goroutine id is tid + gen * PID_MAX_LIMIT.
+ * @state:	enum gotrace_tstate.
+ */
+struct gotrace_thread {
+	u32 seq;
+	u16 gen;
+	u8 state;
+	u8 pad;
+};
+
+/**
+ * struct gotrace_cpu - one CPU's trace buffer, a ring of chunks
+ * @mem:	nr_chunks chunks of GOTRACE_CHUNK_SIZE bytes (vmalloc).
+ * @lens:	committed length of each chunk.
+ * @nr_chunks:	ring size.
+ * @head:	chunks committed. Written by the writer (release), read by
+ *		the reader (acquire).
+ * @tail:	chunks consumed. Written by the reader (release), read by the
+ *		writer (acquire).
+ * @pos:	bytes used in the chunk being filled (slot head % nr_chunks).
+ * @last_ts:	time stamp of the last event written in that chunk.
+ * @cur_g:	goroutine running on this P in the trace, 0 for none.
+ * @proc_started: a ProcStart has been written for this P.
+ * @cpu:	the CPU, which is the P id.
+ * @events:	Go events written.
+ * @bytes:	bytes written.
+ * @lost:	scheduler events not recorded after a cut.
+ * @wake:	wakes the reader from outside the scheduler's locks.
+ * @wq:		where the reader waits.
+ *
+ * Every field but @tail is owned by the writer: this CPU's probes with
+ * interrupts off, or the controller while no probe can run.
+ */
+struct gotrace_cpu {
+	u8 *mem;
+	u32 *lens;
+	u32 nr_chunks;
+	u32 head;
+	u32 tail;
+	u32 pos;
+	u64 last_ts;
+	u64 cur_g;
+	bool proc_started;
+	int cpu;
+	u64 events;
+	u64 bytes;
+	u64 lost;
+	struct irq_work wake;
+	wait_queue_head_t *wq;
+};
+
+/**
+ * struct gotrace_session - one trace, from start to its end of file
+ * @mode:	enum gotrace_mode; written with cmpxchg/xchg, read by probes.
+ * @state:	enum gotrace_sess_state; written under gotrace_dev.lock,
+ *		read locklessly by the reader (acquire).
+ * @cpus:	per-CPU buffers.
+ * @threads:	thread table, max_tid entries (vmalloc).
+ * @max_tid:	thread ids the table covers.
+ * @format:	11, 19 or 21.
+ * @buffer_size: bytes per CPU.
+ * @cut_ts:	when recording was cut short (valid in GOTRACE_MODE_CUT).
+ * @header:	the 16-byte trace header.
+ * @footer:	frequency, strings and stacks, built at stop (vmalloc).
+ * @footer_len:	its length.
+ * @wq:		where readers wait.
+ * @rd_hdr:	header bytes read.        Reader fields: gotrace_dev.read_lock.
+ * @rd_cpu:	CPU whose chunk is being read.
+ * @rd_off:	bytes of that chunk read.
+ * @rd_footer:	footer bytes read.
+ * @bytes_read:	trace bytes returned by read().
+ */
+struct gotrace_session {
+	int mode;
+	int state;
+	struct gotrace_cpu __percpu *cpus;
+	struct gotrace_thread *threads;
+	u32 max_tid;
+	u32 format;
+	u64 buffer_size;
+	u64 cut_ts;
+	char header[16];
+	u8 *footer;
+	size_t footer_len;
+	wait_queue_head_t *wq;
+
+	size_t rd_hdr;
+	int rd_cpu;
+	u32 rd_off;
+	size_t rd_footer;
+	u64 bytes_read;
+};
+
+/**
+ * struct gotrace_dev - the /dev/gotrace device
+ * @lock:	protects @sess (the pointer and its lifetime), @reader_open,
+ *		@sessions and every session state change.
+ * @read_lock:	serialises read() calls and owns the session's reader fields.
+ * @wq:		readers wait here for a session, data, or the end.
+ * @sess:	the current session, or NULL.
+ * @reader_open: an open file has read access.
+ * @sessions:	sessions started since load.
+ */
+struct gotrace_dev {
+	struct mutex lock;		/* see above */
+	struct mutex read_lock;		/* see above */
+	wait_queue_head_t wq;
+	struct gotrace_session __rcu *sess;
+	bool reader_open;
+	u64 sessions;
+};
+
+/**
+ * gotrace_clock - the one clock of every CPU, in trace ticks
+ *
+ * CLOCK_MONOTONIC through the NMI-safe fast accessor: one clocksource for
+ * all CPUs (the TSC where the kernel trusts it, else HPET or the like), so
+ * an event caused by another is never stamped before it, unlike
+ * local_clock(), which is only per-CPU monotonic.
+ */
+static inline u64 gotrace_clock(void)
+{
+	return ktime_get_mono_fast_ns() >> GOTRACE_TS_SHIFT;
+}
+
+/**
+ * gotrace_dev_sess - the device's session; the caller holds dev->lock
+ * @dev: the device
+ */
+static inline struct gotrace_session *gotrace_dev_sess(struct gotrace_dev *dev)
+{
+	return rcu_dereference_protected(dev->sess, lockdep_is_held(&dev->lock));
+}
+
+/* buffer.c */
+int gotrace_buf_alloc(struct gotrace_cpu *c, int cpu, u64 size);
+void gotrace_buf_free(struct gotrace_cpu *c);
+u8 *gotrace_buf_reserve(struct gotrace_cpu *c, u64 ts, bool closing);
+void gotrace_buf_advance(struct gotrace_cpu *c, u8 *end);
+void gotrace_buf_flush(struct gotrace_cpu *c);
+const u8 *gotrace_buf_peek(struct gotrace_cpu *c, u32 *len);
+void gotrace_buf_release(struct gotrace_cpu *c);
+u32 gotrace_buf_full(struct gotrace_cpu *c);
+
+/* encode.c */
+u8 *gotrace_put_uvarint(u8 *p, u64 v);
+bool gotrace_emit(struct gotrace_cpu *c, u64 ts, enum gotrace_ev type,
+		  unsigned int nargs, const u64 *args, bool closing);
+size_t gotrace_footer_size(void);
+size_t gotrace_footer_write(u8 *buf, u64 ts);
+
+/* threads.c */
+struct gotrace_thread *gotrace_threads_alloc(u32 max_tid);
+void gotrace_threads_free(struct gotrace_thread *threads);
+bool gotrace_thread_create(struct gotrace_cpu *c, struct gotrace_thread *t,
+			   pid_t tid, u64 ts);
+
+/**
+ * gotrace_thread_of - the trace state of @p, or NULL if @p's id is too big
+ * @s: session
+ * @p: task
+ */
+static inline struct gotrace_thread *
+gotrace_thread_of(struct gotrace_session *s, struct task_struct *p)
+{
+	u32 tid = p->pid;
+
+	if (unlikely(tid >= s->max_tid))
+		return NULL;
+	return &s->threads[tid];
+}
+
+/**
+ * gotrace_gid - goroutine id of the thread holding @tid, state @t
+ * @t: thread state
+ * @tid: thread id
+ *
+ * A reused id gets PID_MAX_LIMIT added once per earlier holder, because Go
+ * rejects a second GoCreate for an id that ever existed in the trace.
+ */
+static inline u64 gotrace_gid(const struct gotrace_thread *t, pid_t tid)
+{
+	return (u64)tid + (u64)t->gen * PID_MAX_LIMIT;
+}
+
+/* probes.c */
+int gotrace_probes_init(void);
+int gotrace_probes_register(struct gotrace_session *s);
+void gotrace_probes_unregister(struct gotrace_session *s);
+void gotrace_cut(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
+bool gotrace_proc_start(struct gotrace_cpu *c, u64 ts);
+
+/* snapshot.c */
+int gotrace_snapshot(struct gotrace_session *s);
+
+/* session.c */
+int gotrace_session_start(struct gotrace_dev *dev, u32 format, u64 buffer_size,
+			  u32 max_tid);
+int gotrace_session_stop(struct gotrace_dev *dev);
+void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s);
+void gotrace_session_destroy(struct gotrace_dev *dev);
+void gotrace_session_status(struct gotrace_dev *dev,
+			    struct gotrace_status *st);
+
+/* read.c */
+ssize_t gotrace_read(struct gotrace_dev *dev, char __user *buf, size_t count,
+		     bool nonblock);
+bool gotrace_readable(struct gotrace_dev *dev);
+
+#endif /* _GOTRACE_H */

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gotrace: the Linux scheduler as a Go execution trace on /dev/gotrace.
+ *
+ * This file holds the character device: open/release, read/poll and the
+ * ioctls, and the module's parameters, load and unload.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/threads.h>
+#include <linux/uaccess.h>
+
+#include "gotrace.h"
+
+static unsigned long buffer_size = 2UL << 20;
+module_param(buffer_size, ulong, 0644);
+MODULE_PARM_DESC(buffer_size, "Trace buffer bytes per CPU when GOTRACE_START gives 0 (default 2 MiB)");
+
+static uint max_tid = PID_MAX_LIMIT;
+module_param(max_tid, uint, 0644);
+MODULE_PARM_DESC(max_tid, "Thread ids covered when GOTRACE_START gives 0; 8 bytes each (default PID_MAX_LIMIT)");
+
+static struct gotrace_dev gotrace_dev = {
+	.lock = __MUTEX_INITIALIZER(gotrace_dev.lock),
+	.read_lock = __MUTEX_INITIALIZER(gotrace_dev.read_lock),
+	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(gotrace_dev.wq),
+};
+
+static int gotrace_open(struct inode *inode, struct file *file)
+{
+	struct gotrace_dev *dev = &gotrace_dev;
+	int ret = 0;
+
+	if (!perfmon_capable())
+		return -EPERM;
+	if (file->f_mode & FMODE_READ) {
+		mutex_lock(&dev->lock);
+		if (dev->reader_open)
+			ret = -EBUSY;
+		else
+			dev->reader_open = true;
+		mutex_unlock(&dev->lock);
+		if (ret)
+			return ret;
+	}
+	file->private_data = dev;
+	return nonseekable_open(inode, file);
+}
+
+static int gotrace_release(struct inode *inode, struct file *file)
+{
+	struct gotrace_dev *dev = file->private_data;
+
+	if (file->f_mode & FMODE_READ) {
+		mutex_lock(&dev->lock);
+		dev->reader_open = false;
+		mutex_unlock(&dev->lock);
+	}
+	return 0;
+}
+
+static ssize_t gotrace_fop_read(struct file *file, char __user *buf,
+				size_t count, loff_t *ppos)
+{
+	return gotrace_read(file->private_data, buf, count,
+			    file->f_flags & O_NONBLOCK);
+}
+
+static __poll_t gotrace_poll(struct file *file, poll_table *wait)
+{
+	struct gotrace_dev *dev = file->private_data;
+
+	poll_wait(file, &dev->wq, wait);
+	return gotrace_readable(dev) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int gotrace_start_args(struct gotrace_start *args,
+			      struct gotrace_start __user *uargs)
+{
+	u32 usize;
+	int i, ret;
+
+	if (get_user(usize, &uargs->size))
+		return -EFAULT;
+	if (usize < offsetofend(struct gotrace_start, reserved))
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	ret = copy_struct_from_user(args, sizeof(*args), uargs, usize);
+	if (ret)
+		return ret;
+
+	if (args->flags)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(args->reserved); i++)
+		if (args->reserved[i])
+			return -EINVAL;
+	if (args->format == GOTRACE_FORMAT_DEFAULT)
+		args->format = GOTRACE_FORMAT_1_21;
+	if (args->format != GOTRACE_FORMAT_1_11 &&
+	    args->format != GOTRACE_FORMAT_1_19 &&
+	    args->format != GOTRACE_FORMAT_1_21)
+		return -EINVAL;
+	if (!args->buffer_size)
+		args->buffer_size = READ_ONCE(buffer_size);
+	if (args->buffer_size < GOTRACE_BUF_MIN || args->buffer_size > GOTRACE_BUF_MAX)
+		return -EINVAL;
+	args->buffer_size = round_up(args->buffer_size, GOTRACE_CHUNK_SIZE);
+	if (!args->max_tid)
+		args->max_tid = READ_ONCE(max_tid);
+	if (args->max_tid > PID_MAX_LIMIT)
+		return -EINVAL;
+	return 0;
+}
+
+static long gotrace_ioctl_start(struct gotrace_dev *dev,
+				struct gotrace_start __user *uargs)
+{
+	struct gotrace_start args;
+	int ret;
+
+	if (!perfmon_capable())
+		return -EPERM;
+	ret = gotrace_start_args(&args, uargs);
+	if (ret)
+		return ret;
+
+	mutex_lock(&dev->lock);
+	ret = gotrace_session_start(dev, args.format, args.buffer_size,
+				    args.max_tid);
+	mutex_unlock(&dev->lock);
+	return ret;
+}
+
+static long gotrace_ioctl_stop(struct gotrace_dev *dev)
+{
+	int ret;
+
+	if (!perfmon_capable())
+		return -EPERM;
+	mutex_lock(&dev->lock);
+	ret = gotrace_session_stop(dev);
+	mutex_unlock(&dev->lock);
+	return ret;
+}
+
+static long gotrace_ioctl_status(struct gotrace_dev *dev,
+				 struct gotrace_status __user *ust)
+{
+	struct gotrace_status st = {};
+	u32 usize;
+
+	if (get_user(usize, &ust->size))
+		return -EFAULT;
+	if (usize < offsetofend(struct gotrace_status, reserved))
+		return -EINVAL;
+
+	mutex_lock(&dev->lock);
+	gotrace_session_status(dev, &st);
+	mutex_unlock(&dev->lock);
+
+	st.size = min_t(u32, usize, sizeof(st));
+	if (copy_to_user(ust, &st, st.size))
+		return -EFAULT;
+	return 0;
+}
+
+static long gotrace_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct gotrace_dev *dev = file->private_data;
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case GOTRACE_START:
+		return gotrace_ioctl_start(dev, argp);
+	case GOTRACE_STOP:
+		return gotrace_ioctl_stop(dev);
+	case GOTRACE_STATUS:
+		return gotrace_ioctl_status(dev, argp);
+	default:
+		return -ENOIOCTLCMD;
+	}
+}
+
+static const struct file_operations gotrace_fops = {
+	.owner		= THIS_MODULE,
+	.open		= gotrace_open,
+	.release	= gotrace_release,
+	.read		= gotrace_fop_read,
+	.poll		= gotrace_poll,
+	.unlocked_ioctl	= gotrace_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= no_llseek,
+};
+
+static struct miscdevice gotrace_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "gotrace",
+	.fops	= &gotrace_fops,
+	.mode	= 0600,
+};
+
+static int __init gotrace_init(void)
+{
+	int ret;
+
+	ret = gotrace_probes_init();
+	if (ret)
+		return ret;
+	return misc_register(&gotrace_misc);
+}
+
+static void __exit gotrace_exit(void)
+{
+	misc_deregister(&gotrace_misc);
+	mutex_lock(&gotrace_dev.lock);
+	gotrace_session_destroy(&gotrace_dev);
+	mutex_unlock(&gotrace_dev.lock);
+}
+
+module_init(gotrace_init);
+module_exit(gotrace_exit);
+
+MODULE_DESCRIPTION("Linux scheduler activity as a Go execution trace");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gotrace probes: scheduler tracepoints turned into goroutine events.
+ *
+ * sched_switch out:   GoEnd (TASK_DEAD), GoPreempt (still runnable) or GoBlock
+ * sched_switch in:    GoStart
+ * sched_wakeup(_new): GoUnblock, only for a thread waiting in the trace
+ * sched_process_fork: GoCreate
+ *
+ * Every probe first reads the session's mode: nothing is written unless it is
+ * GOTRACE_MODE_ON, and the reads and writes of one event happen with
+ * interrupts off, so switching the mode off and waiting for an RCU grace
+ * period leaves no event half written.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/irqflags.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+
+#include "gotrace.h"
+
+static void gotrace_probe_switch(void *data, bool preempt,
+				 struct task_struct *prev,
+				 struct task_struct *next,
+				 unsigned int prev_state);
+static void gotrace_probe_wakeup(void *data, struct task_struct *p);
+static void gotrace_probe_fork(void *data, struct task_struct *parent,
+			       struct task_struct *child);
+
+/* The tracepoints we attach to; found by name when the module loads. */
+static struct gotrace_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+} gotrace_tps[] = {
+	{ "sched_switch",	gotrace_probe_switch },
+	{ "sched_wakeup",	gotrace_probe_wakeup },
+	{ "sched_wakeup_new",	gotrace_probe_wakeup },
+	{ "sched_process_fork",	gotrace_probe_fork },
+};
+
+static void gotrace_tp_match(struct tracepoint *tp, void *priv)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(gotrace_tps); i++)
+		if (!strcmp(tp->name, gotrace_tps[i].name))
+			gotrace_tps[i].tp = tp;
+}
+
+/**
+ * gotrace_probes_init - find the scheduler tracepoints
+ *
+ * Return: 0, or -ENOENT if the kernel lacks one.
+ */
+int gotrace_probes_init(void)
+{
+	int i;
+
+	for_each_kernel_tracepoint(gotrace_tp_match, NULL);
+	for (i = 0; i < ARRAY_SIZE(gotrace_tps); i++) {
+		if (!gotrace_tps[i].tp) {
+			pr_err("kernel has no %s tracepoint\n", gotrace_tps[i].name);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+/**
+ * gotrace_probes_register - attach every probe to @s
+ * @s: the session, which the probes receive as their data
+ *
+ * Return: 0 or the error of tracepoint_probe_register().
+ */
+int gotrace_probes_register(struct gotrace_session *s)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(gotrace_tps); i++) {
+		ret = tracepoint_probe_register(gotrace_tps[i].tp,
+						gotrace_tps[i].probe, s);
+		if (ret)
+			goto err_unregister;
+	}
+	return 0;
+
+err_unregister:
+	while (i--)
+		tracepoint_probe_unregister(gotrace_tps[i].tp,
+					    gotrace_tps[i].probe, s);
+	tracepoint_synchronize_unregister();
+	return ret;
+}
+
+/**
+ * gotrace_probes_unregister - detach every probe and wait until none runs
+ * @s: the session given to gotrace_probes_register()
+ */
+void gotrace_probes_unregister(struct gotrace_session *s)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(gotrace_tps); i++)
+		tracepoint_probe_unregister(gotrace_tps[i].tp,
+					    gotrace_tps[i].probe, s);
+	tracepoint_synchronize_unregister();
+}
+
+/**
+ * gotrace_cut - end recording at a consistent point: a buffer is full
+ * @s: session
+ * @c: this CPU's buffer
+ * @ts: when
+ *
+ * Every event a probe records after this depends only on events recorded
+ * before it: a probe on another CPU that would depend on the event not
+ * written here runs after this CPU released the scheduler lock or on_cpu
+ * flag that orders the two, so it sees GOTRACE_MODE_CUT and records nothing.
+ */
+void gotrace_cut(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
+{
+	if (cmpxchg(&s->mode, GOTRACE_MODE_ON, GOTRACE_MODE_CUT) == GOTRACE_MODE_ON)
+		WRITE_ONCE(s->cut_ts, ts);
+	c->lost++;
+}
+
+/* This CPU's buffer if recording, else NULL (counting the event as lost). */
+static struct gotrace_cpu *gotrace_begin(struct gotrace_session *s)
+{
+	int mode = READ_ONCE(s->mode);
+
+	if (likely(mode == GOTRACE_MODE_ON))
+		return this_cpu_ptr(s->cpus);
+	if (mode == GOTRACE_MODE_CUT)
+		this_cpu_ptr(s->cpus)->lost++;
+	return NULL;
+}
+
+/**
+ * gotrace_proc_start - the P's ProcStart, once, before its first event
+ * @c: the CPU's buffer
+ * @ts: time stamp
+ *
+ * Return: false if the buffer is full.
+ */
+bool gotrace_proc_start(struct gotrace_cpu *c, u64 ts)
+{
+	u64 thread = c->cpu;
+
+	if (likely(c->proc_started))
+		return true;
+	if (!gotrace_emit(c, ts, GO_EV_PROC_START, 1, &thread, false))
+		return false;
+	c->proc_started = true;
+	return true;
+}
+
+static bool gotrace_unblock(struct gotrace_cpu *c, struct gotrace_thread *t,
+			    pid_t tid, u64 ts)
+{
+	u64 args[3] = { gotrace_gid(t, tid), t->seq, 0 };
+
+	if (!gotrace_emit(c, ts, GO_EV_GO_UNBLOCK, 3, args, false))
+		return false;
+	t->seq++;
+	t->state = GOTRACE_T_RUNNABLE;
+	return true;
+}
+
+/*
+ * Whether @prev stays on its runqueue. __schedule() dequeues a task only on a
+ * voluntary switch with a sleeping state and no signal that would wake it;
+ * @prev_state is the state it read before clearing it for such a signal.
+ * Calling a blocked task runnable is harmless (its wakeup is then ignored);
+ * the reverse would leave it waiting for a wakeup that never comes.
+ */
+static bool gotrace_still_runnable(bool preempt, struct task_struct *prev,
+				   unsigned int prev_state)
+{
+	return preempt || !prev_state || signal_pending_state(prev_state, prev);
+}
+
+static bool gotrace_switch_out(struct gotrace_session *s, struct gotrace_cpu *c,
+			       u64 ts, bool preempt, struct task_struct *prev,
+			       unsigned int prev_state)
+{
+	struct gotrace_thread *t;
+	enum gotrace_ev ev;
+	u8 state;
+	u64 stack = 0;
+
+	if (!prev->pid)			/* the idle task is G 0 */
+		return true;
+	t = gotrace_thread_of(s, prev);
+	if (!t)
+		return false;
+	if (t->state != GOTRACE_T_RUNNING)
+		return true;
+
+	if (prev_state & TASK_DEAD) {
+		ev = GO_EV_GO_END;
+		state = GOTRACE_T_DEAD;
+	} else if (gotrace_still_runnable(preempt, prev, prev_state)) {
+		ev = GO_EV_GO_PREEMPT;
+		state = GOTRACE_T_RUNNABLE;
+	} else {
+		ev = GO_EV_GO_BLOCK;
+		state = GOTRACE_T_WAITING;
+	}
+	if (!gotrace_emit(c, ts, ev, ev == GO_EV_GO_END ? 0 : 1, &stack, false))
+		return false;
+	t->state = state;
+	c->cur_g = 0;
+	return true;
+}
+
+static bool gotrace_switch_in(struct gotrace_session *s, struct gotrace_cpu *c,
+			      u64 ts, struct task_struct *next)
+{
+	struct gotrace_thread *t;
+	u64 args[2];
+
+	if (!next->pid)
+		return true;
+	t = gotrace_thread_of(s, next);
+	if (!t)
+		return false;
+
+	/*
+	 * A thread created without sched_process_fork (create_io_thread()
+	 * makes io_uring workers that way) is created here; one woken without
+	 * sched_wakeup would be unblocked here. The P runs no goroutine at this
+	 * point, so G 0 does both.
+	 */
+	if (t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD) {
+		if (!gotrace_thread_create(c, t, next->pid, ts))
+			return false;
+	} else if (t->state == GOTRACE_T_WAITING) {
+		if (!gotrace_unblock(c, t, next->pid, ts))
+			return false;
+	}
+
+	args[0] = gotrace_gid(t, next->pid);
+	args[1] = t->seq;
+	if (!gotrace_emit(c, ts, GO_EV_GO_START, 2, args, false))
+		return false;
+	t->seq++;
+	t->state = GOTRACE_T_RUNNING;
+	c->cur_g = args[0];
+	return true;
+}
+
+static void gotrace_probe_switch(void *data, bool preempt,
+				 struct task_struct *prev,
+				 struct task_struct *next,
+				 unsigned int prev_state)
+{
+	struct gotrace_session *s = data;
+	struct gotrace_cpu *c;
+	u64 ts;
+
+	lockdep_assert_irqs_disabled();
+	c = gotrace_begin(s);
+	if (!c)
+		return;
+	ts = gotrace_clock();
+	if (!gotrace_proc_start(c, ts) ||
+	    !gotrace_switch_out(s, c, ts, preempt, prev, prev_state) ||
+	    !gotrace_switch_in(s, c, ts, next))
+		gotrace_cut(s, c, ts);
+}
+
+/*
+ * Linux also wakes threads that are running or already runnable in the
+ * trace (woken before they finished blocking, or twice): only a waiting one
+ * gets a GoUnblock.
+ */
+static void gotrace_probe_wakeup(void *data, struct task_struct *p)
+{
+	struct gotrace_session *s = data;
+	struct gotrace_thread *t;
+	struct gotrace_cpu *c;
+	unsigned long flags;
+	u64 ts;
+
+	/* try_to_wake_up() of current runs with interrupts on. */
+	local_irq_save(flags);
+	c = gotrace_begin(s);
+	if (!c)
+		goto out;
+	t = gotrace_thread_of(s, p);
+	if (t && t->state != GOTRACE_T_WAITING)
+		goto out;
+	ts = gotrace_clock();
+	if (!t || !gotrace_proc_start(c, ts) || !gotrace_unblock(c, t, p->pid, ts))
+		gotrace_cut(s, c, ts);
+out:
+	local_irq_restore(flags);
+}
+
+static void gotrace_probe_fork(void *data, struct task_struct *parent,
+			       struct task_struct *child)
+{
+	struct gotrace_session *s = data;
+	struct gotrace_thread *t;
+	struct gotrace_cpu *c;
+	unsigned long flags;
+	u64 ts;
+
+	/* This tracepoint runs preemptible. */
+	local_irq_save(flags);
+	c = gotrace_begin(s);
+	if (!c)
+		goto out;
+	ts = gotrace_clock();
+	t = gotrace_thread_of(s, child);
+	/*
+	 * A live entry means the id's previous thread released it but has not
+	 * switched out for the last time yet: two threads cannot share one
+	 * entry, so recording ends here, consistently.
+	 */
+	if (!t || (t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD) ||
+	    !gotrace_proc_start(c, ts) ||
+	    !gotrace_thread_create(c, t, child->pid, ts))
+		gotrace_cut(s, c, ts);
+out:
+	local_irq_restore(flags);
+}

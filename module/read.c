@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gotrace reader: the trace as one byte stream, as Go's ReadTrace serves it.
+ *
+ * The stream is the 16-byte header, then every committed chunk (one Go batch
+ * each) in the order its CPU committed them, CPUs taken in turn, then after
+ * GOTRACE_STOP the footer, then end of file. The position in the stream is
+ * kept in the session, so reads of any size return the same bytes.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/minmax.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+
+#include "gotrace.h"
+
+static int gotrace_next_cpu(int cpu)
+{
+	cpu = cpumask_next(cpu, cpu_possible_mask);
+	return cpu < nr_cpu_ids ? cpu : cpumask_first(cpu_possible_mask);
+}
+
+/* The chunk to read from next: the current one, else the next CPU's. */
+static const u8 *gotrace_read_chunk(struct gotrace_session *s, u32 *len)
+{
+	int cpu = s->rd_cpu, i;
+	const u8 *chunk;
+
+	for (i = 0; i < num_possible_cpus(); i++) {
+		chunk = gotrace_buf_peek(per_cpu_ptr(s->cpus, cpu), len);
+		if (chunk) {
+			s->rd_cpu = cpu;
+			return chunk;
+		}
+		if (s->rd_off)	/* a chunk being read is never given back */
+			break;
+		cpu = gotrace_next_cpu(cpu);
+	}
+	return NULL;
+}
+
+static void gotrace_read_advance_chunk(struct gotrace_session *s, u32 len,
+				       size_t n)
+{
+	s->rd_off += n;
+	if (s->rd_off < len)
+		return;
+	gotrace_buf_release(per_cpu_ptr(s->cpus, s->rd_cpu));
+	s->rd_off = 0;
+	s->rd_cpu = gotrace_next_cpu(s->rd_cpu);
+}
+
+/*
+ * Copy what is available now. Returns the bytes copied or -EFAULT; sets
+ * @eof when the whole trace has been read.
+ */
+static ssize_t gotrace_copy(struct gotrace_session *s, char __user *buf,
+			    size_t count, bool *eof)
+{
+	size_t done = 0;
+
+	while (done < count) {
+		/* Pairs with the release in gotrace_session_stop(). */
+		bool stopped = smp_load_acquire(&s->state) == GOTRACE_SESS_STOPPED;
+		const void *src = NULL;
+		u32 len = 0;
+		size_t n;
+
+		if (s->rd_hdr >= sizeof(s->header))
+			src = gotrace_read_chunk(s, &len);
+		if (s->rd_hdr < sizeof(s->header)) {
+			src = s->header + s->rd_hdr;
+			n = sizeof(s->header) - s->rd_hdr;
+		} else if (src) {
+			src += s->rd_off;
+			n = len - s->rd_off;
+		} else if (stopped && s->rd_footer < s->footer_len) {
+			src = s->footer + s->rd_footer;
+			n = s->footer_len - s->rd_footer;
+		} else {
+			*eof = stopped;
+			break;
+		}
+
+		n = min(n, count - done);
+		if (copy_to_user(buf + done, src, n))
+			return done ? done : -EFAULT;
+		done += n;
+		if (s->rd_hdr < sizeof(s->header))
+			s->rd_hdr += n;
+		else if (len)
+			gotrace_read_advance_chunk(s, len, n);
+		else
+			s->rd_footer += n;
+	}
+	WRITE_ONCE(s->bytes_read, s->bytes_read + done);
+	return done;
+}
+
+static bool gotrace_session_readable(struct gotrace_session *s)
+{
+	/* Pairs with the release in gotrace_session_stop(). */
+	int state = smp_load_acquire(&s->state);
+	int cpu;
+
+	if (state == GOTRACE_SESS_DONE)
+		return false;
+	if (state == GOTRACE_SESS_STOPPED || READ_ONCE(s->rd_hdr) < sizeof(s->header))
+		return true;
+	for_each_possible_cpu(cpu)
+		if (gotrace_buf_full(per_cpu_ptr(s->cpus, cpu)))
+			return true;
+	return false;
+}
+
+/**
+ * gotrace_readable - whether read() would return without waiting
+ * @dev: the device
+ */
+bool gotrace_readable(struct gotrace_dev *dev)
+{
+	struct gotrace_session *s;
+	bool ret;
+
+	rcu_read_lock();
+	s = rcu_dereference(dev->sess);
+	ret = s && gotrace_session_readable(s);
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * The session to read, or NULL. It cannot be freed under the reader: a start
+ * replaces a session only once it is done (which only the reader makes it)
+ * or while no reader has the device open.
+ */
+static struct gotrace_session *gotrace_reader_session(struct gotrace_dev *dev)
+{
+	struct gotrace_session *s;
+
+	mutex_lock(&dev->lock);
+	s = gotrace_dev_sess(dev);
+	if (s && s->state == GOTRACE_SESS_DONE)
+		s = NULL;
+	mutex_unlock(&dev->lock);
+	return s;
+}
+
+/**
+ * gotrace_read - read() of /dev/gotrace
+ * @dev: the device
+ * @buf: user buffer
+ * @count: its size
+ * @nonblock: O_NONBLOCK
+ *
+ * Blocks until some of the trace is available (or a session starts).
+ *
+ * Return: bytes read, 0 at the end of a trace, -EAGAIN, -EFAULT or
+ * -ERESTARTSYS.
+ */
+ssize_t gotrace_read(struct gotrace_dev *dev, char __user *buf, size_t count,
+		     bool nonblock)
+{
+	struct gotrace_session *s;
+	bool eof = false;
+	ssize_t ret;
+
+	if (!count)
+		return 0;
+	if (mutex_lock_interruptible(&dev->read_lock))
+		return -ERESTARTSYS;
+	for (;;) {
+		s = gotrace_reader_session(dev);
+		if (s) {
+			ret = gotrace_copy(s, buf, count, &eof);
+			if (ret)
+				break;
+			if (eof) {
+				mutex_lock(&dev->lock);
+				gotrace_session_done(dev, s);
+				mutex_unlock(&dev->lock);
+				break;
+			}
+		}
+		ret = -EAGAIN;
+		if (nonblock)
+			break;
+		ret = wait_event_interruptible(dev->wq, gotrace_readable(dev));
+		if (ret)
+			break;
+	}
+	mutex_unlock(&dev->read_lock);
+	return ret;
+}

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gotrace sessions: allocation, start, stop (as StopTrace) and status.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/lockdep.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "gotrace.h"
+
+static void gotrace_wake(struct irq_work *work)
+{
+	struct gotrace_cpu *c = container_of(work, struct gotrace_cpu, wake);
+
+	wake_up_interruptible(c->wq);
+}
+
+/* Free the buffers and the thread table; counters stay for status. */
+static void gotrace_session_release(struct gotrace_session *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		gotrace_buf_free(per_cpu_ptr(s->cpus, cpu));
+	gotrace_threads_free(s->threads);
+	s->threads = NULL;
+	vfree(s->footer);
+	s->footer = NULL;
+}
+
+static void gotrace_session_free(struct gotrace_session *s)
+{
+	gotrace_session_release(s);
+	free_percpu(s->cpus);
+	kfree(s);
+}
+
+static struct gotrace_session *
+gotrace_session_alloc(struct gotrace_dev *dev, u32 format, u64 buffer_size,
+		      u32 max_tid)
+{
+	struct gotrace_session *s;
+	int cpu;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->format = format;
+	s->buffer_size = buffer_size;
+	s->max_tid = max_tid;
+	s->wq = &dev->wq;
+	s->rd_cpu = cpumask_first(cpu_possible_mask);
+	snprintf(s->header, sizeof(s->header), "go 1.%u trace", format);
+
+	s->cpus = alloc_percpu(struct gotrace_cpu);
+	if (!s->cpus)
+		goto err_free;
+	for_each_possible_cpu(cpu) {
+		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
+
+		init_irq_work(&c->wake, gotrace_wake);
+		c->wq = &dev->wq;
+		if (gotrace_buf_alloc(c, cpu, buffer_size))
+			goto err_free;
+	}
+	s->threads = gotrace_threads_alloc(max_tid);
+	s->footer = vmalloc(gotrace_footer_size());
+	if (!s->threads || !s->footer)
+		goto err_free;
+	return s;
+
+err_free:
+	if (s->cpus)
+		gotrace_session_release(s);
+	free_percpu(s->cpus);
+	kfree(s);
+	return NULL;
+}
+
+static void gotrace_session_sync_wake(struct gotrace_session *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(s->cpus, cpu)->wake);
+}
+
+/**
+ * gotrace_session_start - GOTRACE_START: snapshot, then record
+ * @dev: the device, locked
+ * @format: 11, 19 or 21
+ * @buffer_size: bytes per CPU, whole chunks
+ * @max_tid: thread table size
+ *
+ * A stopped trace nobody is reading is discarded; one that a reader holds
+ * open must be read to the end first.
+ *
+ * Return: 0, -EBUSY, -ENOMEM, -ENOSPC or -ERANGE (see gotrace_snapshot()).
+ */
+int gotrace_session_start(struct gotrace_dev *dev, u32 format, u64 buffer_size,
+			  u32 max_tid)
+{
+	struct gotrace_session *old = gotrace_dev_sess(dev), *s;
+	int ret;
+
+	lockdep_assert_held(&dev->lock);
+	if (old && (old->state == GOTRACE_SESS_TRACING ||
+		    (old->state == GOTRACE_SESS_STOPPED && dev->reader_open)))
+		return -EBUSY;
+
+	s = gotrace_session_alloc(dev, format, buffer_size, max_tid);
+	if (!s)
+		return -ENOMEM;
+	ret = gotrace_probes_register(s);
+	if (ret)
+		goto err_free;
+	ret = gotrace_snapshot(s);
+	if (ret)
+		goto err_unregister;
+
+	s->state = GOTRACE_SESS_TRACING;
+	rcu_assign_pointer(dev->sess, s);
+	dev->sessions++;
+	if (old) {
+		/* gotrace_readable() may still look at it. */
+		synchronize_rcu();
+		gotrace_session_free(old);
+	}
+	wake_up_interruptible(&dev->wq);
+	return 0;
+
+err_unregister:
+	gotrace_probes_unregister(s);
+	gotrace_session_sync_wake(s);
+err_free:
+	gotrace_session_free(s);
+	return ret;
+}
+
+static void gotrace_close_cpu(struct gotrace_cpu *c, u64 ts)
+{
+	u64 stack = 0;
+
+	if (!c->proc_started)
+		return;
+	/* The closing events always fit: they use the chunk's reserve. */
+	if (c->cur_g)
+		WARN_ON_ONCE(!gotrace_emit(c, ts, GO_EV_GO_SCHED, 1, &stack, true));
+	WARN_ON_ONCE(!gotrace_emit(c, ts, GO_EV_PROC_STOP, 0, NULL, true));
+	c->cur_g = 0;
+}
+
+/**
+ * gotrace_session_stop - GOTRACE_STOP: end the trace as StopTrace does
+ * @dev: the device, locked
+ *
+ * Recording stops at once. What each P runs gets a GoSched and each P a
+ * ProcStop, stamped when recording stopped (or was cut short); the partial
+ * batches are committed and the footer is built, so the reader gets the rest
+ * of the trace and then end of file.
+ *
+ * Return: 0, or -EINVAL if no trace is being recorded.
+ */
+int gotrace_session_stop(struct gotrace_dev *dev)
+{
+	struct gotrace_session *s = gotrace_dev_sess(dev);
+	u64 ts = gotrace_clock();
+	int cpu;
+
+	lockdep_assert_held(&dev->lock);
+	if (!s || s->state != GOTRACE_SESS_TRACING)
+		return -EINVAL;
+
+	xchg(&s->mode, GOTRACE_MODE_OFF);
+	/* Probes write with interrupts off: after this, none is writing. */
+	synchronize_rcu();
+	if (s->cut_ts)
+		ts = s->cut_ts;
+
+	for_each_possible_cpu(cpu)
+		gotrace_close_cpu(per_cpu_ptr(s->cpus, cpu), ts);
+	gotrace_probes_unregister(s);
+	gotrace_session_sync_wake(s);
+	for_each_possible_cpu(cpu)
+		gotrace_buf_flush(per_cpu_ptr(s->cpus, cpu));
+	s->footer_len = gotrace_footer_write(s->footer, ts);
+
+	/* Pairs with the acquire in the reader: chunks and footer first. */
+	smp_store_release(&s->state, GOTRACE_SESS_STOPPED);
+	wake_up_interruptible(&dev->wq);
+	return 0;
+}
+
+/**
+ * gotrace_session_done - the reader reached end of file: free the buffers
+ * @dev: the device, locked
+ * @s: its stopped session
+ */
+void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s)
+{
+	lockdep_assert_held(&dev->lock);
+	gotrace_session_release(s);
+	WRITE_ONCE(s->state, GOTRACE_SESS_DONE);
+}
+
+/**
+ * gotrace_session_destroy - module unload: stop and free everything
+ * @dev: the device, locked; no file is open
+ */
+void gotrace_session_destroy(struct gotrace_dev *dev)
+{
+	struct gotrace_session *s = gotrace_dev_sess(dev);
+
+	lockdep_assert_held(&dev->lock);
+	if (!s)
+		return;
+	if (s->state == GOTRACE_SESS_TRACING)
+		gotrace_session_stop(dev);
+	RCU_INIT_POINTER(dev->sess, NULL);
+	gotrace_session_free(s);
+}
+
+/**
+ * gotrace_session_status - GOTRACE_STATUS
+ * @dev: the device, locked
+ * @st: filled in; zeroed by the caller
+ */
+void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
+{
+	struct gotrace_session *s = gotrace_dev_sess(dev);
+	int cpu;
+
+	lockdep_assert_held(&dev->lock);
+	st->sessions = dev->sessions;
+	st->nr_cpus = num_possible_cpus();
+	if (!s)
+		return;
+
+	st->state = s->state == GOTRACE_SESS_DONE ? GOTRACE_STATE_IDLE : s->state;
+	st->flags = READ_ONCE(s->cut_ts) ? GOTRACE_STATUS_CUT : 0;
+	st->format = s->format;
+	st->max_tid = s->max_tid;
+	st->buffer_size = s->buffer_size;
+	st->bytes = sizeof(s->header) + s->footer_len;
+	st->bytes_read = READ_ONCE(s->bytes_read);
+	for_each_possible_cpu(cpu) {
+		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
+		u32 full = gotrace_buf_full(c);
+
+		st->events += READ_ONCE(c->events);
+		st->bytes += READ_ONCE(c->bytes);
+		st->events_lost += READ_ONCE(c->lost);
+		if (s->state == GOTRACE_SESS_DONE)
+			continue;
+		st->chunks_full += full;
+		if (s->state == GOTRACE_SESS_TRACING)
+			st->chunks_free += c->nr_chunks - full - 1;
+	}
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gotrace start snapshot: every thread's state at one instant, as StartTrace.
+ *
+ * Under stop_machine() every online CPU runs its stopper thread with
+ * interrupts off, so no thread changes state and no probe runs while one CPU
+ * writes: a GoCreate for each thread, GoWaiting for those off the runqueue,
+ * ProcStart and GoStart for what each CPU runs (its stopper), then
+ * Gomaxprocs, which tells modern Go readers that the snapshot is over.
+ * Snapshot events are stamped one tick before the clock read here, so every
+ * live event, read after the world restarts, is strictly later.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/stop_machine.h>
+
+#include "gotrace.h"
+
+static int gotrace_snapshot_running(struct gotrace_session *s,
+				    struct task_struct *p,
+				    struct gotrace_thread *t, u64 ts)
+{
+	struct gotrace_cpu *c = per_cpu_ptr(s->cpus, task_cpu(p));
+	u64 args[2] = { gotrace_gid(t, p->pid), t->seq };
+
+	if (!gotrace_proc_start(c, ts) ||
+	    !gotrace_emit(c, ts, GO_EV_GO_START, 2, args, false))
+		return -ENOSPC;
+	t->seq++;
+	t->state = GOTRACE_T_RUNNING;
+	c->cur_g = args[0];
+	return 0;
+}
+
+static int gotrace_snapshot_thread(struct gotrace_session *s,
+				   struct gotrace_cpu *c,
+				   struct task_struct *p, u64 ts)
+{
+	unsigned int state = READ_ONCE(p->__state);
+	struct gotrace_thread *t;
+	u64 gid;
+
+	/*
+	 * Skip idle tasks, threads past their last switch (zombies), and
+	 * children not yet woken for the first time: sched_process_fork or
+	 * their first switch-in creates those.
+	 */
+	if (!p->pid || state & (TASK_DEAD | TASK_NEW))
+		return 0;
+	t = gotrace_thread_of(s, p);
+	if (!t)
+		return -ERANGE;
+	if (!gotrace_thread_create(c, t, p->pid, ts))
+		return -ENOSPC;
+	if (READ_ONCE(p->on_cpu))
+		return gotrace_snapshot_running(s, p, t, ts);
+	if (READ_ONCE(p->on_rq))
+		return 0;
+
+	gid = gotrace_gid(t, p->pid);
+	if (!gotrace_emit(c, ts, GO_EV_GO_WAITING, 1, &gid, false))
+		return -ENOSPC;
+	t->seq++;
+	t->state = GOTRACE_T_WAITING;
+	return 0;
+}
+
+static int gotrace_snapshot_stopped(void *data)
+{
+	struct gotrace_session *s = data;
+	struct gotrace_cpu *c = this_cpu_ptr(s->cpus);
+	u64 ts = gotrace_clock() - 1;
+	struct task_struct *g, *p;
+	u64 args[2];
+	int cpu, ret = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(g, p) {
+		ret = gotrace_snapshot_thread(s, c, p, ts);
+		if (ret)
+			break;
+	}
+	rcu_read_unlock();
+	if (ret)
+		return ret;
+
+	for_each_online_cpu(cpu)
+		if (!gotrace_proc_start(per_cpu_ptr(s->cpus, cpu), ts))
+			return -ENOSPC;
+
+	args[0] = num_possible_cpus();
+	args[1] = 0;
+	if (!gotrace_emit(c, ts, GO_EV_GOMAXPROCS, 2, args, false))
+		return -ENOSPC;
+
+	WRITE_ONCE(s->mode, GOTRACE_MODE_ON);
+	return 0;
+}
+
+/**
+ * gotrace_snapshot - write the start snapshot and start recording
+ * @s: the session; its probes are registered and do nothing yet
+ *
+ * Return: 0; -ENOSPC if the snapshot does not fit in the buffer of the CPU
+ * that writes it; -ERANGE if a thread id is not below max_tid.
+ */
+int gotrace_snapshot(struct gotrace_session *s)
+{
+	return stop_machine(gotrace_snapshot_stopped, s, NULL);
+}
