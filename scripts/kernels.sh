@@ -1,0 +1,265 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Fetch the Debian kernels the VM tests boot: headers to build against, images to boot.
+#
+# Usage:
+#   scripts/kernels.sh                 resolve, fetch and record both kernels; print their KVERs
+#   scripts/kernels.sh --list          print the recorded KVERs (no network, no apt)
+#   scripts/kernels.sh --kdir KVER     print the kernel build tree to build modules for KVER
+#   scripts/kernels.sh --source-only   extract checkpatch and the kselftest headers from
+#                                      linux-source-6.1 into build/linux-source/
+#
+# The kernels are Debian 12's 6.1 (linux-image-amd64 from bookworm) and bookworm-backports'
+# 6.12. For each, the image .deb is downloaded and extracted (never installed) into
+# build/kernels/<KVER>/ (boot/vmlinuz-<KVER>, lib/modules/<KVER>/ with a fresh modules.dep),
+# and the versioned headers package is installed with apt. When apt would drag a kernel image
+# into the host to satisfy the headers package (bookworm-backports' headers depend on their
+# image), the headers are extracted next to the image instead and only their tool dependencies
+# (gcc-12, pahole, ...) are installed. The build tree is recorded in build/kernels/<KVER>/kdir,
+# the KVERs in build/kernels/list. Idempotent: finished steps are skipped.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+KERNELS="$ROOT/build/kernels"
+SRC_TAR=/usr/src/linux-source-6.1.tar.xz
+SRC_OUT="$ROOT/build/linux-source"
+SRC_FILES="scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
+tools/testing/selftests/kselftest_harness.h tools/testing/selftests/kselftest.h
+Documentation/userspace-api/ioctl/ioctl-number.rst"
+
+# The two kernels: "<apt target release or -> <expected version prefix>".
+SUITES="- 6.1.
+bookworm-backports 6.12."
+
+APT_DL="-o APT::Sandbox::User=root"
+export DEBIAN_FRONTEND=noninteractive
+
+die() {
+	echo "kernels.sh: $*" >&2
+	exit 1
+}
+
+log() {
+	echo "kernels.sh: $*" >&2
+}
+
+need_root() {
+	[ "$(id -u)" -eq 0 ] || die "$1 needs root (apt-get); run: sudo $0"
+}
+
+installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+# Names a package depends on, one per line ("|Depends:" alternatives included,
+# virtual packages "<...>" left out).
+pkg_depends() {
+	apt-cache depends --no-recommends --no-suggests --no-conflicts --no-breaks \
+		--no-replaces --no-enhances "$1" 2>/dev/null |
+		sed -n 's/^ *|\{0,1\}\(Pre\)\{0,1\}Depends: \([^<][^ ]*\)$/\2/p'
+}
+
+# The versioned image package linux-image-amd64 points to in suite $1 ("-": default policy).
+resolve_image() {
+	if [ "$1" = - ]; then
+		apt-cache depends linux-image-amd64 2>/dev/null
+	else
+		apt-cache depends -t "$1" linux-image-amd64 2>/dev/null
+	fi | sed -n 's/^ *Depends: \(linux-image-[^ <]*\)$/\1/p' | head -n 1
+}
+
+resolve_kvers() {
+	echo "$SUITES" | while read -r suite prefix; do
+		pkg=$(resolve_image "$suite")
+		kver=${pkg#linux-image-}
+		case "$kver" in
+		"$prefix"*) echo "$kver" ;;
+		*)
+			[ "$suite" = - ] && suite=bookworm
+			die "linux-image-amd64 in $suite resolves to '${pkg:-nothing}', not a $prefix* kernel." \
+			    "Fix: run scripts/deps.sh (it adds bookworm-backports); then GOTRACE_DEPS_REFRESH=1 scripts/deps.sh to refresh apt lists"
+			;;
+		esac
+	done
+}
+
+# apt-get download $1 into directory $2. On failure refresh the apt lists once and start
+# over: a stale list names kernel versions the mirror has dropped.
+download() {
+	(cd "$2" && apt-get download $APT_DL -q "$1" >&2) && return 0
+	[ -z "${GOTRACE_KERNELS_UPDATED:-}" ] ||
+		die "cannot download $1: check the network, the mirror and that bookworm-backports is configured (scripts/deps.sh)"
+	need_root "refreshing the apt lists"
+	log "download of $1 failed; running apt-get update and starting over"
+	apt-get update -q >&2 || die "apt-get update failed: check the network and /etc/apt/sources.list*"
+	export GOTRACE_KERNELS_UPDATED=1
+	exec "$0"
+}
+
+candidate() {
+	apt-cache policy "$1" | sed -n 's/^ *Candidate: //p'
+}
+
+# Download and extract the kernel image of $1 into build/kernels/$1/ and index its modules.
+fetch_image() {
+	kver=$1
+	pkg=linux-image-$kver
+	dir="$KERNELS/$kver"
+	ver=$(candidate "$pkg")
+	[ -n "$ver" ] && [ "$ver" != "(none)" ] ||
+		die "apt knows no $pkg; run: GOTRACE_DEPS_REFRESH=1 scripts/deps.sh"
+	if [ "$(cat "$dir/.image-stamp" 2>/dev/null)" = "$pkg $ver" ] &&
+	   [ -f "$dir/boot/vmlinuz-$kver" ] && [ -s "$dir/lib/modules/$kver/modules.dep" ]; then
+		return 0
+	fi
+	log "fetching $pkg $ver"
+	debs="$KERNELS/debs/$kver"
+	rm -rf "$debs" && mkdir -p "$debs" "$dir"
+	download "$pkg" "$debs"
+	rm -f "$dir/.image-stamp"
+	rm -rf "${dir:?}/boot" "${dir:?}/lib/modules/$kver/kernel"
+	dpkg-deb -x "$debs"/"${pkg}"_*.deb "$dir"
+	[ -f "$dir/boot/vmlinuz-$kver" ] || die "$pkg holds no boot/vmlinuz-$kver; unexpected package layout"
+	# Debian generates modules.dep in the image's postinst, which we do not run.
+	depmod -b "$dir" "$kver" || die "depmod failed for $kver (package kmod)"
+	rm -rf "$debs"
+	echo "$pkg $ver" > "$dir/.image-stamp"
+}
+
+# Install (or, if apt would install a kernel image with them, extract) the headers of $1;
+# record the build tree in build/kernels/$1/kdir.
+fetch_headers() {
+	kver=$1
+	pkg=linux-headers-$kver
+	dir="$KERNELS/$kver"
+	mkdir -p "$dir"
+	if installed "$pkg" && [ -f "/usr/src/$pkg/Makefile" ]; then
+		echo "/usr/src/$pkg" > "$dir/kdir"
+		return 0
+	fi
+	need_root "installing $pkg"
+	sim=$(apt-get install -s --no-install-recommends "$pkg" 2>&1) ||
+		die "apt cannot install $pkg: $sim"
+	if ! echo "$sim" | grep -q '^Inst linux-image-'; then
+		log "installing $pkg"
+		apt-get install -y -q --no-install-recommends "$pkg" >&2 || die "apt-get install $pkg failed"
+		echo "/usr/src/$pkg" > "$dir/kdir"
+		return 0
+	fi
+	private_headers "$kver"
+}
+
+# Extract $pkg and the linux-headers-*/linux-kbuild-* packages it needs into build/kernels/KVER/;
+# apt-install its other dependencies (compiler, pahole), never a linux-image-*.
+private_headers() {
+	kver=$1
+	pkg=linux-headers-$kver
+	dir="$KERNELS/$kver"
+	kdir="$dir/usr/src/$pkg"
+	ver=$(candidate "$pkg")
+	todo=$pkg extract="" tools=""
+	while [ -n "$todo" ]; do
+		set -- $todo
+		p=$1
+		shift
+		todo=$*
+		extract="$extract $p"
+		for d in $(pkg_depends "$p"); do
+			case "$d" in
+			linux-image-*) ;;
+			linux-headers-*|linux-kbuild-*)
+				case " $extract $todo " in *" $d "*) ;; *) todo="$todo $d" ;; esac ;;
+			*)
+				installed "$d" || case " $tools " in *" $d "*) ;; *) tools="$tools $d" ;; esac ;;
+			esac
+		done
+	done
+	if [ -n "$tools" ]; then
+		log "installing the build tools $pkg needs:$tools"
+		# shellcheck disable=SC2086
+		apt-get install -y -q --no-install-recommends $tools >&2 || die "apt-get install$tools failed"
+	fi
+	if [ "$(cat "$dir/.headers-stamp" 2>/dev/null)" != "$pkg $ver" ] || [ ! -f "$kdir/Makefile" ]; then
+		log "apt would install a kernel image with $pkg; extracting$extract into $dir instead"
+		debs="$KERNELS/debs/$kver-headers"
+		rm -rf "$debs" && mkdir -p "$debs"
+		for p in $extract; do
+			download "$p" "$debs"
+		done
+		rm -f "$dir/.headers-stamp"
+		for deb in "$debs"/*.deb; do
+			dpkg-deb -x "$deb" "$dir"
+		done
+		rm -rf "$debs"
+		echo "$pkg $ver" > "$dir/.headers-stamp"
+	fi
+	# The arch tree's Makefile includes the common tree by absolute path: point it here
+	# (again on every run, in case the checkout moved).
+	grep -q '^include .*/usr/src/' "$kdir/Makefile" ||
+		die "$kdir/Makefile does not include the common headers tree; unexpected package layout"
+	sed -i "s|^include .*/usr/src/|include $dir/usr/src/|" "$kdir/Makefile"
+	echo "$kdir" > "$dir/kdir"
+}
+
+source_only() {
+	missing=""
+	for f in $SRC_FILES; do
+		[ -s "$SRC_OUT/$f" ] || missing="$missing $f"
+	done
+	[ -n "$missing" ] || return 0
+	if [ ! -f "$SRC_TAR" ]; then
+		need_root "installing linux-source-6.1"
+		log "installing linux-source-6.1 for$missing"
+		apt-get install -y -q --no-install-recommends linux-source-6.1 >&2 ||
+			die "cannot install linux-source-6.1; run scripts/deps.sh first"
+	fi
+	mkdir -p "$SRC_OUT"
+	log "extracting$missing from $SRC_TAR"
+	members=""
+	for f in $missing; do
+		members="$members linux-source-6.1/$f"
+	done
+	# shellcheck disable=SC2086
+	tar -xJf "$SRC_TAR" -C "$SRC_OUT" --strip-components=1 $members ||
+		die "cannot extract$missing from $SRC_TAR; reinstall linux-source-6.1"
+}
+
+list() {
+	[ -s "$KERNELS/list" ] || die "no kernels recorded in $KERNELS/list; run scripts/kernels.sh"
+	cat "$KERNELS/list"
+}
+
+case "${1:-}" in
+--source-only)
+	source_only
+	exit 0
+	;;
+--list)
+	list
+	exit 0
+	;;
+--kdir)
+	[ $# -eq 2 ] || die "usage: $0 --kdir KVER"
+	kdir=$(cat "$KERNELS/$2/kdir" 2>/dev/null) || die "no build tree recorded for $2; run scripts/kernels.sh"
+	[ -f "$kdir/Makefile" ] || die "build tree $kdir for $2 is gone; run scripts/kernels.sh"
+	echo "$kdir"
+	exit 0
+	;;
+"") ;;
+*)
+	die "unknown argument '$1'; usage: $0 [--list | --kdir KVER | --source-only]"
+	;;
+esac
+
+command -v apt-get >/dev/null || die "needs Debian's apt-get"
+command -v depmod >/dev/null || die "needs depmod; run scripts/deps.sh (package kmod)"
+mkdir -p "$KERNELS"
+kvers=$(resolve_kvers)
+[ "$(echo "$kvers" | wc -l)" -eq 2 ] || exit 1
+for kver in $kvers; do
+	fetch_headers "$kver"
+	fetch_image "$kver"
+done
+echo "$kvers" > "$KERNELS/list.tmp"
+mv "$KERNELS/list.tmp" "$KERNELS/list"
+cat "$KERNELS/list"
