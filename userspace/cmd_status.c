@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/* gotrace status: the state and counters of the recording session. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/gotrace.h>
+
+#include "cli.h"
+#include "json.h"
+
+static const char *state_name(uint32_t state)
+{
+	switch (state) {
+	case GOTRACE_STATE_IDLE:
+		return "idle";
+	case GOTRACE_STATE_TRACING:
+		return "tracing";
+	case GOTRACE_STATE_STOPPED:
+		return "stopped";
+	}
+	return "unknown";
+}
+
+static void status_help(void)
+{
+	printf("Usage: %s status [--json]\n"
+	       "Show the recording session: state, events, bytes, buffers, events not recorded.\n\n"
+	       "  -j, --json  print one JSON object\n"
+	       "  -h, --help  show this help\n",
+	       program_invocation_short_name);
+}
+
+static void status_json(const struct gotrace_status *st)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_begin(&j, NULL, '{');
+	json_str(&j, "state", state_name(st->state));
+	json_bool(&j, "cut", st->flags & GOTRACE_STATUS_CUT);
+	json_u64(&j, "format", st->format);
+	json_u64(&j, "nr_cpus", st->nr_cpus);
+	json_u64(&j, "max_tid", st->max_tid);
+	json_u64(&j, "buffer_size", st->buffer_size);
+	json_u64(&j, "events", st->events);
+	json_u64(&j, "bytes", st->bytes);
+	json_u64(&j, "bytes_read", st->bytes_read);
+	json_u64(&j, "chunks_full", st->chunks_full);
+	json_u64(&j, "chunks_free", st->chunks_free);
+	json_u64(&j, "events_lost", st->events_lost);
+	json_u64(&j, "sessions", st->sessions);
+	json_end(&j, '}');
+}
+
+static void status_text(const struct gotrace_status *st)
+{
+	printf("state:        %s%s\n", state_name(st->state),
+	       st->flags & GOTRACE_STATUS_CUT ? " (cut short: events not recorded)" : "");
+	if (st->format)
+		printf("format:       go 1.%u\n", st->format);
+	printf("cpus:         %u\n"
+	       "max tid:      %u\n"
+	       "buffer:       %" PRIu64 " bytes per CPU\n"
+	       "events:       %" PRIu64 "\n"
+	       "bytes:        %" PRIu64 " (%" PRIu64 " read)\n"
+	       "chunks:       %" PRIu64 " full, %" PRIu64 " free\n"
+	       "not recorded: %" PRIu64 " events\n"
+	       "sessions:     %" PRIu64 "\n",
+	       st->nr_cpus, st->max_tid, (uint64_t)st->buffer_size, (uint64_t)st->events,
+	       (uint64_t)st->bytes, (uint64_t)st->bytes_read, (uint64_t)st->chunks_full,
+	       (uint64_t)st->chunks_free, (uint64_t)st->events_lost, (uint64_t)st->sessions);
+}
+
+int cmd_status(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	struct gotrace_status st;
+	bool json = false;
+	int c, fd, err;
+
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			status_help();
+			return EXIT_SUCCESS;
+		default:
+			return msg_usage("status");
+		}
+	}
+	if (optind < argc) {
+		msg_err("status", "unexpected argument '%s'", argv[optind]);
+		return msg_usage("status");
+	}
+	fd = device_open("status");
+	if (fd < 0)
+		return EXIT_FAILURE;
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	err = ioctl(fd, GOTRACE_STATUS, &st) ? errno : 0;
+	close(fd);
+	if (err) {
+		device_explain("status", err);
+		return EXIT_FAILURE;
+	}
+	if (json)
+		status_json(&st);
+	else
+		status_text(&st);
+	return EXIT_SUCCESS;
+}

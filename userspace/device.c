@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Opening /dev/gotrace for its ioctls, with the usual failures explained. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "cli.h"
+
+/*
+ * Write-only: reading is exclusive to the one reader of the trace, and the
+ * ioctls need no read access. Returns the descriptor, or -1 after a message.
+ */
+int device_open(const char *cmd)
+{
+	int fd = open(GOTRACE_DEVICE, O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	switch (errno) {
+	case ENOENT:
+		msg_err(cmd, "%s missing: load the module: insmod gotrace.ko", GOTRACE_DEVICE);
+		break;
+	case EACCES:
+	case EPERM:
+		msg_err(cmd, "no permission to open %s: run as root", GOTRACE_DEVICE);
+		break;
+	case ENXIO:
+	case ENODEV:
+		msg_err(cmd, "%s exists but no driver serves it: load the module: insmod gotrace.ko",
+			GOTRACE_DEVICE);
+		break;
+	default:
+		msg_err(cmd, "cannot open %s: %s", GOTRACE_DEVICE, strerror(errno));
+		break;
+	}
+	return -1;
+}
+
+void device_explain(const char *cmd, int err)
+{
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		msg_err(cmd, "needs CAP_SYS_ADMIN or CAP_PERFMON; run as root");
+		break;
+	case ENOTTY:
+	case E2BIG:
+		msg_err(cmd, "the loaded gotrace module does not understand this request: "
+			"load the module built with this gotrace (%s)", GOTRACE_VERSION);
+		break;
+	default:
+		msg_err(cmd, "%s: %s", GOTRACE_DEVICE, strerror(err));
+		break;
+	}
+}

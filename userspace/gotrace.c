@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/* gotrace: the command line front end; dispatches to the subcommands. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int cmd_help(int argc, char *argv[]);
+
+static const struct gt_cmd cmds[] = {
+	{ "start", cmd_start, "start recording the scheduler into " GOTRACE_DEVICE },
+	{ "stop", cmd_stop, "stop the running trace" },
+	{ "status", cmd_status, "show the session's state and counters" },
+	{ "help", cmd_help, "show this help, or a command's help" },
+};
+
+#define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+static const struct gt_cmd *find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_CMDS; i++)
+		if (!strcmp(cmds[i].name, name))
+			return &cmds[i];
+	return NULL;
+}
+
+static void help(void)
+{
+	size_t i;
+
+	printf("Usage: %s [--help|--version] COMMAND [OPTIONS] [ARGS]\n"
+	       "The Linux scheduler recorded as a Go execution trace.\n\n"
+	       "Commands:\n", program_invocation_short_name);
+	for (i = 0; i < NR_CMDS; i++)
+		printf("  %-8s %s\n", cmds[i].name, cmds[i].help);
+	printf("\n'%s COMMAND --help' describes a command. Exit status: 0 on success, 1 on error.\n",
+	       program_invocation_short_name);
+}
+
+static int run_cmd(const struct gt_cmd *cmd, int argc, char *argv[])
+{
+	char name[64];
+
+	/* getopt's own messages then start with "gotrace COMMAND:". */
+	snprintf(name, sizeof(name), "%s %s", program_invocation_short_name, cmd->name);
+	argv[0] = name;
+	optind = 0;	/* glibc: restart getopt for the subcommand's own options */
+	return cmd->fn(argc, argv);
+}
+
+static int cmd_help(int argc, char *argv[])
+{
+	const struct gt_cmd *cmd;
+	char *cmd_argv[] = { NULL, "--help", NULL };
+
+	if (argc < 2 || !strcmp(argv[1], "help")) {
+		help();
+		return EXIT_SUCCESS;
+	}
+	cmd = find_cmd(argv[1]);
+	if (!cmd) {
+		msg_err("help", "unknown command '%s': see '%s --help'", argv[1],
+			program_invocation_short_name);
+		return EXIT_FAILURE;
+	}
+	cmd_argv[0] = argv[1];
+	return run_cmd(cmd, 2, cmd_argv);
+}
+
+int main(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ }
+	};
+	const struct gt_cmd *cmd;
+	int c;
+
+	/* '+': options after the command name belong to the command. */
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			help();
+			return EXIT_SUCCESS;
+		case 'V':
+			printf("%s %s\n", program_invocation_short_name, GOTRACE_VERSION);
+			return EXIT_SUCCESS;
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", program_invocation_short_name);
+			return EXIT_FAILURE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s: missing command: see '%s --help'\n",
+			program_invocation_short_name, program_invocation_short_name);
+		return EXIT_FAILURE;
+	}
+	cmd = find_cmd(argv[optind]);
+	if (!cmd) {
+		fprintf(stderr, "%s: unknown command '%s': see '%s --help'\n",
+			program_invocation_short_name, argv[optind], program_invocation_short_name);
+		return EXIT_FAILURE;
+	}
+	return run_cmd(cmd, argc - optind, argv + optind);
+}

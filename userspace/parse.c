@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Parsing of option values: sizes with K/M/G suffixes, counts, formats. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/gotrace.h>
+
+#include "cli.h"
+
+static int size_shift(const char *suffix)
+{
+	static const char units[] = "KMG";
+	const char *u;
+
+	if (!*suffix)
+		return 0;
+	u = strchr(units, toupper((unsigned char)*suffix));
+	if (!u)
+		return -1;
+	suffix++;
+	/* Accept K, KB, KiB (all binary: 1K = 1024 bytes). */
+	if (*suffix == 'i')
+		suffix++;
+	if (*suffix == 'B' || *suffix == 'b')
+		suffix++;
+	if (*suffix)
+		return -1;
+	return 10 * (int)(u - units + 1);
+}
+
+bool parse_size(const char *cmd, const char *opt, const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!isdigit((unsigned char)*s) || errno)
+		goto bad;
+	shift = size_shift(end);
+	if (shift < 0 || (shift && v > (UINT64_MAX >> shift)))
+		goto bad;
+	*out = (uint64_t)v << shift;
+	return true;
+bad:
+	msg_err(cmd, "invalid %s '%s': give bytes, optionally with a K, M or G suffix (e.g. 64M)",
+		opt, s);
+	return false;
+}
+
+bool parse_u32(const char *cmd, const char *opt, const char *s, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!isdigit((unsigned char)*s) || errno || *end || v == 0 || v > UINT32_MAX) {
+		msg_err(cmd, "invalid %s '%s': give a number from 1 to %u", opt, s, UINT32_MAX);
+		return false;
+	}
+	*out = (uint32_t)v;
+	return true;
+}
+
+bool parse_format(const char *cmd, const char *s, uint32_t *out)
+{
+	static const struct {
+		const char *name;
+		uint32_t format;
+	} formats[] = {
+		{ "1.11", GOTRACE_FORMAT_1_11 },
+		{ "1.19", GOTRACE_FORMAT_1_19 },
+		{ "1.21", GOTRACE_FORMAT_1_21 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		if (!strcmp(s, formats[i].name)) {
+			*out = formats[i].format;
+			return true;
+		}
+	}
+	msg_err(cmd, "unknown trace format '%s': choose 1.11, 1.19 or 1.21", s);
+	return false;
+}
