@@ -1,0 +1,224 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The test command (make check): host unit tests, the VM selftests on both kernels, Go's readers.
+#
+# Usage: scripts/check.sh
+#
+# Steps: install dependencies and fetch both kernels; build and run the host unit tests
+# (make -C userspace check, if that target exists); build the static selftests and the
+# static gotrace CLI into build/check/bin; for each kernel build gotrace.ko out of tree
+# and boot a QEMU guest (2 vCPUs) that runs selftests/run_guest.sh with build/check shared
+# at /host; then feed every trace the guests left in build/check/traces to
+# scripts/go-check.sh. Each suite's TAP is saved under build/check/ and counted; the
+# command fails if any test fails, any suite does not run, or a guest shows a kernel splat.
+#
+# Environment: GOTRACE_VM_TIMEOUT (seconds per guest, default 1500), GOTRACE_VM_MEM (MB,
+# default 2048), GOTRACE_KERNELS (space-separated KVERs to test instead of all).
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT="$ROOT/build/check"
+BIN="$OUT/bin"
+TRACES="$OUT/traces"
+RESULTS="$OUT/results"
+VM_TIMEOUT=${GOTRACE_VM_TIMEOUT:-1500}
+VM_MEM=${GOTRACE_VM_MEM:-2048}
+VM_CPUS=2
+
+cd "$ROOT"
+start_all=$(date +%s)
+
+die() {
+	echo "check.sh: $*" >&2
+	exit 1
+}
+
+step() {
+	echo
+	echo "=== check.sh: $* ($(($(date +%s) - start_all))s)"
+}
+
+# Does the Makefile in directory $1 define target $2? (Reads make's database; runs nothing.)
+has_target() {
+	[ -f "$1/Makefile" ] || return 1
+	make -C "$1" -npq .DEFAULT 2>/dev/null | grep -q "^$2:"
+}
+
+# record NAME RC TAPFILE [NOTE]: remember a suite's outcome for the summary. RC is the
+# exit status of whatever produced TAPFILE; "-" when the suite could not run at all.
+record() {
+	printf '%s|%s|%s|%s\n' "$1" "$2" "${3:--}" "${4:-}" >> "$RESULTS"
+}
+
+# tap_counts FILE: "pass fail skip points plan bail" from top-level TAP lines; plan is
+# the sum of the plans seen (concatenated streams), -1 if there is none.
+tap_counts() {
+	awk '
+	/^ok( |$)/ || /^not ok( |$)/ {
+		n++
+		u = toupper($0)
+		if (u ~ /# *SKIP/)
+			skip++
+		else if ($1 == "ok" || u ~ /# *TODO/)
+			pass++
+		else
+			fail++
+	}
+	/^1\.\.[0-9]+/ { split($1, p, "\\.\\."); plan += p[2]; hasplan = 1 }
+	/^Bail out!/ { bail = 1 }
+	END { print pass + 0, fail + 0, skip + 0, n + 0, (hasplan ? plan : -1), bail + 0 }
+	' "$1"
+}
+
+# run_tap NAME TAPFILE COMMAND...: run COMMAND, show and save its stdout, record the suite.
+run_tap() {
+	name=$1 tap=$2
+	shift 2
+	rm -f "$tap" "$tap.rc"
+	{
+		rc=0
+		"$@" || rc=$?
+		echo "$rc" > "$tap.rc"
+	} | tee "$tap"
+	rc=$(cat "$tap.rc" 2>/dev/null || echo 1)
+	rm -f "$tap.rc"
+	record "$name" "$rc" "$tap"
+}
+
+problems=""
+problem() {
+	echo "check.sh: FAILED: $*" >&2
+	problems="$problems
+  - $*"
+}
+
+summary() {
+	total_pass=0 total_fail=0 total_skip=0 bad=0 suites=0
+	echo
+	echo "=== check.sh: summary ($(($(date +%s) - start_all))s)"
+	printf '%-32s %6s %6s %6s  %s\n' suite pass fail skip result
+	while IFS='|' read -r name rc tap note; do
+		suites=$((suites + 1))
+		pass=0 fail=0 skip=0 points=0 plan=-1 bail=0
+		if [ "$rc" = - ]; then
+			result="NOT RUN: $note"
+		elif [ ! -s "$tap" ]; then
+			result="NOT RUN: no TAP output (exit status $rc)"
+		else
+			set -- $(tap_counts "$tap")
+			pass=$1 fail=$2 skip=$3 points=$4 plan=$5 bail=$6
+			result=ok
+			if [ "$points" -eq 0 ]; then
+				result="NOT RUN: no test results in $tap"
+			elif [ "$bail" -ne 0 ]; then
+				result="FAIL: bailed out"
+			elif [ "$fail" -ne 0 ]; then
+				result="FAIL"
+			elif [ "$plan" -ge 0 ] && [ "$plan" -ne "$points" ]; then
+				result="FAIL: planned $plan tests, saw $points"
+			elif [ "$rc" -ne 0 ]; then
+				result="FAIL: exit status $rc"
+			fi
+			[ -z "$note" ] || result="$result ($note)"
+		fi
+		case "$result" in
+		ok*) ;;
+		*) bad=$((bad + 1)) ;;
+		esac
+		total_pass=$((total_pass + pass))
+		total_fail=$((total_fail + fail))
+		total_skip=$((total_skip + skip))
+		printf '%-32s %6s %6s %6s  %s\n' "$name" "$pass" "$fail" "$skip" "$result"
+	done < "$RESULTS"
+	printf '%-32s %6s %6s %6s  %s\n' TOTAL "$total_pass" "$total_fail" "$total_skip" \
+		"$suites suites, $bad not ok"
+	if [ -n "$problems" ]; then
+		echo "other failures:$problems"
+	fi
+	echo "logs and TAP: $OUT"
+	if [ "$bad" -ne 0 ] || [ -n "$problems" ] || [ "$suites" -eq 0 ]; then
+		echo "=== check.sh: FAILED"
+		return 1
+	fi
+	echo "=== check.sh: PASSED"
+}
+
+step "dependencies (scripts/deps.sh)"
+"$ROOT/scripts/deps.sh" || die "scripts/deps.sh failed; see its messages above"
+
+step "kernels (scripts/kernels.sh)"
+"$ROOT/scripts/kernels.sh" >/dev/null || die "scripts/kernels.sh failed; see its messages above"
+"$ROOT/scripts/kernels.sh" --source-only || die "scripts/kernels.sh --source-only failed"
+kvers=${GOTRACE_KERNELS:-$("$ROOT/scripts/kernels.sh" --list)}
+echo "kernels:" $kvers
+
+# Nothing from an earlier run may be counted or checked again.
+rm -rf "$OUT"
+mkdir -p "$OUT" "$BIN" "$TRACES"
+: > "$RESULTS"
+
+step "userspace: build and host unit tests"
+if [ ! -f userspace/Makefile ]; then
+	problem "userspace/Makefile is missing: the gotrace CLI cannot be built"
+elif ! make -C userspace; then
+	problem "make -C userspace failed"
+elif has_target userspace check; then
+	run_tap userspace "$OUT/userspace.tap" make -s -C userspace check
+else
+	echo "check.sh: userspace/Makefile has no 'check' target: no host unit tests to run"
+fi
+
+step "selftests: build into $BIN"
+selftests_ok=""
+if [ ! -f selftests/Makefile ]; then
+	problem "selftests/Makefile is missing: no VM tests can run"
+elif ! make -C selftests OUT="$BIN"; then
+	problem "make -C selftests OUT=$BIN failed"
+elif [ ! -f "$BIN/run_guest.sh" ]; then
+	problem "make -C selftests did not put run_guest.sh into $BIN (the guest entry script)"
+else
+	selftests_ok=1
+fi
+
+step "userspace: static gotrace CLI into $BIN"
+if has_target userspace static; then
+	make -C userspace static OUT="$BIN" || problem "make -C userspace static OUT=$BIN failed"
+else
+	echo "check.sh: userspace/Makefile has no 'static' target yet: the guest gets no gotrace CLI"
+fi
+
+for kver in $kvers; do
+	step "kernel $kver: build gotrace.ko, run the selftests in a guest"
+	kout="$OUT/$kver"
+	mkdir -p "$kout" "$TRACES/$kver"
+	if ! "$ROOT/scripts/vm-module.sh" "$kver" "$kout" >/dev/null; then
+		record "selftests/$kver" - - "gotrace.ko does not build for $kver (log: $kout/build.log)"
+		continue
+	fi
+	if [ -z "$selftests_ok" ]; then
+		record "selftests/$kver" - - "the selftests did not build"
+		continue
+	fi
+	rc=0
+	"$ROOT/scripts/vm.sh" --cpus "$VM_CPUS" --mem "$VM_MEM" --timeout "$VM_TIMEOUT" \
+		--log "$kout/console.log" --stdout "$kout/selftests.tap" \
+		"$kver" "$OUT" -- \
+		KVER="$kver" GOTRACE_KO="/host/$kver/gotrace.ko" GOTRACE_BIN=/host/bin \
+		GOTRACE_TRACE_DIR="/host/traces/$kver" sh /host/bin/run_guest.sh || rc=$?
+	[ ! -f "$OUT/.vm-dmesg" ] || mv "$OUT/.vm-dmesg" "$kout/dmesg.txt"
+	note=""
+	[ "$rc" -eq 0 ] || note="guest: exit status $rc; see $kout/console.log"
+	record "selftests/$kver" "$rc" "$kout/selftests.tap" "$note"
+	echo "check.sh: TAP of the selftests on $kver: $kout/selftests.tap"
+done
+
+step "Go's trace readers on build/check/traces (scripts/go-check.sh)"
+ntraces=$(find "$TRACES" -type f | wc -l)
+echo "check.sh: $ntraces trace files"
+if [ ! -x scripts/go-check.sh ]; then
+	record go-check - - "scripts/go-check.sh is missing or not executable"
+else
+	run_tap go-check "$OUT/go-check.tap" scripts/go-check.sh "$TRACES"
+fi
+
+summary

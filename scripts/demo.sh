@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The demo (make demo): record a real workload in a QEMU guest and leave it as ./out.trace.
+#
+# Usage: scripts/demo.sh [--kernel KVER] [--seconds N] [--out FILE]
+#
+# Installs the dependencies, fetches the kernels, builds gotrace.ko for Debian 12's 6.1
+# kernel (or KVER) and the static gotrace CLI, then boots a guest (2 vCPUs, QEMU/TCG) that
+# loads the module, starts a session, reads /dev/gotrace into a file while a mixed
+# workload runs (find over the filesystems, pipe ping-pong, sleeps, a fork loop), and
+# stops. The trace is checked with Go 1.23's `go tool trace -d=1`. Nothing is loaded
+# into the host's kernel.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT="$ROOT/build/demo"
+GO=/usr/lib/go-1.23/bin/go
+
+die() {
+	echo "demo.sh: $*" >&2
+	exit 1
+}
+
+kver="" seconds=4 dest="$PWD/out.trace"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) [ $# -ge 2 ] || die "--kernel needs a KVER"; kver=$2; shift 2 ;;
+	--seconds) [ $# -ge 2 ] || die "--seconds needs a number"; seconds=$2; shift 2 ;;
+	--out) [ $# -ge 2 ] || die "--out needs a file name"; dest=$2; shift 2 ;;
+	*) die "unknown argument '$1'; usage: $0 [--kernel KVER] [--seconds N] [--out FILE]" ;;
+	esac
+done
+case "$seconds" in
+''|*[!0-9]*|0) die "--seconds takes a positive integer, not '$seconds'" ;;
+esac
+
+echo "demo.sh: installing dependencies and fetching kernels" >&2
+"$ROOT/scripts/deps.sh" || die "scripts/deps.sh failed; see its messages above"
+"$ROOT/scripts/kernels.sh" >/dev/null || die "scripts/kernels.sh failed; see its messages above"
+if [ -z "$kver" ]; then
+	kver=$("$ROOT/scripts/kernels.sh" --list | grep '^6\.1\.' | head -n 1) ||
+		die "no 6.1 kernel recorded in build/kernels/list; run scripts/kernels.sh"
+fi
+
+rm -rf "$OUT"
+mkdir -p "$OUT/bin"
+"$ROOT/scripts/vm-module.sh" "$kver" "$OUT" >/dev/null || die "cannot build gotrace.ko for $kver"
+make -s -C "$ROOT/userspace" static OUT="$OUT/bin" >&2 ||
+	die "cannot build the static gotrace CLI (make -C userspace static); it drives the guest's session"
+[ -x "$OUT/bin/gotrace" ] || die "make -C userspace static left no $OUT/bin/gotrace"
+
+# The guest's script: busybox sh, static binaries only.
+cat > "$OUT/demo-guest.sh" <<EOF
+set -e
+SECONDS_WANTED=$seconds
+EOF
+cat >> "$OUT/demo-guest.sh" <<'EOF'
+gotrace=/host/bin/gotrace
+insmod /host/gotrace.ko
+$gotrace start
+cat /dev/gotrace > /host/out.trace &
+reader=$!
+
+end=$(($(date +%s) + SECONDS_WANTED))
+busy() { [ "$(date +%s)" -lt "$end" ]; }
+
+# Directory walks: lots of short syscalls, some blocking on sysfs/proc.
+( while busy; do find / -xdev > /dev/null; find /sys/devices /proc/sys > /dev/null 2>&1; done ) &
+# Pipe ping-pong through three processes.
+( while busy; do seq 1 500 | while read -r i; do echo "$i"; done | cat > /dev/null; done ) &
+# Sleepers waking up on timers.
+( while busy; do sleep 0.05 & sleep 0.1; wait; done ) &
+# A fork loop: every iteration is a fork + exec + exit.
+( while busy; do /bin/true; /bin/busybox echo fork > /dev/null; done ) &
+wait_workers() {
+	for job in $(jobs -p); do
+		[ "$job" = "$reader" ] || wait "$job"
+	done
+}
+wait_workers
+
+$gotrace stop
+wait "$reader"
+$gotrace status || true
+sync
+ls -l /host/out.trace
+EOF
+
+echo "demo.sh: recording ${seconds}s of a workload on $kver" >&2
+"$ROOT/scripts/vm.sh" --cpus 2 --mem 1024 --timeout $((seconds * 20 + 300)) \
+	--log "$OUT/console.log" "$kver" "$OUT" -- sh /host/demo-guest.sh ||
+	die "the guest run failed (console log: $OUT/console.log)"
+[ -s "$OUT/out.trace" ] || die "the guest left no trace in $OUT/out.trace (console log: $OUT/console.log)"
+cp "$OUT/out.trace" "$dest"
+
+[ -x "$GO" ] || die "$GO is missing; run scripts/deps.sh (package golang-1.23-go)"
+echo "demo.sh: checking the trace with: $GO tool trace -d=1 $dest" >&2
+if ! "$GO" tool trace -d=1 "$dest" > "$OUT/go-trace-d1.txt" 2> "$OUT/go-trace-d1.err"; then
+	tail -n 20 "$OUT/go-trace-d1.err" >&2
+	die "Go 1.23 cannot parse $dest (full output: $OUT/go-trace-d1.err)"
+fi
+
+size=$(wc -c < "$dest")
+cat <<EOF
+
+Recorded $size bytes of scheduler activity on $kver (2 vCPUs): $dest
+Every thread of the guest is a goroutine, every CPU a P.
+
+Open it in Go's trace viewer (Go 1.21 or newer):
+    go tool trace $dest
+or with the Go this machine has:
+    $GO tool trace $dest
+It serves the viewer on a local port and prints the address (add -http=:8080 to pick one).
+EOF
