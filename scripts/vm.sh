@@ -236,14 +236,17 @@ trap cleanup EXIT
 trap 'cleanup; exit 130' INT TERM
 
 start=$(date +%s)
-# -nographic puts the serial console on stdio, which goes to the log; timeout kills a hung guest.
+# -nographic puts the serial console on stdio, which goes to the log; timeout kills a hung
+# guest. etc/sercon-port=0 keeps SeaBIOS from painting the console with escape sequences
+# (QEMU warns about the name; its stderr goes to a file of its own, shown if it fails).
 timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-accel tcg,thread=multi -smp "$cpus" -m "$mem" \
 	-nographic -no-reboot -nic none \
+	-fw_cfg name=etc/sercon-port,string=0 \
 	-kernel "$vmlinuz" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet $append" \
 	-virtfs "local,path=$share,mount_tag=host0,security_model=none,id=host0" \
-	< /dev/null > "$log" 2>&1 &
+	< /dev/null > "$log" 2> "$log.qemu" &
 qpid=$!
 if [ -z "$quiet" ]; then
 	tail -n +1 -f --pid="$qpid" "$log" &
@@ -264,7 +267,8 @@ if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
 	exit 124
 fi
 [ "$qrc" -eq 0 ] || {
-	echo "vm.sh: qemu-system-x86_64 failed (status $qrc) for $kver" >&2
+	echo "vm.sh: qemu-system-x86_64 failed (status $qrc) for $kver:" >&2
+	grep -v 'fw_cfg item names should be prefixed' "$log.qemu" >&2 || true
 	show_console
 	exit 1
 }
