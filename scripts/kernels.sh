@@ -137,10 +137,15 @@ fetch_headers() {
 		echo "/usr/src/$pkg" > "$dir/kdir"
 		return 0
 	fi
-	need_root "installing $pkg"
+	# Extracted by an earlier run (below): no need to ask apt again.
+	if [ -f "$dir/.headers-stamp" ] && [ "$(cat "$dir/.headers-stamp")" = "$pkg $(candidate "$pkg")" ]; then
+		private_headers "$kver"
+		return 0
+	fi
 	sim=$(apt-get install -s --no-install-recommends "$pkg" 2>&1) ||
 		die "apt cannot install $pkg: $sim"
 	if ! echo "$sim" | grep -q '^Inst linux-image-'; then
+		need_root "installing $pkg"
 		log "installing $pkg"
 		apt-get install -y -q --no-install-recommends "$pkg" >&2 || die "apt-get install $pkg failed"
 		echo "/usr/src/$pkg" > "$dir/kdir"
@@ -175,11 +180,13 @@ private_headers() {
 		done
 	done
 	if [ -n "$tools" ]; then
+		need_root "installing$tools"
 		log "installing the build tools $pkg needs:$tools"
 		# shellcheck disable=SC2086
 		apt-get install -y -q --no-install-recommends $tools >&2 || die "apt-get install$tools failed"
 	fi
 	if [ "$(cat "$dir/.headers-stamp" 2>/dev/null)" != "$pkg $ver" ] || [ ! -f "$kdir/Makefile" ]; then
+		need_root "downloading $pkg"
 		log "apt would install a kernel image with $pkg; extracting$extract into $dir instead"
 		debs="$KERNELS/debs/$kver-headers"
 		rm -rf "$debs" && mkdir -p "$debs"
