@@ -42,13 +42,15 @@ int gotrace_buf_alloc(struct gotrace_cpu *c, int cpu, u64 size)
 }
 
 /**
- * gotrace_buf_free - free one CPU's ring
+ * gotrace_buf_free - free one CPU's ring; freeing it again does nothing
  * @c: the CPU's buffer; no writer, reader or irq_work may still use it
  */
 void gotrace_buf_free(struct gotrace_cpu *c)
 {
 	kvfree(c->lens);
+	c->lens = NULL;
 	vfree(c->mem);
+	c->mem = NULL;
 }
 
 static u8 *gotrace_buf_chunk(struct gotrace_cpu *c, u32 idx)

@@ -7,8 +7,12 @@
  * writes: a GoCreate for each thread, GoWaiting for those off the runqueue,
  * ProcStart and GoStart for what each CPU runs (its stopper), then
  * Gomaxprocs, which tells modern Go readers that the snapshot is over.
- * Snapshot events are stamped one tick before the clock read here, so every
- * live event, read after the world restarts, is strictly later.
+ *
+ * GoCreates are stamped two ticks before the clock read here, the rest one
+ * tick before: every live event, read after the world restarts, is strictly
+ * later. Modern Go drops the snapshot's GoCreates and starts the trace at
+ * its first status event; a goroutine running at that very instant would be
+ * taken for "never started" by Go 1.23's viewer.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -36,13 +40,13 @@ static int gotrace_snapshot_running(struct gotrace_session *s,
 	return 0;
 }
 
-static int gotrace_snapshot_thread(struct gotrace_session *s,
+/* First pass: every thread exists. */
+static int gotrace_snapshot_create(struct gotrace_session *s,
 				   struct gotrace_cpu *c,
 				   struct task_struct *p, u64 ts)
 {
 	unsigned int state = READ_ONCE(p->__state);
 	struct gotrace_thread *t;
-	u64 gid;
 
 	/*
 	 * Skip idle tasks, threads past their last switch (zombies), and
@@ -56,6 +60,19 @@ static int gotrace_snapshot_thread(struct gotrace_session *s,
 		return -ERANGE;
 	if (!gotrace_thread_create(c, t, p->pid, ts))
 		return -ENOSPC;
+	return 0;
+}
+
+/* Second pass: what each CPU runs (its stopper) and who sleeps. */
+static int gotrace_snapshot_status(struct gotrace_session *s,
+				   struct gotrace_cpu *c,
+				   struct task_struct *p, u64 ts)
+{
+	struct gotrace_thread *t = gotrace_thread_of(s, p);
+	u64 gid;
+
+	if (!p->pid || !t || t->state != GOTRACE_T_RUNNABLE)
+		return 0;
 	if (READ_ONCE(p->on_cpu))
 		return gotrace_snapshot_running(s, p, t, ts);
 	if (READ_ONCE(p->on_rq))
@@ -73,17 +90,24 @@ static int gotrace_snapshot_stopped(void *data)
 {
 	struct gotrace_session *s = data;
 	struct gotrace_cpu *c = this_cpu_ptr(s->cpus);
-	u64 ts = gotrace_clock() - 1;
+	u64 ts = gotrace_clock() - 2;
 	struct task_struct *g, *p;
 	u64 args[2];
 	int cpu, ret = 0;
 
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
-		ret = gotrace_snapshot_thread(s, c, p, ts);
+		ret = gotrace_snapshot_create(s, c, p, ts);
 		if (ret)
-			break;
+			goto out_unlock;
 	}
+	ts++;
+	for_each_process_thread(g, p) {
+		ret = gotrace_snapshot_status(s, c, p, ts);
+		if (ret)
+			goto out_unlock;
+	}
+out_unlock:
 	rcu_read_unlock();
 	if (ret)
 		return ret;
@@ -92,9 +116,14 @@ static int gotrace_snapshot_stopped(void *data)
 		if (!gotrace_proc_start(per_cpu_ptr(s->cpus, cpu), ts))
 			return -ENOSPC;
 
+	/*
+	 * Twice: modern Go takes the first as the end of the snapshot and
+	 * keeps only later ones, and its MMU page needs one (golang/go#74146).
+	 */
 	args[0] = num_possible_cpus();
 	args[1] = 0;
-	if (!gotrace_emit(c, ts, GO_EV_GOMAXPROCS, 2, args, false))
+	if (!gotrace_emit(c, ts, GO_EV_GOMAXPROCS, 2, args, false) ||
+	    !gotrace_emit(c, ts, GO_EV_GOMAXPROCS, 2, args, false))
 		return -ENOSPC;
 
 	WRITE_ONCE(s->mode, GOTRACE_MODE_ON);
