@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/* gotrace with full buffers: the recording is cut, the trace stays whole. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "gotrace_util.h"
+#include "workload.h"
+
+#define BUSY_MS 1000
+
+FIXTURE(exhaustion) {
+	int fd;		/* open for reading, or -1 */
+	int ctl;	/* open O_WRONLY for the ioctls */
+};
+
+FIXTURE_SETUP(exhaustion)
+{
+	GT_REQUIRE_DEVICE();
+	self->ctl = -1;
+	self->fd = gt_open_reader();
+	ASSERT_LE(0, self->fd);
+	self->ctl = gt_open(O_WRONLY);
+	ASSERT_LE(0, self->ctl);
+}
+
+FIXTURE_TEARDOWN(exhaustion)
+{
+	if (self->ctl >= 0)
+		close(self->ctl);
+	EXPECT_EQ(0, gt_close_reader(self->fd));
+}
+
+/*
+ * Fill the smallest buffers with nobody reading: the recording is cut at a
+ * point where every CPU stops, and the session keeps TRACING until STOP.
+ * Then read it all: @name.trace is still one consistent trace.
+ */
+static void fill_and_read(struct __test_metadata *_metadata, int ctl, int *fd,
+			  const char *name)
+{
+	struct gotrace_status st1, st2, st3;
+	struct gt_trace t = { 0 };
+	struct gt_stats stats;
+
+	ASSERT_EQ(0, gt_start(ctl, GOTRACE_FORMAT_DEFAULT, GT_MIN_BUFFER));
+	ASSERT_LT(0, gt_pingpong(ULONG_MAX, BUSY_MS));
+	ASSERT_EQ(0, gt_status(ctl, &st1));
+	EXPECT_EQ(GOTRACE_STATE_TRACING, st1.state);
+	EXPECT_EQ(GT_MIN_BUFFER, st1.buffer_size);
+	EXPECT_EQ(GOTRACE_STATUS_CUT, st1.flags & GOTRACE_STATUS_CUT);
+	EXPECT_LT(0, st1.events_lost);
+
+	/* Cut means cut: nothing more is written, the losses go on. */
+	ASSERT_LT(0, gt_pingpong(ULONG_MAX, BUSY_MS / 4));
+	ASSERT_EQ(0, gt_status(ctl, &st2));
+	EXPECT_EQ(GOTRACE_STATE_TRACING, st2.state);
+	EXPECT_EQ(st1.events, st2.events);
+	EXPECT_LT(st1.events_lost, st2.events_lost);
+
+	ASSERT_EQ(0, gt_stop(ctl));
+	if (*fd < 0) {
+		*fd = gt_open(O_RDONLY);
+		ASSERT_LE(0, *fd);
+	}
+	ASSERT_EQ(0, gt_finish(*fd, &t));
+	ASSERT_EQ(0, gt_status(ctl, &st3));
+	EXPECT_EQ(GOTRACE_STATE_IDLE, st3.state);
+	EXPECT_EQ(t.len, st3.bytes_read);
+	EXPECT_EQ(t.len, st3.bytes);
+	EXPECT_EQ(0, gt_keep_trace(&t, GOTRACE_FORMAT_DEFAULT, &stats, name)) {
+		TH_LOG("%s", stats.error);
+	}
+	gt_trace_free(&t);
+}
+
+TEST_F_TIMEOUT(exhaustion, cut, 120)
+{
+	fill_and_read(_metadata, self->ctl, &self->fd, "exhaustion-cut");
+}
+
+/* The first reader to open gets the trace from its header, however late. */
+TEST_F_TIMEOUT(exhaustion, cut_then_open, 120)
+{
+	close(self->fd);
+	self->fd = -1;
+	fill_and_read(_metadata, self->ctl, &self->fd,
+		      "exhaustion-cut_then_open");
+}
+
+TEST_HARNESS_MAIN

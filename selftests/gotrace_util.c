@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers shared by the gotrace selftests: device, recording, module, caps. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <linux/capability.h>
+
+#include "gotrace_util.h"
+
+int gt_open(int flags)
+{
+	return open(GT_DEV, flags | O_CLOEXEC);
+}
+
+int gt_start(int fd, __u32 format, __u64 buffer_size)
+{
+	struct gotrace_start args = {
+		.size = sizeof(args),
+		.format = format,
+		.buffer_size = buffer_size,
+	};
+
+	return ioctl(fd, GOTRACE_START, &args);
+}
+
+int gt_stop(int fd)
+{
+	return ioctl(fd, GOTRACE_STOP);
+}
+
+/* Junk first, so that a field the kernel does not write shows. */
+int gt_status(int fd, struct gotrace_status *st)
+{
+	memset(st, GT_JUNK, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(fd, GOTRACE_STATUS, st);
+}
+
+__u32 gt_format_version(__u32 format)
+{
+	return format == GOTRACE_FORMAT_DEFAULT ? GOTRACE_FORMAT_1_21 : format;
+}
+
+/* The 16 bytes a trace of this format starts with. */
+const char *gt_header(__u32 format)
+{
+	switch (gt_format_version(format)) {
+	case GOTRACE_FORMAT_1_11:
+		return "go 1.11 trace\0\0";
+	case GOTRACE_FORMAT_1_19:
+		return "go 1.19 trace\0\0";
+	default:
+		return "go 1.21 trace\0\0";
+	}
+}
+
+void gt_trace_free(struct gt_trace *t)
+{
+	free(t->data);
+	memset(t, 0, sizeof(*t));
+}
+
+int gt_trace_add(struct gt_trace *t, const void *buf, size_t len)
+{
+	if (t->len + len > t->cap) {
+		size_t cap = t->cap ? t->cap : GT_READ_CHUNK;
+		void *data;
+
+		while (cap < t->len + len)
+			cap *= 2;
+		data = realloc(t->data, cap);
+		if (!data)
+			return -1;
+		t->data = data;
+		t->cap = cap;
+	}
+	memcpy(t->data + t->len, buf, len);
+	t->len += len;
+	return 0;
+}
+
+/*
+ * Append everything up to end of file to @t, with reads of @chunk bytes.
+ * Works on blocking and non-blocking descriptors; fails with ETIMEDOUT when
+ * no data comes for GT_TIMEOUT_MS.
+ */
+int gt_read_to_eof(int fd, struct gt_trace *t, size_t chunk)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	unsigned char *buf = malloc(chunk);
+	int ret = -1;
+	ssize_t n;
+
+	if (!buf)
+		return -1;
+	for (;;) {
+		n = poll(&pfd, 1, GT_TIMEOUT_MS);
+		if (n == 0) {
+			errno = ETIMEDOUT;
+			break;
+		}
+		if (n < 0 && errno != EINTR)
+			break;
+		n = read(fd, buf, chunk);
+		if (n == 0) {
+			ret = 0;
+			break;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			break;
+		if (n > 0 && gt_trace_add(t, buf, n))
+			break;
+	}
+	free(buf);
+	return ret;
+}
+
+/*
+ * Stop the session if it is still tracing, then read the rest of it. A reader
+ * that already reached end of file (state IDLE) has nothing more to read.
+ */
+int gt_finish(int fd, struct gt_trace *t)
+{
+	struct gotrace_status st;
+
+	if (gt_stop(fd) && errno != EINVAL)
+		return -1;
+	if (gt_status(fd, &st))
+		return -1;
+	if (st.state == GOTRACE_STATE_IDLE)
+		return 0;
+	return gt_read_to_eof(fd, t, GT_READ_CHUNK);
+}
+
+/* Bring the device back to IDLE, whatever an earlier test left behind. */
+int gt_reset(void)
+{
+	struct gt_trace rest = { 0 };
+	struct gotrace_status st;
+	int fd, ret;
+
+	fd = gt_open(O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ret = gt_status(fd, &st);
+	close(fd);
+	if (ret || st.state == GOTRACE_STATE_IDLE)
+		return ret;
+	fd = gt_open(O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	ret = gt_finish(fd, &rest);
+	gt_trace_free(&rest);
+	close(fd);
+	return ret;
+}
+
+/* The device at IDLE, open for reading: what most tests start from. */
+int gt_open_reader(void)
+{
+	if (gt_reset())
+		return -1;
+	return gt_open(O_RDONLY);
+}
+
+/* Undo gt_open_reader(), whatever the test left the session in. */
+int gt_close_reader(int fd)
+{
+	struct gt_trace rest = { 0 };
+
+	if (fd >= 0) {
+		gt_finish(fd, &rest);
+		gt_trace_free(&rest);
+		close(fd);
+	}
+	return gt_reset();
+}
+
+/*
+ * Write a whole trace to $GOTRACE_TRACE_DIR/NAME.trace for the host's Go
+ * check. Without GOTRACE_TRACE_DIR, traces are checked here only.
+ */
+int gt_save(const struct gt_trace *t, const char *name)
+{
+	const char *dir = getenv("GOTRACE_TRACE_DIR");
+	char path[4096];
+	size_t off = 0;
+	ssize_t n;
+	int fd;
+
+	if (!dir || !*dir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s.trace", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	while (off < t->len) {
+		n = write(fd, t->data + off, t->len - off);
+		if (n < 0) {
+			close(fd);
+			return -1;
+		}
+		off += n;
+	}
+	if (fsync(fd)) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/*
+ * Check a whole trace that was recorded in @format with gt_parse(). Returns
+ * 0, or -1 with the reason in st->error.
+ */
+int gt_check_trace(const struct gt_trace *t, __u32 format, struct gt_stats *st)
+{
+	if (gt_parse(t->data, t->len, gt_possible_cpus(), st))
+		return -1;
+	if (st->version != gt_format_version(format)) {
+		snprintf(st->error, sizeof(st->error),
+			 "version 1.%u, want 1.%u", st->version,
+			 gt_format_version(format));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Save a whole trace as NAME.trace for the host's Go check (even a malformed
+ * one, to look at), then check it like gt_check_trace().
+ */
+int gt_keep_trace(const struct gt_trace *t, __u32 format, struct gt_stats *st,
+		  const char *name)
+{
+	if (gt_save(t, name)) {
+		memset(st, 0, sizeof(*st));
+		snprintf(st->error, sizeof(st->error), "saving %.64s: %s", name,
+			 strerror(errno));
+		return -1;
+	}
+	return gt_check_trace(t, format, st);
+}
+
+/*
+ * From IDLE: open the device for reading and for the ioctls, start a session
+ * in @format and a recorder reading it. On failure, gt_session_close() still
+ * cleans up.
+ */
+int gt_session_start(struct gt_session *s, __u32 format)
+{
+	memset(s, 0, sizeof(*s));
+	s->format = format;
+	s->ctl = -1;
+	s->fd = gt_open_reader();
+	if (s->fd < 0)
+		return -1;
+	s->ctl = gt_open(O_WRONLY);
+	if (s->ctl < 0 || gt_start(s->ctl, format, 0))
+		return -1;
+	if (gt_recorder_start(&s->rec, s->fd, GT_READ_CHUNK))
+		return -1;
+	s->recording = true;
+	return 0;
+}
+
+/*
+ * Stop the session (unless already stopped), let the recorder read it to
+ * the end, and keep the trace as NAME.trace. Returns 0, or -1 with the
+ * reason in st->error.
+ */
+int gt_session_end(struct gt_session *s, struct gt_stats *st, const char *name)
+{
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (!s->recording) {
+		snprintf(st->error, sizeof(st->error), "not recording");
+		return -1;
+	}
+	s->recording = false;
+	if (gt_stop(s->ctl) && errno != EINVAL) {
+		snprintf(st->error, sizeof(st->error), "GOTRACE_STOP: %s",
+			 strerror(errno));
+		return -1;
+	}
+	if (gt_recorder_join(&s->rec)) {
+		snprintf(st->error, sizeof(st->error), "reading the trace: %s",
+			 strerror(errno));
+		return -1;
+	}
+	ret = gt_keep_trace(&s->rec.trace, s->format, st, name);
+	gt_trace_free(&s->rec.trace);
+	return ret;
+}
+
+/* Undo gt_session_start(), whatever state the session was left in. */
+int gt_session_close(struct gt_session *s)
+{
+	if (s->recording) {
+		s->recording = false;
+		gt_stop(s->ctl);
+		gt_recorder_join(&s->rec);
+	}
+	gt_trace_free(&s->rec.trace);
+	if (s->ctl >= 0)
+		close(s->ctl);
+	return gt_close_reader(s->fd);
+}
+
+static void *gt_recorder_main(void *arg)
+{
+	struct gt_recorder *r = arg;
+	unsigned char *buf = malloc(r->chunk);
+	ssize_t n;
+
+	__atomic_store_n(&r->tid, gettid(), __ATOMIC_RELEASE);
+	r->error = buf ? 0 : ENOMEM;
+	while (buf) {
+		n = read(r->fd, buf, r->chunk);
+		if (n == 0)
+			break;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || gt_trace_add(&r->trace, buf, n)) {
+			r->error = n < 0 ? errno : ENOMEM;
+			break;
+		}
+		__atomic_store_n(&r->bytes, r->trace.len, __ATOMIC_RELEASE);
+	}
+	free(buf);
+	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Read @fd in a new thread, @chunk bytes at a time, until end of file. */
+int gt_recorder_start(struct gt_recorder *r, int fd, size_t chunk)
+{
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->chunk = chunk;
+	err = pthread_create(&r->thread, NULL, gt_recorder_main, r);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	while (!__atomic_load_n(&r->tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	return 0;
+}
+
+size_t gt_recorder_bytes(struct gt_recorder *r)
+{
+	return __atomic_load_n(&r->bytes, __ATOMIC_ACQUIRE);
+}
+
+bool gt_recorder_done(struct gt_recorder *r)
+{
+	return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Wait for the recorder to reach end of file (call after GOTRACE_STOP).
+ * A recorder that does not finish within GT_TIMEOUT_MS is cancelled and the
+ * join fails with ETIMEDOUT; so does one whose read() failed, with its errno.
+ */
+int gt_recorder_join(struct gt_recorder *r)
+{
+	struct timespec deadline;
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += GT_TIMEOUT_MS / 1000;
+	err = pthread_timedjoin_np(r->thread, NULL, &deadline);
+	if (err == ETIMEDOUT) {
+		pthread_cancel(r->thread);
+		pthread_join(r->thread, NULL);
+	}
+	if (!err)
+		err = r->error;
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+/* Number of CPUs in /sys/devices/system/cpu/possible, e.g. "0-1,4". */
+int gt_possible_cpus(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
+	unsigned int first, last;
+	int n = 0;
+	char sep;
+
+	if (!f)
+		return -1;
+	for (;;) {
+		if (fscanf(f, "%u", &first) != 1)
+			break;
+		last = first;
+		sep = fgetc(f);
+		if (sep == '-') {
+			if (fscanf(f, "%u", &last) != 1)
+				break;
+			sep = fgetc(f);
+		}
+		n += last - first + 1;
+		if (sep != ',')
+			break;
+	}
+	fclose(f);
+	return n;
+}
+
+__u64 gt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+void gt_msleep(unsigned int ms)
+{
+	struct timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = (ms % 1000) * 1000000L,
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Whether task @tid is asleep (state S in /proc), waiting up to @ms for it. */
+bool gt_wait_blocked(pid_t tid, unsigned int ms)
+{
+	__u64 deadline = gt_now_ms() + ms;
+	char path[64], stat[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	do {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		n = read(fd, stat, sizeof(stat) - 1);
+		close(fd);
+		if (n <= 0)
+			return false;
+		stat[n] = '\0';
+		paren = strrchr(stat, ')');
+		if (paren && paren[1] == ' ' && paren[2] == 'S')
+			return true;
+		gt_msleep(10);
+	} while (gt_now_ms() < deadline);
+	return false;
+}
+
+int gt_read_ulong(const char *path, unsigned long *val)
+{
+	FILE *f = fopen(path, "re");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fscanf(f, "%lu", val) == 1 ? 0 : -1;
+	fclose(f);
+	if (ret)
+		errno = EINVAL;
+	return ret;
+}
+
+int gt_write_ulong(const char *path, unsigned long val)
+{
+	char buf[32];
+	int fd, len;
+	ssize_t n;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	len = snprintf(buf, sizeof(buf), "%lu\n", val);
+	n = write(fd, buf, len);
+	close(fd);
+	return n == len ? 0 : -1;
+}
+
+/*
+ * Remove @caps (a mask of GT_CAP(CAP_*)) from the effective, permitted and
+ * inheritable sets of the calling thread. The uid stays what it is.
+ */
+int gt_drop_caps(__u64 caps)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	int i;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		__u32 mask = caps >> (32 * i);
+
+		data[i].effective &= ~mask;
+		data[i].permitted &= ~mask;
+		data[i].inheritable &= ~mask;
+	}
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/*
+ * Run @fn in a child process without @caps; the child inherits open files.
+ * Returns @fn's result (its exit status), or -1 if the child could not run
+ * it. @fn reports details through shared memory.
+ */
+int gt_run_without_caps(__u64 caps, int (*fn)(void *arg), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(gt_drop_caps(caps) ? 127 : fn(arg));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* finit_module() of $GOTRACE_KO with @params. */
+int gt_load_module(const char *params)
+{
+	const char *path = getenv("GOTRACE_KO");
+	int fd, ret;
+
+	if (!path || !*path) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, params, 0);
+	close(fd);
+	return ret;
+}
+
+/* What rmmod does: fail with EBUSY rather than wait while in use. */
+int gt_unload_module(void)
+{
+	return syscall(SYS_delete_module, "gotrace", O_NONBLOCK);
+}
+
+bool gt_module_loaded(void)
+{
+	return !access("/sys/module/gotrace", F_OK);
+}

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Every ioctl error of /dev/gotrace, none disturbing the running session. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+
+#include "kselftest_harness.h"
+
+#include "gotrace_util.h"
+
+/*
+ * Every test runs while a session records, with a thread reading it. A
+ * rejected call must leave that session alone: it keeps counting events,
+ * and at the end it is one whole trace, saved for the host's Go check.
+ */
+FIXTURE(ioctl) {
+	struct gt_session s;
+	__u64 sessions;		/* sessions started, this one included */
+	long page_size;
+};
+
+FIXTURE_SETUP(ioctl)
+{
+	struct gotrace_status st;
+
+	GT_REQUIRE_DEVICE();
+	self->page_size = sysconf(_SC_PAGESIZE);
+	ASSERT_EQ(0, gt_session_start(&self->s, GOTRACE_FORMAT_DEFAULT));
+	ASSERT_EQ(0, gt_status(self->s.ctl, &st));
+	self->sessions = st.sessions;
+}
+
+/* Stop the session (if the test has not), read it to the end, keep it. */
+static void end_session(struct __test_metadata *_metadata, struct gt_session *s)
+{
+	struct gt_stats st;
+	char name[64];
+
+	snprintf(name, sizeof(name), "ioctl-%s", _metadata->name);
+	EXPECT_EQ(0, gt_session_end(s, &st, name)) {
+		TH_LOG("%s", st.error);
+	}
+}
+
+FIXTURE_TEARDOWN(ioctl)
+{
+	if (self->s.recording)
+		end_session(_metadata, &self->s);
+	EXPECT_EQ(0, gt_session_close(&self->s));
+}
+
+/* The session still records: events go up, nothing restarted or cut it. */
+static void check_intact(struct __test_metadata *_metadata, int ctl,
+			 __u64 sessions)
+{
+	struct gotrace_status before, after;
+
+	ASSERT_EQ(0, gt_status(ctl, &before));
+	gt_msleep(20);
+	ASSERT_EQ(0, gt_status(ctl, &after));
+	EXPECT_EQ(GOTRACE_STATE_TRACING, after.state);
+	EXPECT_EQ(GOTRACE_FORMAT_1_21, after.format);
+	EXPECT_EQ(sessions, after.sessions);
+	EXPECT_EQ(0, after.flags);
+	EXPECT_EQ(0, after.events_lost);
+	EXPECT_LT(before.events, after.events);
+	EXPECT_LE(before.bytes, after.bytes);
+}
+
+/* A valid START argument, in memory the test may shape. */
+static struct gotrace_start *start_args(void *where)
+{
+	struct gotrace_start *args = where;
+
+	memset(args, 0, sizeof(*args));
+	args->size = sizeof(*args);
+	return args;
+}
+
+static void *map_pages(struct __test_metadata *_metadata, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0, len);
+	return p;
+}
+
+TEST_F(ioctl, unknown_command)
+{
+	static const unsigned long cmds[] = {
+		0,
+		_IO(GOTRACE_IOC_MAGIC, 0x00),
+		_IO(GOTRACE_IOC_MAGIC, 0x04),
+		_IO(GOTRACE_IOC_MAGIC, 0xff),
+		_IOW(GOTRACE_IOC_MAGIC, 0x01, __u64),	/* START's size */
+		_IOR(GOTRACE_IOC_MAGIC, 0x01, struct gotrace_start),
+		_IOW(GOTRACE_IOC_MAGIC, 0x02, __u32),	/* STOP + argument */
+		_IOWR(GOTRACE_IOC_MAGIC, 0x03, __u32),	/* STATUS's size */
+		_IO(GOTRACE_IOC_MAGIC + 1, 0x02),
+	};
+	struct gotrace_status arg = { .size = sizeof(arg) };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		EXPECT_EQ(-1, ioctl(self->s.ctl, cmds[i], &arg));
+		EXPECT_EQ(ENOTTY, errno) {
+			TH_LOG("command %#lx", cmds[i]);
+		}
+		EXPECT_EQ(-1, ioctl(self->s.fd, cmds[i], &arg));
+		EXPECT_EQ(ENOTTY, errno);
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_F(ioctl, start_while_tracing)
+{
+	EXPECT_EQ(-1, gt_start(self->s.ctl, GOTRACE_FORMAT_DEFAULT, 0));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(-1, gt_start(self->s.fd, GOTRACE_FORMAT_1_11, GT_MIN_BUFFER));
+	EXPECT_EQ(EBUSY, errno);
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_F(ioctl, start_unknown_flags)
+{
+	struct gotrace_start args;
+	unsigned int bit;
+
+	for (bit = 0; bit < 32; bit++) {
+		start_args(&args)->flags = 1U << bit;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EINVAL, errno) {
+			TH_LOG("flags %#x", args.flags);
+		}
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_F(ioctl, start_reserved)
+{
+	struct gotrace_start args;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(args.reserved); i++) {
+		start_args(&args)->reserved[i] = 1;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EINVAL, errno);
+		start_args(&args)->reserved[i] = 1ULL << 63;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EINVAL, errno);
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_F(ioctl, start_bad_format)
+{
+	static const __u32 formats[] = {
+		1, 5, 10, 12, 18, 20, 22, 121, 0x80000015, 0xffffffff,
+	};
+	struct gotrace_start args;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(formats); i++) {
+		start_args(&args)->format = formats[i];
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EINVAL, errno) {
+			TH_LOG("format %u", formats[i]);
+		}
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+/* The first version of the structure is the smallest there will be. */
+TEST_F(ioctl, start_size_too_small)
+{
+	static const __u32 sizes[] = {
+		0, 4, 8, 24, sizeof(struct gotrace_start) - 8,
+		sizeof(struct gotrace_start) - 1,
+	};
+	struct gotrace_start args;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		start_args(&args)->size = sizes[i];
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EINVAL, errno) {
+			TH_LOG("size %u", sizes[i]);
+		}
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+/*
+ * A newer user space may pass a bigger structure: accepted if every byte
+ * the module does not know is zero (it then fails only because a session
+ * runs), E2BIG otherwise.
+ */
+TEST_F(ioctl, start_size_too_big)
+{
+	unsigned char *page = map_pages(_metadata, self->page_size);
+	struct gotrace_start *args = start_args(page);
+	size_t ksize = sizeof(*args);
+
+	args->size = ksize + 8;
+	page[ksize + 7] = 1;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, args));
+	EXPECT_EQ(E2BIG, errno);
+	page[ksize + 7] = 0;
+	page[ksize] = 0x80;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, args));
+	EXPECT_EQ(E2BIG, errno);
+	page[ksize] = 0;
+
+	args->size = self->page_size;
+	page[self->page_size - 1] = 1;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, args));
+	EXPECT_EQ(E2BIG, errno);
+	page[self->page_size - 1] = 0;
+
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, args));
+	EXPECT_EQ(EBUSY, errno);
+	args->size = ksize + 8;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, args));
+	EXPECT_EQ(EBUSY, errno);
+	munmap(page, self->page_size);
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_F(ioctl, bad_pointer)
+{
+	unsigned char *pages = map_pages(_metadata, 2 * self->page_size);
+	unsigned char *hole = pages + self->page_size;
+	struct gotrace_start *args;
+	struct gotrace_status *st;
+
+	ASSERT_EQ(0, munmap(hole, self->page_size));
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, hole));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* The size is readable, the rest of the structure is not. */
+	args = (void *)(hole - sizeof(__u32));
+	args->size = sizeof(*args);
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, args));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* The structure is readable, the zeros its size claims after it not. */
+	args = start_args(hole - sizeof(*args));
+	args->size = sizeof(*args) + 8;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, args));
+	EXPECT_EQ(EFAULT, errno);
+
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_STATUS, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_STATUS, hole));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* STATUS cannot write its answer to read-only memory. */
+	st = (void *)pages;
+	st->size = sizeof(*st);
+	ASSERT_EQ(0, mprotect(pages, self->page_size, PROT_READ));
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_STATUS, st));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(pages, self->page_size);
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_F(ioctl, start_buffer_size)
+{
+	const __u64 sizes[] = {
+		1, 4096, GT_MIN_BUFFER - self->page_size, GT_MAX_BUFFER + 1,
+		2 * GT_MAX_BUFFER, 1ULL << 40,
+		/* Rounding these up to whole pages overflows to 0. */
+		UINT64_MAX - self->page_size + 2, UINT64_MAX,
+	};
+	struct gotrace_start args;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		start_args(&args)->buffer_size = sizes[i];
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EINVAL, errno) {
+			TH_LOG("buffer_size %llu",
+			       (unsigned long long)sizes[i]);
+		}
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+/* Thread ids stop below PID_MAX_LIMIT: a bigger table is a mistake. */
+TEST_F(ioctl, start_max_tid)
+{
+	static const __u32 tids[] = { GT_PID_MAX_LIMIT + 1, 0xffffffff };
+	struct gotrace_start args;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tids); i++) {
+		start_args(&args)->max_tid = tids[i];
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EINVAL, errno) {
+			TH_LOG("max_tid %u", tids[i]);
+		}
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_F(ioctl, status_size)
+{
+	static const __u32 sizes[] = {
+		0, 4, 8, sizeof(struct gotrace_status) - 8,
+	};
+	struct {
+		struct gotrace_status st;
+		__u64 more[8];
+	} big;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		memset(&big, GT_JUNK, sizeof(big));
+		big.st.size = sizes[i];
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_STATUS, &big.st));
+		EXPECT_EQ(EINVAL, errno) {
+			TH_LOG("size %u", sizes[i]);
+		}
+	}
+
+	/* A bigger structure gets what the module knows, and says how much. */
+	memset(&big, GT_JUNK, sizeof(big));
+	big.st.size = sizeof(big);
+	EXPECT_EQ(0, ioctl(self->s.ctl, GOTRACE_STATUS, &big.st));
+	EXPECT_EQ(sizeof(big.st), big.st.size);
+	EXPECT_EQ(GOTRACE_STATE_TRACING, big.st.state);
+	EXPECT_EQ(self->sessions, big.st.sessions);
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_F(ioctl, stop_not_tracing)
+{
+	ASSERT_EQ(0, gt_stop(self->s.ctl));
+	EXPECT_EQ(-1, gt_stop(self->s.ctl));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, gt_stop(self->s.fd));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* After the reader reached the end: IDLE, still nothing to stop. */
+	end_session(_metadata, &self->s);
+	EXPECT_EQ(-1, gt_stop(self->s.ctl));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* What a process without some capabilities gets from the device. */
+struct unpriv {
+	int ctl;		/* Input: opened with every capability */
+	bool stop;		/* Input: also try GOTRACE_STOP */
+	int open_rd;		/* Output: errno of each call, or 0 */
+	int open_wr;
+	int start;
+	int stop_err;
+};
+
+static int unpriv_errno(int ret)
+{
+	return ret < 0 ? errno : 0;
+}
+
+static int unpriv_calls(void *arg)
+{
+	struct unpriv *u = arg;
+
+	u->open_rd = unpriv_errno(gt_open(O_RDONLY));
+	u->open_wr = unpriv_errno(gt_open(O_WRONLY));
+	u->start = unpriv_errno(gt_start(u->ctl, GOTRACE_FORMAT_DEFAULT, 0));
+	if (u->stop)
+		u->stop_err = unpriv_errno(gt_stop(u->ctl));
+	return 0;
+}
+
+static struct unpriv *run_unpriv(struct __test_metadata *_metadata, int ctl,
+				 __u64 caps, bool stop)
+{
+	struct unpriv *u = mmap(NULL, sizeof(*u), PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, u);
+	memset(u, GT_JUNK, sizeof(*u));
+	u->ctl = ctl;
+	u->stop = stop;
+	ASSERT_EQ(0, gt_run_without_caps(caps, unpriv_calls, u));
+	return u;
+}
+
+TEST_F(ioctl, no_capabilities)
+{
+	struct unpriv *u;
+
+	u = run_unpriv(_metadata, self->s.ctl,
+		       GT_CAP(CAP_SYS_ADMIN) | GT_CAP(CAP_PERFMON), true);
+	EXPECT_EQ(EPERM, u->open_rd);
+	EXPECT_EQ(EPERM, u->open_wr);
+	EXPECT_EQ(EPERM, u->start);
+	EXPECT_EQ(EPERM, u->stop_err);
+	munmap(u, sizeof(*u));
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+/* Either capability is enough: the calls then fail only as they would. */
+TEST_F(ioctl, perfmon_or_sys_admin)
+{
+	static const __u64 drops[] = {
+		GT_CAP(CAP_SYS_ADMIN), GT_CAP(CAP_PERFMON),
+	};
+	struct unpriv *u;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(drops); i++) {
+		u = run_unpriv(_metadata, self->s.ctl, drops[i], false);
+		EXPECT_EQ(EBUSY, u->open_rd);
+		EXPECT_EQ(0, u->open_wr);
+		EXPECT_EQ(EBUSY, u->start);
+		munmap(u, sizeof(*u));
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_HARNESS_MAIN
