@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gtrace.h"
+
 #ifndef GOTRACE_VERSION
 #define GOTRACE_VERSION "0.1"
 #endif
@@ -42,5 +44,11 @@ bool parse_format(const char *cmd, const char *s, uint32_t *out);
 int device_open(const char *cmd);
 /* Explains an ioctl failure that no subcommand handles itself. */
 void device_explain(const char *cmd, int err);
+
+/* trace_file.c: the reader commands' input and output. */
+struct gt_trace *trace_open(const char *cmd, const char *path);
+void trace_error(const char *cmd, const char *path, const struct gt_error *err);
+const char *trace_path(const char *cmd, int argc, char *argv[]);
+int output_done(const char *cmd, int ret);
 
 #endif /* GOTRACE_CLI_H */

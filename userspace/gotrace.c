@@ -12,6 +12,8 @@ static const struct gt_cmd cmds[] = {
 	{ "start", cmd_start, "start recording the scheduler into " GOTRACE_DEVICE },
 	{ "stop", cmd_stop, "stop the running trace" },
 	{ "status", cmd_status, "show the session's state and counters" },
+	{ "check", cmd_check, "check a trace file with the rules of Go's parser" },
+	{ "dump", cmd_dump, "print a trace's events in Go's merged order" },
 	{ "help", cmd_help, "show this help, or a command's help" },
 };
 

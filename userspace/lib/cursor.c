@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading one P's events back from the mapped file: its batches in file
+ * order, each time stamp the sum of deltas since the batch header, and the
+ * goroutine of each event as Go's parseEvents() assigns it (the last one
+ * started on that P).
+ */
+#include <string.h>
+
+#include "internal.h"
+
+void gt_cursor_init(struct gt_cursor *c, const struct gt_trace *t, const struct gt_proc *proc)
+{
+	memset(c, 0, sizeof(*c));
+	c->t = t;
+	c->proc = proc;
+}
+
+/* Arguments after the time stamp; a stack id, if any, is the last one. */
+static void fill_event(struct gt_event *ev, const struct gt_raw *raw)
+{
+	unsigned int n = raw->nargs - 1, i;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->off = raw->off;
+	ev->type = raw->type;
+	if (gt_descs[raw->type].stack)
+		ev->stk = raw->args[n--];
+	for (i = 0; i < n; i++)
+		ev->args[i] = raw->args[i + 1];
+	ev->str_off = raw->str_off;
+	ev->str_len = raw->str_len;
+}
+
+void gt_event_at(const struct gt_trace *t, uint64_t off, struct gt_event *ev)
+{
+	struct gt_error err;
+	struct gt_raw raw;
+
+	gt_wire_next(t->data, t->size, off, t->ver, &raw, &err);
+	fill_event(ev, &raw);
+}
+
+/* Go's rules for the goroutine of an event and of the events after it. */
+static void assign_g(struct gt_cursor *c, struct gt_event *ev)
+{
+	ev->g = c->last_g;
+	switch (ev->type) {
+	case GT_EV_GO_START:
+	case GT_EV_GO_START_LOCAL:
+	case GT_EV_GO_START_LABEL:
+		ev->g = c->last_g = ev->args[0];
+		break;
+	case GT_EV_STW_START:
+	case GT_EV_STW_DONE:
+	case GT_EV_GC_START:
+	case GT_EV_GC_DONE:
+		ev->g = 0;
+		break;
+	case GT_EV_GO_END:
+	case GT_EV_GO_STOP:
+	case GT_EV_GO_SCHED:
+	case GT_EV_GO_PREEMPT:
+	case GT_EV_GO_SLEEP:
+	case GT_EV_GO_BLOCK:
+	case GT_EV_GO_BLOCK_SEND:
+	case GT_EV_GO_BLOCK_RECV:
+	case GT_EV_GO_BLOCK_SELECT:
+	case GT_EV_GO_BLOCK_SYNC:
+	case GT_EV_GO_BLOCK_COND:
+	case GT_EV_GO_BLOCK_NET:
+	case GT_EV_GO_SYSBLOCK:
+	case GT_EV_GO_BLOCK_GC:
+		c->last_g = 0;
+		break;
+	case GT_EV_GO_SYSEXIT:
+	case GT_EV_GO_WAITING:
+	case GT_EV_GO_IN_SYSCALL:
+		ev->g = ev->args[0];
+		break;
+	}
+}
+
+/* CPU samples carry their own time, P and goroutine. */
+static bool sample_next(struct gt_cursor *c, struct gt_event *ev)
+{
+	if (c->next == c->t->nr_samples)
+		return false;
+	gt_event_at(c->t, c->t->samples[c->next++].off, ev);
+	ev->ts = (int64_t)ev->args[0];
+	ev->p = (int64_t)ev->args[1];
+	ev->g = ev->args[2];
+	ev->args[0] = 0;
+	return true;
+}
+
+/* Moves to the next batch of the P; false after the last. */
+static bool batch_next(struct gt_cursor *c)
+{
+	const struct gt_batch *b;
+
+	if (c->next == c->proc->nr_batches)
+		return false;
+	b = &c->proc->batches[c->next++];
+	c->off = b->off;
+	c->last_ts = b->ts;
+	return true;
+}
+
+bool gt_cursor_next(struct gt_cursor *c, struct gt_event *ev)
+{
+	const struct gt_trace *t = c->t;
+	struct gt_error err;
+	struct gt_raw raw;
+
+	if (!c->proc)
+		return sample_next(c, ev);
+	for (;;) {
+		if (!c->off && !batch_next(c))
+			return false;
+		/* The index checked every event: only the end of data stops here. */
+		if (gt_wire_next(t->data, t->size, c->off, t->ver, &raw, &err) <= 0) {
+			c->off = 0;
+			continue;
+		}
+		switch (raw.type) {
+		case GT_EV_BATCH:
+			c->off = 0;
+			continue;
+		case GT_EV_STRING:
+		case GT_EV_STACK:
+		case GT_EV_FREQUENCY:
+		case GT_EV_TIMER_GOROUTINE:
+			c->off = raw.end;
+			continue;
+		}
+		c->off = raw.end;
+		c->last_ts = (int64_t)((uint64_t)c->last_ts + raw.args[0]);
+		if (raw.type == GT_EV_CPU_SAMPLE)
+			continue;
+		fill_event(ev, &raw);
+		ev->ts = c->last_ts;
+		ev->p = c->proc->id;
+		assign_g(c, ev);
+		return true;
+	}
+}

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The first pass: every event is decoded once, in file order, and checked as
+ * Go's readTrace() and parseEvents() check it. What later passes need is
+ * kept: each P's batches, the string and stack dictionaries, CPU samples.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* The batch being read: events go to its P once it has one. */
+struct scan {
+	struct gt_trace *t;
+	struct gt_error wire, parse;	/* first error of each phase */
+	int64_t p;
+	uint64_t off;			/* first event of the batch */
+	int64_t batch_ts, last_ts;
+	bool registered;		/* the batch is in its P's list */
+	bool have_min;
+};
+
+static bool oom(struct gt_error *err, uint64_t off)
+{
+	gt_fail(err, GT_ERR_WIRE, off, "out of memory while indexing the trace");
+	return false;
+}
+
+static struct gt_proc *proc_get(struct gt_trace *t, int64_t id, uint64_t off, struct gt_error *err)
+{
+	struct gt_proc *procs;
+	uint64_t *idx;
+	bool added;
+
+	idx = gt_map_put(&t->proc_ids, (uint64_t)id, &added);
+	if (!idx)
+		return oom(err, off), NULL;
+	if (!added)
+		return &t->procs[*idx - 1];
+	procs = realloc(t->procs, (t->nr_procs + 1) * sizeof(*procs));
+	if (!procs)
+		return oom(err, off), NULL;
+	t->procs = procs;
+	memset(&procs[t->nr_procs], 0, sizeof(*procs));
+	procs[t->nr_procs].id = id;
+	*idx = ++t->nr_procs;
+	return &procs[t->nr_procs - 1];
+}
+
+/* Puts the current batch in its P's list when it gets its first event. */
+static bool batch_register(struct scan *s, uint64_t off)
+{
+	struct gt_proc *p;
+	struct gt_batch *b;
+
+	if (s->registered)
+		return true;
+	p = proc_get(s->t, s->p, off, &s->wire);
+	if (!p)
+		return false;
+	if (p->nr_batches == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 4;
+		b = realloc(p->batches, p->cap * sizeof(*b));
+		if (!b)
+			return oom(&s->wire, off);
+		p->batches = b;
+	}
+	p->batches[p->nr_batches++] = (struct gt_batch){ .off = s->off, .ts = s->batch_ts };
+	s->registered = true;
+	return true;
+}
+
+static bool string_add(struct scan *s, const struct gt_raw *raw)
+{
+	uint64_t *v;
+	bool added;
+
+	v = gt_map_put(&s->t->strings, raw->args[0], &added);
+	if (!v)
+		return oom(&s->wire, raw->off);
+	if (!added) {
+		gt_fail(&s->wire, GT_ERR_WIRE, raw->off, "String at offset %llu reuses id %llu: "
+			"string ids must be unique", (unsigned long long)raw->off,
+			(unsigned long long)raw->args[0]);
+		return false;
+	}
+	*v = raw->str_off << 20 | raw->str_len;
+	return true;
+}
+
+static void parse_fail(struct scan *s, const struct gt_raw *raw, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void parse_fail(struct scan *s, const struct gt_raw *raw, const char *fmt, ...)
+{
+	char msg[sizeof(s->parse.msg) - 48];
+	va_list ap;
+
+	if (s->parse.phase)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gt_fail(&s->parse, GT_ERR_PARSE, raw->off, "%s at offset %llu: %s",
+		gt_descs[raw->type].name, (unsigned long long)raw->off, msg);
+}
+
+static bool stack_add(struct scan *s, const struct gt_raw *raw)
+{
+	uint64_t *v, size = raw->args[1];
+	bool added;
+
+	if (raw->nargs < 2) {
+		parse_fail(s, raw, "a stack needs an id and a frame count, it has %u values",
+			   raw->nargs);
+		return true;
+	}
+	if (size > GT_MAX_FRAMES) {
+		parse_fail(s, raw, "%llu frames: a stack has at most %d",
+			   (unsigned long long)size, GT_MAX_FRAMES);
+		return true;
+	}
+	if (raw->nargs != 2 + 4 * size) {
+		parse_fail(s, raw, "%llu frames need %llu values, it has %u",
+			   (unsigned long long)size, (unsigned long long)(2 + 4 * size), raw->nargs);
+		return true;
+	}
+	if (!raw->args[0] || !size)
+		return true;
+	/* A later definition of the same id replaces the earlier one, as in Go. */
+	v = gt_map_put(&s->t->stacks, raw->args[0], &added);
+	if (!v)
+		return oom(&s->wire, raw->off);
+	*v = raw->off;
+	return true;
+}
+
+static bool sample_add(struct scan *s, const struct gt_raw *raw)
+{
+	struct gt_trace *t = s->t;
+	struct gt_sample *v;
+
+	if (!(t->nr_samples & (t->nr_samples + 1))) {
+		v = realloc(t->samples, (2 * t->nr_samples + 1) * sizeof(*v));
+		if (!v)
+			return oom(&s->wire, raw->off);
+		t->samples = v;
+	}
+	t->samples[t->nr_samples++] = (struct gt_sample){ .ts = (int64_t)raw->args[1],
+							  .off = raw->off };
+	return true;
+}
+
+static void min_ts(struct scan *s, int64_t ts)
+{
+	if (!s->have_min || ts < s->t->min_ts)
+		s->t->min_ts = ts;
+	s->have_min = true;
+}
+
+/* An event with a time stamp: it joins its P's list, or the CPU samples. */
+static bool timed_event(struct scan *s, const struct gt_raw *raw)
+{
+	int64_t ts = (int64_t)((uint64_t)s->last_ts + raw->args[0]);
+
+	s->last_ts = ts;
+	s->t->nr_events++;
+	if (raw->type == GT_EV_STW_START && s->t->ver >= GT_VER(10) &&
+	    s->t->ver < GT_VER(21) && raw->args[1] > 1)
+		parse_fail(s, raw, "unknown STW kind %llu: before go 1.21 it is 0 (mark "
+			   "termination) or 1 (sweep termination)", (unsigned long long)raw->args[1]);
+	if (raw->type == GT_EV_FUTILE_WAKEUP)
+		s->t->nr_futile++;
+	if (raw->type == GT_EV_CPU_SAMPLE) {
+		min_ts(s, (int64_t)raw->args[1]);
+		return sample_add(s, raw);
+	}
+	/* Go's merge moves a syscall exit to its real time stamp. */
+	if (raw->type == GT_EV_GO_SYSEXIT && raw->args[3])
+		ts = (int64_t)raw->args[3];
+	min_ts(s, ts);
+	return batch_register(s, raw->off);
+}
+
+static void batch_start(struct scan *s, const struct gt_raw *raw)
+{
+	s->t->nr_batches++;
+	s->p = (int64_t)raw->args[0];
+	s->off = raw->end;
+	s->batch_ts = s->last_ts = (int64_t)raw->args[1];
+	s->registered = false;
+	if (s->p == GT_P_PROFILE)
+		parse_fail(s, raw, "P id %d is the one Go's parser keeps for CPU samples",
+			   GT_P_PROFILE);
+}
+
+static bool scan_event(struct scan *s, const struct gt_raw *raw)
+{
+	if (raw->type == GT_EV_STRING)
+		return string_add(s, raw);
+	if (raw->type == GT_EV_STACK)
+		return stack_add(s, raw);
+	if (raw->nargs != (unsigned int)gt_nr_args(raw->type, s->t->ver)) {
+		parse_fail(s, raw, "%u arguments, this event has %d in go 1.%d traces", raw->nargs,
+			   gt_nr_args(raw->type, s->t->ver), s->t->ver - 1000);
+		return true;
+	}
+	switch (raw->type) {
+	case GT_EV_BATCH:
+		batch_start(s, raw);
+		return true;
+	case GT_EV_FREQUENCY:
+		s->t->ticks_per_sec = (int64_t)raw->args[0];
+		if (s->t->ticks_per_sec <= 0)
+			parse_fail(s, raw, "frequency %lld: ticks per second must be > 0",
+				   (long long)s->t->ticks_per_sec);
+		return true;
+	case GT_EV_TIMER_GOROUTINE: {
+		bool added;
+
+		return gt_map_put(&s->t->timer_gs, raw->args[0], &added) || oom(&s->wire, raw->off);
+	}
+	}
+	return timed_event(s, raw);
+}
+
+static int sample_cmp(const void *a, const void *b)
+{
+	const struct gt_sample *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int scan_end(struct scan *s, struct gt_error *err)
+{
+	struct gt_trace *t = s->t;
+
+	if (s->parse.phase) {
+		*err = s->parse;
+		return -1;
+	}
+	if (!t->nr_procs && !t->nr_samples) {
+		gt_fail(err, GT_ERR_TRACE, t->size, "the trace is empty: no events in any batch");
+		return -1;
+	}
+	if (!t->ticks_per_sec) {
+		gt_fail(err, GT_ERR_TRACE, t->size, "no Frequency event: the trace has no footer; "
+			"it was cut short or not stopped");
+		return -1;
+	}
+	/* Go re-sorts samples by their own time stamp, stably. */
+	qsort(t->samples, t->nr_samples, sizeof(*t->samples), sample_cmp);
+	t->ns_per_tick = 1e9 / (double)t->ticks_per_sec;
+	return 0;
+}
+
+int gt_index(struct gt_trace *t, struct gt_error *err)
+{
+	struct scan s = { .t = t, .off = GT_HEADER_SIZE };
+	struct gt_raw raw;
+	uint64_t off = GT_HEADER_SIZE;
+	int r;
+
+	if (gt_parse_header(t->data, t->size, &t->ver, err))
+		return -1;
+	/* Events before the first Batch belong to P 0 from time 0, as in Go. */
+	while ((r = gt_wire_next(t->data, t->size, off, t->ver, &raw, &s.wire)) > 0) {
+		if (!scan_event(&s, &raw))
+			break;
+		off = raw.end;
+	}
+	if (s.wire.phase) {
+		*err = s.wire;
+		return -1;
+	}
+	return scan_end(&s, err);
+}
+
+void gt_index_free(struct gt_trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_procs; i++)
+		free(t->procs[i].batches);
+	free(t->procs);
+	free(t->samples);
+	gt_map_free(&t->proc_ids);
+	gt_map_free(&t->strings);
+	gt_map_free(&t->stacks);
+	gt_map_free(&t->timer_gs);
+}

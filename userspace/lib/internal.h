@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* libgtrace internals shared between its files. */
+#ifndef GTRACE_INTERNAL_H
+#define GTRACE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "gtrace.h"
+#include "map.h"
+#include "table.h"
+
+#define GT_HEADER_SIZE	16
+#define GT_RAW_ARGS	5	/* time stamp + 3 arguments + stack id */
+#define GT_MAX_FRAMES	1000
+#define GT_MAX_STRING	1000000
+
+/* The first (highest) version whose parser rules apply, as Go writes it. */
+#define GT_VER(minor)	(1000 + (minor))
+
+/* One event as encoded: what Go's readTrace() produces. */
+struct gt_raw {
+	uint64_t off;		/* first byte */
+	uint64_t end;		/* first byte after the event */
+	uint64_t args_off;	/* first argument byte */
+	uint64_t args[GT_RAW_ARGS];	/* the first GT_RAW_ARGS arguments */
+	uint64_t str_off;	/* String: the bytes; UserLog: the value */
+	uint64_t str_len;
+	uint32_t nargs;		/* all arguments, also those not kept */
+	uint8_t type;
+};
+
+/* Per event type: the table of Go's EventDescriptions, plus merge facts. */
+struct gt_desc {
+	const char *name;
+	const char *args[4];	/* NULL-terminated */
+	const char *sargs[3];
+	uint16_t min_ver;
+	bool stack;		/* last argument is a stack id */
+};
+
+extern const struct gt_desc gt_descs[GT_EV_COUNT];
+
+/* Arguments Go's parser requires for @type (Stack: any number). */
+int gt_nr_args(unsigned int type, int ver);
+
+/* wire.c */
+int gt_parse_header(const uint8_t *buf, size_t size, int *ver, struct gt_error *err);
+/* 1 with @raw filled, 0 at the end of the data, -1 with @err set. */
+int gt_wire_next(const uint8_t *buf, size_t size, uint64_t off, int ver,
+		 struct gt_raw *raw, struct gt_error *err);
+/* A varint at *off; false when the data ends or it has over 10 bytes. */
+bool gt_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v);
+
+void gt_fail(struct gt_error *err, enum gt_phase phase, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* A P's events: the batches (Batch headers) of that P, in file order. */
+struct gt_batch {
+	uint64_t off;		/* first event after the Batch header */
+	int64_t ts;		/* the header's time stamp */
+};
+
+struct gt_proc {
+	int64_t id;
+	struct gt_batch *batches;
+	size_t nr_batches, cap;
+};
+
+struct gt_sample {
+	int64_t ts;
+	uint64_t off;
+};
+
+struct gt_trace {
+	const uint8_t *data;
+	size_t size;
+	bool mapped;
+	int ver;
+	int64_t ticks_per_sec;
+	int64_t min_ts;		/* earliest time stamp after the merge */
+	double ns_per_tick;
+	uint64_t nr_events;
+	uint64_t nr_batches;
+	uint64_t nr_futile;	/* FutileWakeup events */
+	struct gt_proc *procs;
+	size_t nr_procs;
+	struct gt_map proc_ids;		/* P id -> index + 1 in procs */
+	struct gt_sample *samples;	/* CPU samples, sorted as Go sorts them */
+	size_t nr_samples;
+	struct gt_map strings;		/* id -> offset << 20 | length */
+	struct gt_map stacks;		/* id -> offset of the Stack event */
+	struct gt_map timer_gs;		/* goroutines that are Go timer goroutines */
+};
+
+/* index.c: the first pass over the file. */
+int gt_index(struct gt_trace *t, struct gt_error *err);
+void gt_index_free(struct gt_trace *t);
+
+/* cursor.c: one P's events in file order, as Go's parseEvents() sees them. */
+struct gt_cursor {
+	const struct gt_trace *t;
+	const struct gt_proc *proc;	/* NULL: the CPU samples */
+	size_t next;			/* next batch, or next sample */
+	uint64_t off;			/* next event; 0 between batches */
+	int64_t last_ts;
+	uint64_t last_g;
+};
+
+void gt_cursor_init(struct gt_cursor *c, const struct gt_trace *t, const struct gt_proc *proc);
+bool gt_cursor_next(struct gt_cursor *c, struct gt_event *ev);
+/* Decodes the event at @off on its own (no time stamp): syscall exits. */
+void gt_event_at(const struct gt_trace *t, uint64_t off, struct gt_event *ev);
+
+/* order.c: the merge of all Ps into one stream (Go's order1007). */
+struct gt_source;
+
+struct gt_merge {
+	const struct gt_trace *t;
+	struct gt_source *src;
+	size_t nr_src;
+	uint32_t *heap[2];		/* the frontier: min and max heap of sources */
+	size_t heap_len;
+	int64_t low_rank, high_rank;	/* ranks given so far */
+	uint32_t *ready;		/* sources about to join the frontier */
+	size_t nr_ready;
+	size_t nr_waiting;		/* sources whose head waits for a goroutine */
+	struct gt_table gs;		/* goroutine -> struct order_g */
+};
+
+int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, struct gt_error *err);
+/* 1 with @ev the next event, 0 at the end, -1 with @err set. */
+int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err);
+void gt_merge_free(struct gt_merge *m);
+
+/* futile.c: offsets of the events Go's removeFutile() drops. */
+int gt_futile_scan(const struct gt_trace *t, struct gt_map *drop, struct gt_error *err);
+
+/* state.c: goroutine, P, GC, task and region rules (Go's postProcessTrace). */
+struct gt_state {
+	const struct gt_trace *t;
+	struct gt_table gs;		/* goroutine -> struct state_g */
+	struct gt_table ps;		/* P -> struct state_p */
+	struct gt_map tasks;		/* live user task ids */
+	bool gc, stw;			/* a GC, a global STW is in progress */
+};
+
+int gt_state_init(struct gt_state *s, const struct gt_trace *t, struct gt_error *err);
+/* Checks @ev and applies it; may move it to a pseudo P and give it a stack. */
+int gt_state_event(struct gt_state *s, struct gt_event *ev, struct gt_error *err);
+void gt_state_free(struct gt_state *s);
+
+#endif /* GTRACE_INTERNAL_H */

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The merge of per-P event streams into one, as Go's order1007() does it:
+ * the frontier holds the first unmerged event of each P whose goroutine is
+ * in the state the event needs (status and sequence number); the earliest
+ * event of the frontier is merged next. If the frontier is empty while
+ * events remain, no consistent order exists.
+ *
+ * Go rescans every P after each merged event. Here a P whose first event
+ * is not ready waits on its goroutine's list, and only a change of that
+ * goroutine's state looks at it again: the same frontier, without the
+ * O(P) scan. Two heaps (min and max) stand for Go's sorted frontier
+ * array, with ranks for the positions its stable sort keeps among events
+ * of equal time, so ties come out in Go's order. (Go sorts frontiers of
+ * over 12 events with an unstable sort; ties there may differ.)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum { G_DEAD, G_RUNNABLE, G_RUNNING, G_WAITING };
+
+#define UNORDERED	(~0ULL)		/* event without ordering needs */
+#define GARBAGE	(~0ULL - 1)	/* pseudo goroutine ordering GCStart */
+#define NOSEQ		(~0ULL)		/* any sequence number */
+#define SEQINC		(~0ULL - 1)	/* the current sequence number + 1 */
+
+struct order_g {
+	uint64_t seq;
+	uint32_t status;
+	uint32_t waiters;		/* first source waiting + 1, or 0 */
+};
+
+struct gt_source {
+	struct gt_cursor cur;
+	struct gt_event head;
+	int64_t rank;
+	uint32_t pos[2];		/* in the min and the max heap */
+	bool has_head;
+	uint32_t next_waiter;		/* next source waiting + 1, or 0 */
+};
+
+/* What an event needs of its goroutine and what it leaves (stateTransition). */
+struct trans {
+	uint64_t g;
+	uint64_t init_seq, next_seq;
+	uint32_t init, next;
+};
+
+static const char *const status_names[] = { "dead", "runnable", "running", "waiting" };
+
+static struct trans transition_of(const struct gt_event *ev)
+{
+	const uint64_t *a = ev->args;
+
+	switch (ev->type) {
+	case GT_EV_GO_CREATE:
+		return (struct trans){ a[0], 0, 1, G_DEAD, G_RUNNABLE };
+	case GT_EV_GO_WAITING:
+	case GT_EV_GO_IN_SYSCALL:
+		return (struct trans){ ev->g, 1, 2, G_RUNNABLE, G_WAITING };
+	case GT_EV_GO_START:
+	case GT_EV_GO_START_LABEL:
+		return (struct trans){ ev->g, a[1], a[1] + 1, G_RUNNABLE, G_RUNNING };
+	case GT_EV_GO_START_LOCAL:
+		return (struct trans){ ev->g, NOSEQ, SEQINC, G_RUNNABLE, G_RUNNING };
+	case GT_EV_GO_BLOCK:
+	case GT_EV_GO_BLOCK_SEND:
+	case GT_EV_GO_BLOCK_RECV:
+	case GT_EV_GO_BLOCK_SELECT:
+	case GT_EV_GO_BLOCK_SYNC:
+	case GT_EV_GO_BLOCK_COND:
+	case GT_EV_GO_BLOCK_NET:
+	case GT_EV_GO_SLEEP:
+	case GT_EV_GO_SYSBLOCK:
+	case GT_EV_GO_BLOCK_GC:
+		return (struct trans){ ev->g, NOSEQ, NOSEQ, G_RUNNING, G_WAITING };
+	case GT_EV_GO_SCHED:
+	case GT_EV_GO_PREEMPT:
+		return (struct trans){ ev->g, NOSEQ, NOSEQ, G_RUNNING, G_RUNNABLE };
+	case GT_EV_GO_UNBLOCK:
+	case GT_EV_GO_SYSEXIT:
+		return (struct trans){ a[0], a[1], a[1] + 1, G_WAITING, G_RUNNABLE };
+	case GT_EV_GO_UNBLOCK_LOCAL:
+	case GT_EV_GO_SYSEXIT_LOCAL:
+		return (struct trans){ a[0], NOSEQ, SEQINC, G_WAITING, G_RUNNABLE };
+	case GT_EV_GC_START:
+		return (struct trans){ GARBAGE, a[0], a[0] + 1, G_DEAD, G_DEAD };
+	}
+	return (struct trans){ .g = UNORDERED };
+}
+
+static bool ready(const struct trans *tr, const struct order_g *g)
+{
+	uint64_t seq = g ? g->seq : 0;
+	uint32_t status = g ? g->status : G_DEAD;
+
+	return tr->g == UNORDERED ||
+	       ((tr->init_seq == NOSEQ || tr->init_seq == seq) && tr->init == status);
+}
+
+static bool before(const struct gt_event *a, const struct gt_event *b)
+{
+	return a->ts < b->ts;
+}
+
+/* Frontier order: time, then rank (Go's position in its frontier array). */
+static bool less(const struct gt_merge *m, uint32_t a, uint32_t b)
+{
+	const struct gt_source *x = &m->src[a], *y = &m->src[b];
+
+	if (x->head.ts != y->head.ts)
+		return x->head.ts < y->head.ts;
+	return x->rank < y->rank;
+}
+
+/* Heap @h (0: min, 1: max) holds source @s at @i. */
+static void heap_set(struct gt_merge *m, int h, size_t i, uint32_t s)
+{
+	m->heap[h][i] = s;
+	m->src[s].pos[h] = (uint32_t)i;
+}
+
+static bool heap_above(const struct gt_merge *m, int h, uint32_t a, uint32_t b)
+{
+	return h ? less(m, b, a) : less(m, a, b);
+}
+
+static void sift_up(struct gt_merge *m, int h, size_t i)
+{
+	uint32_t s = m->heap[h][i];
+	size_t parent;
+
+	while (i && heap_above(m, h, s, m->heap[h][parent = (i - 1) / 2])) {
+		heap_set(m, h, i, m->heap[h][parent]);
+		i = parent;
+	}
+	heap_set(m, h, i, s);
+}
+
+static void sift_down(struct gt_merge *m, int h, size_t i)
+{
+	uint32_t s = m->heap[h][i];
+	size_t child;
+
+	while ((child = 2 * i + 1) < m->heap_len) {
+		if (child + 1 < m->heap_len &&
+		    heap_above(m, h, m->heap[h][child + 1], m->heap[h][child]))
+			child++;
+		if (!heap_above(m, h, m->heap[h][child], s))
+			break;
+		heap_set(m, h, i, m->heap[h][child]);
+		i = child;
+	}
+	heap_set(m, h, i, s);
+}
+
+/* Heap @h after the key of the source at @i changed either way. */
+static void heap_fix(struct gt_merge *m, int h, size_t i)
+{
+	uint32_t s = m->heap[h][i];
+
+	sift_up(m, h, i);
+	sift_down(m, h, m->src[s].pos[h]);
+}
+
+static void frontier_add(struct gt_merge *m, uint32_t s)
+{
+	size_t i = m->heap_len++;
+	int h;
+
+	m->src[s].rank = m->high_rank++;
+	for (h = 0; h < 2; h++) {
+		heap_set(m, h, i, s);
+		sift_up(m, h, i);
+	}
+}
+
+static void frontier_del(struct gt_merge *m, uint32_t s)
+{
+	uint32_t last;
+	size_t i;
+	int h;
+
+	m->heap_len--;
+	for (h = 0; h < 2; h++) {
+		i = m->src[s].pos[h];
+		last = m->heap[h][m->heap_len];
+		if (i == m->heap_len)
+			continue;
+		heap_set(m, h, i, last);
+		heap_fix(m, h, i);
+	}
+}
+
+/*
+ * Go takes frontier[0] of its sorted frontier and moves the last element
+ * to the front; its stable sort then puts that one before every other
+ * event of the same time. Ranks say the same: the last gets the lowest.
+ */
+static uint32_t frontier_pop(struct gt_merge *m)
+{
+	uint32_t first = m->heap[0][0], last;
+
+	frontier_del(m, first);
+	if (m->heap_len) {
+		last = m->heap[1][0];
+		m->src[last].rank = --m->low_rank;
+		heap_fix(m, 0, m->src[last].pos[0]);
+		heap_fix(m, 1, m->src[last].pos[1]);
+	}
+	return first;
+}
+
+static int ready_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Events that became ready join the frontier in P order, as Go's scan. */
+static void frontier_join(struct gt_merge *m)
+{
+	size_t i;
+
+	qsort(m->ready, m->nr_ready, sizeof(*m->ready), ready_cmp);
+	for (i = 0; i < m->nr_ready; i++)
+		frontier_add(m, m->ready[i]);
+	m->nr_ready = 0;
+}
+
+/* Puts source @s's head into the frontier, or on its goroutine's wait list. */
+static int offer(struct gt_merge *m, uint32_t s, struct gt_error *err)
+{
+	struct gt_source *src = &m->src[s];
+	struct trans tr = transition_of(&src->head);
+	struct order_g *g;
+
+	if (ready(&tr, gt_table_get(&m->gs, tr.g))) {
+		m->ready[m->nr_ready++] = s;
+		return 0;
+	}
+	g = gt_table_add(&m->gs, tr.g);
+	if (!g) {
+		gt_fail(err, GT_ERR_ORDER, src->head.off, "out of memory while merging");
+		return -1;
+	}
+	src->next_waiter = g->waiters;
+	g->waiters = s + 1;
+	m->nr_waiting++;
+	return 0;
+}
+
+static int advance(struct gt_merge *m, uint32_t s, struct gt_error *err)
+{
+	struct gt_source *src = &m->src[s];
+
+	src->has_head = gt_cursor_next(&src->cur, &src->head);
+	return src->has_head ? offer(m, s, err) : 0;
+}
+
+int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, struct gt_error *err)
+{
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->t = t;
+	gt_table_init(&m->gs, sizeof(struct order_g));
+	m->nr_src = t->nr_procs + (t->nr_samples > 0);
+	m->src = calloc(m->nr_src, sizeof(*m->src));
+	m->heap[0] = calloc(m->nr_src, sizeof(*m->heap[0]));
+	m->heap[1] = calloc(m->nr_src, sizeof(*m->heap[1]));
+	m->ready = calloc(m->nr_src, sizeof(*m->ready));
+	if (!m->src || !m->heap[0] || !m->heap[1] || !m->ready) {
+		gt_fail(err, GT_ERR_ORDER, 0, "out of memory for %zu Ps", m->nr_src);
+		return -1;
+	}
+	for (i = 0; i < m->nr_src; i++) {
+		gt_cursor_init(&m->src[i].cur, t, i < t->nr_procs ? &t->procs[i] : NULL);
+		if (advance(m, (uint32_t)i, err))
+			return -1;
+	}
+	frontier_join(m);
+	return 0;
+}
+
+void gt_merge_free(struct gt_merge *m)
+{
+	free(m->src);
+	free(m->heap[0]);
+	free(m->heap[1]);
+	free(m->ready);
+	gt_table_free(&m->gs);
+}
+
+/* Gives the sources waiting for @g another look after its state changed. */
+static int wake(struct gt_merge *m, struct order_g *g, struct gt_error *err)
+{
+	uint32_t s = g->waiters, next;
+
+	g->waiters = 0;
+	for (; s; s = next) {
+		next = m->src[s - 1].next_waiter;
+		m->nr_waiting--;
+		if (offer(m, s - 1, err))
+			return -1;
+	}
+	return 0;
+}
+
+static const char *seq_str(uint64_t seq, char *buf, size_t size)
+{
+	if (seq == NOSEQ)
+		return "any";
+	snprintf(buf, size, "%llu", (unsigned long long)seq);
+	return buf;
+}
+
+/* Explains why nothing can be merged, from the earliest waiting event. */
+static int stuck(struct gt_merge *m, struct gt_error *err)
+{
+	const struct gt_event *ev = NULL;
+	const struct order_g *g;
+	struct trans tr;
+	char want[24];
+	size_t i;
+
+	for (i = 0; i < m->nr_src; i++)
+		if (m->src[i].has_head && (!ev || before(&m->src[i].head, ev)))
+			ev = &m->src[i].head;
+	tr = transition_of(ev);
+	g = gt_table_get(&m->gs, tr.g);
+	gt_fail(err, GT_ERR_ORDER, ev->off, "no consistent ordering of events possible: %s at "
+		"offset %llu (P %lld) needs g %llu %s with seq %s, but g %llu is %s with seq %llu "
+		"and no other P's next event can change that",
+		gt_event_name(m->t, ev->type), (unsigned long long)ev->off, (long long)ev->p,
+		(unsigned long long)tr.g, status_names[tr.init], seq_str(tr.init_seq, want,
+		sizeof(want)), (unsigned long long)tr.g, status_names[g ? g->status : G_DEAD],
+		(unsigned long long)(g ? g->seq : 0));
+	return -1;
+}
+
+/* Go's transition(): the new state of the event's goroutine. */
+static int apply(struct gt_merge *m, const struct gt_event *ev, struct gt_error *err)
+{
+	struct trans tr = transition_of(ev);
+	struct order_g *g;
+
+	if (tr.g == UNORDERED)
+		return 0;
+	g = gt_table_get(&m->gs, tr.g);
+	if (!ready(&tr, g)) {
+		gt_fail(err, GT_ERR_ORDER, ev->off, "event sequences are broken: %s at offset %llu "
+			"needs g %llu %s, but another event took that state first (two events "
+			"claim the same goroutine transition)", gt_event_name(m->t, ev->type),
+			(unsigned long long)ev->off, (unsigned long long)tr.g,
+			status_names[tr.init]);
+		return -1;
+	}
+	if (!g) {
+		g = gt_table_add(&m->gs, tr.g);
+		if (!g) {
+			gt_fail(err, GT_ERR_ORDER, ev->off, "out of memory while merging");
+			return -1;
+		}
+	}
+	if (tr.next_seq == NOSEQ)
+		tr.next_seq = g->seq;
+	else if (tr.next_seq == SEQINC)
+		tr.next_seq = g->seq + 1;
+	g->seq = tr.next_seq;
+	g->status = tr.next;
+	return wake(m, g, err);
+}
+
+/* "Local" events only help the merge; Go renames them afterwards. */
+static void unlocal(struct gt_event *ev)
+{
+	switch (ev->type) {
+	case GT_EV_GO_START_LOCAL:
+		ev->type = GT_EV_GO_START;
+		break;
+	case GT_EV_GO_UNBLOCK_LOCAL:
+		ev->type = GT_EV_GO_UNBLOCK;
+		break;
+	case GT_EV_GO_SYSEXIT_LOCAL:
+		ev->type = GT_EV_GO_SYSEXIT;
+		break;
+	}
+}
+
+int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err)
+{
+	uint32_t s;
+
+	if (!m->heap_len)
+		return m->nr_waiting ? stuck(m, err) : 0;
+	s = frontier_pop(m);
+	*ev = m->src[s].head;
+	if (apply(m, ev, err) || advance(m, s, err))
+		return -1;
+	frontier_join(m);
+	unlocal(ev);
+	return 1;
+}
