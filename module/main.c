@@ -197,7 +197,6 @@ static const struct file_operations gotrace_fops = {
 	.poll		= gotrace_poll,
 	.unlocked_ioctl	= gotrace_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= no_llseek,
 };
 
 static struct miscdevice gotrace_misc = {
