@@ -12,7 +12,7 @@
 # scripts/go-check.sh. Each suite's TAP is saved under build/check/ and counted; the
 # command fails if any test fails, any suite does not run, or a guest shows a kernel splat.
 #
-# Environment: GOTRACE_VM_TIMEOUT (seconds per guest, default 1500), GOTRACE_VM_MEM (MB,
+# Environment: GOTRACE_VM_TIMEOUT (seconds per guest, default 1200), GOTRACE_VM_MEM (MB,
 # default 2048), GOTRACE_KERNELS (space-separated KVERs to test instead of all).
 set -eu
 
@@ -21,7 +21,7 @@ OUT="$ROOT/build/check"
 BIN="$OUT/bin"
 TRACES="$OUT/traces"
 RESULTS="$OUT/results"
-VM_TIMEOUT=${GOTRACE_VM_TIMEOUT:-1500}
+VM_TIMEOUT=${GOTRACE_VM_TIMEOUT:-1200}
 VM_MEM=${GOTRACE_VM_MEM:-2048}
 VM_CPUS=2
 
@@ -50,23 +50,28 @@ record() {
 	printf '%s|%s|%s|%s\n' "$1" "$2" "${3:--}" "${4:-}" >> "$RESULTS"
 }
 
-# tap_counts FILE: "pass fail skip points plan bail" from top-level TAP lines; plan is
-# the sum of the plans seen (concatenated streams), -1 if there is none.
+# tap_counts FILE: "pass fail skip points plan bail cpass cfail cskip" from the top-level
+# TAP lines; plan is the sum of the plans seen (concatenated streams), -1 if there is none.
+# cpass/cfail/cskip count the test cases nested as "# ok"/"# not ok" comments (kselftest).
 tap_counts() {
 	awk '
-	/^ok( |$)/ || /^not ok( |$)/ {
-		n++
-		u = toupper($0)
+	function kind(line,   u) {
+		u = toupper(line)
 		if (u ~ /# *SKIP/)
-			skip++
-		else if ($1 == "ok" || u ~ /# *TODO/)
-			pass++
-		else
-			fail++
+			return "skip"
+		if (line ~ /^[# ]*ok/ || u ~ /# *TODO/)
+			return "pass"
+		return "fail"
 	}
+	/^ok( |$)/ || /^not ok( |$)/ { n++; top[kind($0)]++ }
+	/^#[ #]*(not )?ok [0-9]/ { nested[kind($0)]++ }
 	/^1\.\.[0-9]+/ { split($1, p, "\\.\\."); plan += p[2]; hasplan = 1 }
 	/^Bail out!/ { bail = 1 }
-	END { print pass + 0, fail + 0, skip + 0, n + 0, (hasplan ? plan : -1), bail + 0 }
+	END {
+		print top["pass"] + 0, top["fail"] + 0, top["skip"] + 0, n + 0,
+		      (hasplan ? plan : -1), bail + 0,
+		      nested["pass"] + 0, nested["fail"] + 0, nested["skip"] + 0
+	}
 	' "$1"
 }
 
@@ -96,10 +101,10 @@ summary() {
 	total_pass=0 total_fail=0 total_skip=0 bad=0 suites=0
 	echo
 	echo "=== check.sh: summary ($(($(date +%s) - start_all))s)"
-	printf '%-32s %6s %6s %6s  %s\n' suite pass fail skip result
+	printf '%-32s %6s %6s %6s  %-12s %s\n' suite pass fail skip "cases p/f/s" result
 	while IFS='|' read -r name rc tap note; do
 		suites=$((suites + 1))
-		pass=0 fail=0 skip=0 points=0 plan=-1 bail=0
+		pass=0 fail=0 skip=0 points=0 plan=-1 bail=0 cases=-
 		if [ "$rc" = - ]; then
 			result="NOT RUN: $note"
 		elif [ ! -s "$tap" ]; then
@@ -107,6 +112,7 @@ summary() {
 		else
 			set -- $(tap_counts "$tap")
 			pass=$1 fail=$2 skip=$3 points=$4 plan=$5 bail=$6
+			[ $(($7 + $8 + $9)) -eq 0 ] || cases="$7/$8/$9"
 			result=ok
 			if [ "$points" -eq 0 ]; then
 				result="NOT RUN: no test results in $tap"
@@ -128,9 +134,9 @@ summary() {
 		total_pass=$((total_pass + pass))
 		total_fail=$((total_fail + fail))
 		total_skip=$((total_skip + skip))
-		printf '%-32s %6s %6s %6s  %s\n' "$name" "$pass" "$fail" "$skip" "$result"
+		printf '%-32s %6s %6s %6s  %-12s %s\n' "$name" "$pass" "$fail" "$skip" "$cases" "$result"
 	done < "$RESULTS"
-	printf '%-32s %6s %6s %6s  %s\n' TOTAL "$total_pass" "$total_fail" "$total_skip" \
+	printf '%-32s %6s %6s %6s  %-12s %s\n' TOTAL "$total_pass" "$total_fail" "$total_skip" "" \
 		"$suites suites, $bad not ok"
 	if [ -n "$problems" ]; then
 		echo "other failures:$problems"
