@@ -15,7 +15,7 @@
 #define GT_DEV			"/dev/gotrace"
 #define GT_HEADER_LEN		16
 #define GT_MIN_BUFFER		(16 * 1024ULL)		/* per CPU */
-#define GT_MAX_BUFFER		(1ULL << 30)		/* per CPU */
+#define GT_MAX_BUFFER		(1024 * 1024 * 1024ULL)	/* per CPU */
 #define GT_DEFAULT_BUFFER	(2 * 1024 * 1024ULL)	/* module parameter */
 #define GT_PID_MAX_LIMIT	(4 * 1024 * 1024)	/* PID_MAX_LIMIT, 64-bit */
 #define GT_READ_CHUNK		(64 * 1024)
