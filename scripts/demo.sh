@@ -51,13 +51,17 @@ make -s -C "$ROOT/userspace" static OUT="$OUT/bin" >&2 ||
 
 # The guest's script: busybox sh, static binaries only.
 cat > "$OUT/demo-guest.sh" <<EOF
-set -e
 SECONDS_WANTED=$seconds
 EOF
 cat >> "$OUT/demo-guest.sh" <<'EOF'
+# Runs in the guest (busybox sh). The workload's own failures do not matter; the session's do.
 gotrace=/host/bin/gotrace
-insmod /host/gotrace.ko
-$gotrace start
+fail() {
+	echo "demo-guest: $*" >&2
+	exit 1
+}
+insmod /host/gotrace.ko || fail "insmod gotrace.ko failed"
+$gotrace start || fail "gotrace start failed"
 cat /dev/gotrace > /host/out.trace &
 reader=$!
 
@@ -66,22 +70,21 @@ busy() { [ "$(date +%s)" -lt "$end" ]; }
 
 # Directory walks: lots of short syscalls, some blocking on sysfs/proc.
 ( while busy; do find / -xdev > /dev/null; find /sys/devices /proc/sys > /dev/null 2>&1; done ) &
+w1=$!
 # Pipe ping-pong through three processes.
 ( while busy; do seq 1 500 | while read -r i; do echo "$i"; done | cat > /dev/null; done ) &
+w2=$!
 # Sleepers waking up on timers.
 ( while busy; do sleep 0.05 & sleep 0.1; wait; done ) &
+w3=$!
 # A fork loop: every iteration is a fork + exec + exit.
 ( while busy; do /bin/true; /bin/busybox echo fork > /dev/null; done ) &
-wait_workers() {
-	for job in $(jobs -p); do
-		[ "$job" = "$reader" ] || wait "$job"
-	done
-}
-wait_workers
+w4=$!
+wait $w1 $w2 $w3 $w4
 
-$gotrace stop
-wait "$reader"
-$gotrace status || true
+$gotrace stop || fail "gotrace stop failed"
+wait $reader || fail "reading /dev/gotrace failed"
+$gotrace status
 sync
 ls -l /host/out.trace
 EOF
