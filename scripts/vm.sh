@@ -20,6 +20,8 @@
 # status to SHAREDIR/.vm-exit, the guest's dmesg to SHAREDIR/.vm-dmesg; then the guest
 # powers off. vm.sh exits with the command's status, or non-zero if the guest did not get
 # that far, timed out, or its dmesg shows a kernel splat (BUG/WARNING/Oops/lockdep/...).
+# A background process the command leaves with its stdout open keeps the guest up until
+# the timeout: redirect or wait for such processes.
 #
 # The initramfs (busybox-static, /init, the modules 9p needs, in dependency order) is
 # cached in build/vm/, keyed by the kernel package, busybox and this script.
@@ -55,7 +57,7 @@ show_console() {
 }
 
 usage() {
-	sed -n '5,25s/^# \{0,1\}//p' "$0" >&2
+	sed -n '5,27s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -142,7 +144,7 @@ write_init() {
 #!/bin/sh
 # PID 1 of the gotrace test guest: mount, run /host/.vm-cmd, record its status, power off.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/root
-halt() {
+stop() {
 	echo "vm-init: $*" >&2
 	poweroff -f
 }
@@ -159,11 +161,11 @@ ln -sf /proc/self/fd /dev/fd 2>/dev/null
 hostname gotrace-vm
 ip link set lo up 2>/dev/null
 while read -r m; do
-	insmod "/lib/modules/$m" || halt "cannot load $m"
+	insmod "/lib/modules/$m" || stop "cannot load $m"
 done < /etc/vm-modules
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,access=any host0 /host ||
-	halt "cannot mount the 9p share host0 at /host"
-[ -f /host/.vm-cmd ] || halt "no /host/.vm-cmd to run"
+	stop "cannot mount the 9p share host0 at /host"
+[ -f /host/.vm-cmd ] || stop "no /host/.vm-cmd to run"
 cd /host
 { /bin/sh /host/.vm-cmd; echo $? > /tmp/.vm-rc; } | tee /host/.vm-stdout
 cd /
