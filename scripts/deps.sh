@@ -23,7 +23,7 @@ have_pkgs() {
 
 base="make gcc libc6-dev libkmod-dev kmod sparse busybox-static cpio xz-utils zstd \
 qemu-system-x86 qemu-utils golang-go curl ca-certificates linux-headers-amd64 linux-source-6.1 \
-python3 perl"
+python3 perl clang libclang-rt-14-dev"
 bpo="golang-1.21-go golang-1.23-go"
 
 if have_pkgs $base $bpo && [ -f "$BPO_LIST" ] && [ -z "${GOTRACE_DEPS_REFRESH:-}" ]; then

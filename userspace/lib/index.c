@@ -251,7 +251,8 @@ static int scan_end(struct scan *s, struct gt_error *err)
 		return -1;
 	}
 	/* Go re-sorts samples by their own time stamp, stably. */
-	qsort(t->samples, t->nr_samples, sizeof(*t->samples), sample_cmp);
+	if (t->nr_samples)
+		qsort(t->samples, t->nr_samples, sizeof(*t->samples), sample_cmp);
 	t->ns_per_tick = 1e9 / (double)t->ticks_per_sec;
 	return 0;
 }

@@ -326,8 +326,9 @@ int gt_replay(struct gt_trace *t, gt_sink_fn fn, void *ctx, struct gt_error *err
 	int r = pipe_run(&p, err);
 
 	pipe_free(&p);
-	if (!r) {
+	if (!r && p.nr_moved)
 		qsort(p.moved, p.nr_moved, sizeof(*p.moved), moved_cmp);
+	if (!r) {
 		q.moved = p.moved;
 		q.nr_moved = p.nr_moved;
 		r = pipe_run(&q, err);

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libFuzzer target: any bytes through open, check, replay and the dictionaries. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gtrace.h"
+
+static int visit(void *ctx, const struct gt_trace *t, const struct gt_event *ev)
+{
+	struct gt_frame frames[8];
+	const char *s[2];
+	size_t len[2];
+	unsigned int n, i;
+
+	*(uint64_t *)ctx += (uint64_t)gt_ns(t, ev->ts);
+	n = gt_event_strings(t, ev, s, len);
+	for (i = 0; i < n; i++)
+		*(uint64_t *)ctx += len[i] ? s[i][len[i] - 1] : 0;
+	*(uint64_t *)ctx += gt_stack(t, ev->stk, frames, 8);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct gt_error err;
+	struct gt_trace *t;
+	uint64_t sum = 0;
+
+	if (gt_open_mem(data, size, &t, &err))
+		return 0;
+	if (!gt_check(t, visit, &sum, &err))
+		gt_replay(t, visit, &sum, &err);
+	gt_close(t);
+	return 0;
+}
