@@ -14,6 +14,7 @@ static const struct gt_cmd cmds[] = {
 	{ "status", cmd_status, "show the session's state and counters" },
 	{ "check", cmd_check, "check a trace file with the rules of Go's parser" },
 	{ "dump", cmd_dump, "print a trace's events in Go's merged order" },
+	{ "stats", cmd_stats, "summarise a trace: threads, programs, CPUs, latency" },
 	{ "help", cmd_help, "show this help, or a command's help" },
 };
 

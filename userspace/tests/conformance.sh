@@ -57,6 +57,12 @@ sample() {
 	else
 		not_ok "check accepts $name"
 	fi
+	if "$GOTRACE" stats --json "$1" | python3 -c 'import json, sys; json.load(sys.stdin)' &&
+	   "$GOTRACE" stats "$1" > /dev/null; then
+		ok "stats and stats --json (valid JSON) for $name"
+	else
+		not_ok "stats and stats --json (valid JSON) for $name"
+	fi
 	if same_as_go "$go" "$1"; then
 		lines=$(wc -l < "$TMP/go")
 		events=$((events + lines))
