@@ -43,7 +43,17 @@ mark_log() {
 }
 
 show_log() {
-	dmesg | tail -n +$((log_lines + 1)) | sed 's/^/# dmesg: /'
+	dmesg | tail -n +$((log_lines + 1)) | while IFS= read -r line; do
+		echo "# dmesg: $line"
+	done
+}
+
+# Prefix each line with "# " as it comes (sed would hold the last lines
+# back in its buffer, and lose them if the kernel panics).
+comment() {
+	while IFS= read -r line; do
+		echo "# $line"
+	done
 }
 
 # step NAME COMMAND...: run COMMAND, its output as comments, then a result.
@@ -55,7 +65,7 @@ step() {
 	{
 		"$@" 2>&1
 		echo $? > "$rcfile"
-	} | sed 's/^/# /'
+	} | comment
 	rc=$(cat "$rcfile")
 	show_log
 	case $rc in
