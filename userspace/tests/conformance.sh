@@ -6,11 +6,13 @@
 # - 'gotrace dump' prints the same events in the same order as
 #   'go tool trace -d' of that Go version, line for line;
 # - the constructed cases of test_rules get the same verdict from Go.
-# Usage: conformance.sh GOTRACE CASES_DIR
+# - extra traces (generated ones) are compared with Go 1.19 too.
+# Usage: conformance.sh GOTRACE CASES_DIR [TRACE...]
 set -u
 
 GOTRACE=$1
 CASES=$2
+shift 2
 GO119=${GO119:-/usr/lib/go-1.19}
 GO121=${GO121:-/usr/lib/go-1.21}
 TMP=$(mktemp -d)
@@ -32,7 +34,7 @@ not_ok() {
 
 go_for() {
 	case $1 in
-	*_1_21_good) echo "$GO121/bin/go" ;;
+	*_1_21_good|*_1_21.trace) echo "$GO121/bin/go" ;;
 	*) echo "$GO119/bin/go" ;;
 	esac
 }
@@ -104,9 +106,13 @@ for f in "$GO119"/src/internal/trace/testdata/*_1_*_good \
 	sample "$f"
 	traces=$((traces + 1))
 done
+for f in "$@"; do
+	sample "$f"
+	traces=$((traces + 1))
+done
 for f in "$CASES"/*; do
 	constructed "$f"
 done
-echo "# $traces Go sample traces, $events events compared with go tool trace -d"
+echo "# $traces traces, $events events compared with go tool trace -d"
 echo "1..$n"
 [ "$failed" = 0 ]
