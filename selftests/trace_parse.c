@@ -87,7 +87,8 @@ struct gt_ids {
 /* Where each P's events have got to in time. */
 struct gt_p {
 	__u64 id;
-	__u64 ts;
+	__u64 ts;	/* base of the next timestamp delta */
+	__u64 last;	/* timestamp of the P's last timed event */
 };
 
 struct gt_parser {
@@ -265,13 +266,27 @@ static int gt_batch(struct gt_parser *ps, unsigned int nr_cpus)
 	if (p == ps->ps + ps->st->nr_ps) {
 		ps->st->nr_ps++;
 		p->id = id;
-		p->ts = 0;
+		p->last = 0;
 	}
-	if (ts < p->ts)
-		return gt_fail(ps, "batch of P %llu goes back in time",
-			       (unsigned long long)id);
 	p->ts = ts;
 	ps->cur = p;
+	return 0;
+}
+
+/*
+ * A P's events keep their order when Go merges the Ps, and the merged
+ * stream must be sorted by time: so each P's time never goes back.
+ */
+static int gt_timed(struct gt_parser *ps, __u64 delta)
+{
+	struct gt_p *p = ps->cur;
+
+	p->ts += delta;
+	if (p->ts < p->last)
+		return gt_fail(ps, "P %llu goes back in time by %llu ticks",
+			       (unsigned long long)p->id,
+			       (unsigned long long)(p->last - p->ts));
+	p->last = p->ts;
 	return 0;
 }
 
@@ -302,15 +317,13 @@ static int gt_parse_event(struct gt_parser *ps, unsigned int nr_cpus)
 			return gt_fail(ps, "out of memory");
 		break;
 	}
-	if (gt_events[typ].timed)
-		ps->cur->ts += ps->args[0];
-	return 0;
+	return gt_events[typ].timed ? gt_timed(ps, ps->args[0]) : 0;
 }
 
 /*
  * Check that @data is a whole trace as Go's parsers read it, as far as can be
  * told without replaying goroutine states: the header, every event's type
- * and size, batches of real Ps, each P's time never going back, one
+ * and size, batches of real Ps, each P's events in time order, one
  * Frequency, and goroutine and string ids defined once. Returns 0, or -1
  * with the reason in st->error.
  */
