@@ -207,9 +207,10 @@ static uint32_t frontier_pop(struct gt_merge *m)
 	frontier_del(m, first);
 	if (m->heap_len) {
 		last = m->heap[1][0];
+		/* Its key only went down: up the min heap, down the max heap. */
 		m->src[last].rank = --m->low_rank;
-		heap_fix(m, 0, m->src[last].pos[0]);
-		heap_fix(m, 1, m->src[last].pos[1]);
+		sift_up(m, 0, m->src[last].pos[0]);
+		sift_down(m, 1, m->src[last].pos[1]);
 	}
 	return first;
 }
