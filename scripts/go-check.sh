@@ -364,6 +364,9 @@ pages() {
 	local file=$1 bin=$2 pprof=$3 flavor=$4 deadline st=0
 	: >"$W/problems"
 	: >"$W/diag"
+	# Empty the log first: the background redirection truncates it only once the
+	# server starts, and the loop below must never read the previous server's address.
+	: >"$W/srv.err"
 	"$bin" -http=127.0.0.1:0 "$file" </dev/null >"$W/srv.out" 2>"$W/srv.err" &
 	SRV=$!
 	ADDR=
