@@ -49,45 +49,17 @@ trap 'exit 143' TERM HUP
 #                   then go back in time ("time stamps out of order")
 EDIT_TRACE='
 import sys
+from gotrace_wire import EV_BATCH, NO_TIMESTAMP, events, put_uvarint as enc
 mode, src, dst = sys.argv[1:4]
-def uv(b, i):
-    x = s = 0
-    while True:
-        c = b[i]; i += 1; x |= (c & 0x7f) << s; s += 7
-        if c < 0x80:
-            return x, i
-def enc(x):
-    o = bytearray()
-    while True:
-        c = x & 0x7f; x >>= 7
-        if x:
-            o.append(c | 0x80)
-        else:
-            o.append(c)
-            return bytes(o)
 b = open(src, "rb").read()
-i, ts, p = 16, 0, 0
-while i < len(b):
-    typ, narg = b[i] & 0x3f, (b[i] >> 6) + 1
-    i += 1
-    if typ == 37:  # String: id, length, bytes
-        _, i = uv(b, i); n, i = uv(b, i); i += n
-        continue
-    args = []
-    if narg < 4:
-        for _ in range(narg):
-            v, i = uv(b, i); args.append(v)
-    else:  # length-prefixed arguments
-        n, i = uv(b, i); end = i + n
-        while i < end:
-            v, i = uv(b, i); args.append(v)
-    if typ == 48:  # UserLog: trailing inline string
-        n, i = uv(b, i); i += n
-    if typ == 1:  # Batch: P, absolute timestamp
+ts = p = 0
+for ev in events(b):
+    i, args = ev.end, ev.args
+    if ev.typ == EV_BATCH:  # P, absolute timestamp
         p, ts = args
-    elif typ not in (2, 3, 36):  # Frequency, Stack, TimerGoroutine carry no timestamp
+    elif ev.typ not in NO_TIMESTAMP:
         ts += args[0]
-    if typ == 4:  # Gomaxprocs: delta, procs, stack
+    if ev.typ == 4:  # Gomaxprocs: delta, procs, stack
         if mode == "dup-gomaxprocs":
             out = b[:i] + bytes([4 | 2 << 6]) + enc(0) + enc(args[1]) + enc(0) + b[i:]
         else:
@@ -96,6 +68,7 @@ while i < len(b):
         sys.exit(0)
 sys.exit("no Gomaxprocs event in " + src)
 '
+export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}"
 
 N=0
 FAILED=0

@@ -62,112 +62,19 @@
 set -eu
 
 PROG=${0##*/}
-GO_1_19=${GO_1_19:-/usr/lib/go-1.19/bin/go}
-GO_1_21=${GO_1_21:-/usr/lib/go-1.21/bin/go}
-GO_1_23=${GO_1_23:-/usr/lib/go-1.23/bin/go}
-TIMEOUT=${GO_CHECK_TIMEOUT:-120}
+# shellcheck source=scripts/go-trace-lib.sh
+. "$(dirname "$0")/go-trace-lib.sh"
 MMU_FLAGS='system%7Cstw%7Cbackground%7Cassist'
 
 if [ $# -eq 0 ]; then
 	echo "usage: $PROG DIR_OR_FILE... (checks every *.trace with Go's readers; prints TAP)" >&2
 	exit 2
 fi
-case $TIMEOUT in
-'' | *[!0-9]*)
-	echo "$PROG: GO_CHECK_TIMEOUT='$TIMEOUT' is not a whole number of seconds; set e.g. 120" >&2
-	exit 2
-	;;
-esac
-
-# Stop with a TAP "Bail out!" (a failure to every TAP consumer) and exit 1.
-bail() {
-	echo "TAP version 13"
-	echo "Bail out! $PROG: $*"
-	echo "$PROG: $*" >&2
-	exit 1
-}
-
-for tool in curl python3 gzip timeout; do
-	command -v "$tool" >/dev/null 2>&1 ||
-		bail "'$tool' not found; install it (scripts/deps.sh installs everything the checks need)"
-done
-
-# TOOLDIR = the directory holding the trace and pprof binaries `go tool` runs, for one go.
-tooldir() {
-	local go=$1 dir
-	[ -x "$go" ] || bail "$go not found; install Go ${2} (scripts/deps.sh) or point GO_${2/./_} at its go binary"
-	dir=$("$go" env GOTOOLDIR) || bail "'$go env GOTOOLDIR' failed; is $go a working Go install?"
-	if [ ! -x "$dir/trace" ] || [ ! -x "$dir/pprof" ]; then
-		bail "$dir/trace or $dir/pprof missing; reinstall Go ${2} (its package ships cmd/trace and cmd/pprof)"
-	fi
-	TOOLDIR=$dir
-}
-tooldir "$GO_1_19" 1.19
-TOOLS_1_19=$TOOLDIR
-tooldir "$GO_1_21" 1.21
-TOOLS_1_21=$TOOLDIR
-tooldir "$GO_1_23" 1.23
-TOOLS_1_23=$TOOLDIR
-
-# Collect the traces.
-TRACES=()
-for arg in "$@"; do
-	if [ -d "$arg" ]; then
-		while IFS= read -r -d '' f; do
-			TRACES+=("$f")
-		done < <(find -H "$arg" -type f -name '*.trace' -print0 | sort -z)
-	elif [ -f "$arg" ]; then
-		TRACES+=("$arg")
-	else
-		bail "$arg: no such file or directory; pass trace files or directories holding *.trace"
-	fi
-done
-[ ${#TRACES[@]} -gt 0 ] ||
-	bail "no *.trace files under: $*; a check that sees no trace proves nothing (record traces first, or pass the right directory)"
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/go-check.XXXXXX")
-SRV=
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-	if [ -n "$SRV" ]; then
-		kill "$SRV" 2>/dev/null || true
-		wait "$SRV" 2>/dev/null || true
-		SRV=
-	fi
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
-
-# The tools must never wait for a browser or on stdin (DEBUG_MEMORY_USAGE makes 1.19 read it).
-export BROWSER=true
-unset DISPLAY DEBUG_MEMORY_USAGE
-
-N=0
-FAILED=0
-
-# Print FILE as TAP diagnostics: "# " lines, at most 40, long lines cut.
-diag() {
-	local total
-	total=$(wc -l <"$1")
-	cut -c1-300 "$1" | head -n 40 | sed 's/^/# /'
-	if [ "$total" -gt 40 ]; then
-		echo "# ... ($((total - 40)) more lines)"
-	fi
-}
-
-# report STATUS DESCRIPTION DIAGFILE: print one TAP test line (STATUS 0 = ok).
-report() {
-	N=$((N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $N - $2"
-	else
-		FAILED=$((FAILED + 1))
-		echo "not ok $N - $2"
-		diag "$3"
-	fi
-}
+check_timeout
+need_commands curl python3 gzip timeout
+find_go_tools
+collect_traces '*.trace' "$@"
+make_work go-check
 
 # Validate a JSON page body: python3 - KIND FILE; prints the problem and exits 1 if bad.
 JSON_CHECK='
@@ -217,38 +124,6 @@ else:
 
 # Lines cmd/trace prints while healthy (after the "YYYY/MM/DD HH:MM:SS " log prefix).
 BENIGN='^(Parsing trace\.\.\.|Splitting trace\.\.\.|Preparing trace for viewer\.\.\.|Splitting trace for viewer\.\.\.|Opening browser\. Trace viewer is listening on http://[^ ]+|[0-9.]+ [KMGT]?i?B of [0-9.]+ [KMGT]?i?B \([0-9.]+%\) processed\.\.\.)$'
-
-# GET PATH from the server at $ADDR into $W/body and $W/hdr; sets CODE (HTTP status or
-# "curl: ..." when no answer came).
-fetch() {
-	local rc=0
-	CODE=$(curl -sS --max-time "$TIMEOUT" -o "$W/body" -D "$W/hdr" -w '%{http_code}' \
-		"$ADDR$1" 2>"$W/curlerr") || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		CODE="none (no answer: $(head -n 1 "$W/curlerr"), curl exit $rc)"
-	fi
-}
-
-# Note a failed page rule in $W/problems.
-problem() {
-	echo "$*" >>"$W/problems"
-}
-
-# Body excerpt for a problem report.
-excerpt() {
-	head -c 600 "$W/body" | tr -c '[:print:]\n' '?' | head -n 4 | sed 's/^/    | /' >>"$W/problems"
-}
-
-# GET PATH and require status 200; returns 1 (after noting why) otherwise.
-get_ok() {
-	fetch "$1"
-	if [ "$CODE" != 200 ]; then
-		problem "GET $1: status $CODE, want 200"
-		[ -s "$W/body" ] && excerpt
-		return 1
-	fi
-	return 0
-}
 
 # need_grep PATH DESCRIPTION ERE: the body of PATH must match ERE.
 need_grep() {
@@ -361,47 +236,15 @@ check_all_pages() {
 # pages TRACE TRACEBIN PPROFBIN FLAVOR: serve TRACE and check every page; 0 if all good.
 # Writes the diagnostics to $W/diag.
 pages() {
-	local file=$1 bin=$2 pprof=$3 flavor=$4 deadline st=0
+	local file=$1 bin=$2 pprof=$3 flavor=$4
 	: >"$W/problems"
 	: >"$W/diag"
-	# Empty the log first: the background redirection truncates it only once the
-	# server starts, and the loop below must never read the previous server's address.
-	: >"$W/srv.err"
-	"$bin" -http=127.0.0.1:0 "$file" </dev/null >"$W/srv.out" 2>"$W/srv.err" &
-	SRV=$!
-	ADDR=
-	deadline=$((SECONDS + TIMEOUT))
-	while :; do
-		ADDR=$(sed -n 's/.*Trace viewer is listening on \(http:\/\/[^ ]*\).*/\1/p' "$W/srv.err" | head -n 1)
-		[ -n "$ADDR" ] && break
-		if ! kill -0 "$SRV" 2>/dev/null; then
-			wait "$SRV" || st=$?
-			SRV=
-			echo "server exited with status $st before serving (it failed to read or split the trace); its stderr:" >"$W/diag"
-			cat "$W/srv.err" "$W/srv.out" >>"$W/diag"
-			return 1
-		fi
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			echo "server not serving after ${TIMEOUT}s (still parsing? raise GO_CHECK_TIMEOUT); its stderr:" >"$W/diag"
-			cat "$W/srv.err" >>"$W/diag"
-			kill "$SRV" 2>/dev/null || true
-			wait "$SRV" 2>/dev/null || true
-			SRV=
-			return 1
-		fi
-		sleep 0.2
-	done
+	serve_trace "$bin" "$file" || return 1
 
 	check_all_pages "$flavor" "$pprof"
 
-	if ! kill -0 "$SRV" 2>/dev/null; then
-		wait "$SRV" || st=$?
-		SRV=
-		problem "server died (status $st) while serving the pages"
-	else
-		kill "$SRV" 2>/dev/null || true
-		wait "$SRV" 2>/dev/null || true
-		SRV=
+	if ! stop_server; then
+		problem "server died (status $SRV_STATUS) while serving the pages"
 	fi
 	if grep -qi 'panic' "$W/srv.err"; then
 		problem "server stderr reports a panic (a page handler crashed)"
@@ -446,17 +289,11 @@ for t in "${TRACES[@]}"; do
 	W=$WORK/$i
 	mkdir "$W"
 
-	hdr=$(head -c 16 -- "$t" | tr '\0' '@')
-	case $hdr in
-	'go 1.11 trace@@@') old=1.19 tools=$TOOLS_1_19 ;;
-	'go 1.19 trace@@@') old=1.19 tools=$TOOLS_1_19 ;;
-	'go 1.21 trace@@@') old=1.21 tools=$TOOLS_1_21 ;;
-	*) old= ;;
-	esac
+	trace_old_tools "$t"
+	old=$OLD tools=$OLD_TOOLS
 
 	if [ -z "$old" ]; then
-		printf '%s\n' "header is '$(printf '%s' "$hdr" | tr -c '[:print:]' '?' | sed 's/@/\\0/g')', not 'go 1.11|1.19|1.21 trace\\0\\0\\0':" \
-			"gotrace writes only those formats; this file is not a (complete) gotrace trace" >"$W/diag"
+		echo "$HDR_PROBLEM" >"$W/diag"
 		cp "$W/diag" "$W/hdrdiag"
 		report 1 "go1.?? parse: $t" "$W/hdrdiag"
 	else

@@ -1,0 +1,233 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the host checks that feed traces to Go's tools: tools, traces, TAP, trace servers.
+#
+# Sourced (after `set -eu`) by go-check.sh and views-check.sh; defines functions and the
+# variables below, runs nothing else. The sourcing script sets PROG (its name, for messages).
+#
+# Environment: GO_1_19, GO_1_21, GO_1_23 = go binaries (defaults /usr/lib/go-1.XX/bin/go);
+# GO_CHECK_TIMEOUT = seconds per step (default 120).
+#
+# Trace servers: the tool binary `go tool trace` execs ($(go env GOTOOLDIR)/trace, so the
+# server is our direct child and dies by pid) runs as `trace -http=127.0.0.1:0 FILE` with
+# BROWSER=true (cmd/internal/browser tries $BROWSER first; `true` "succeeds" at once) and
+# DISPLAY unset. It listens before parsing; serve_trace waits for its "Trace viewer is
+# listening on http://..." log line (printed after parsing and splitting, polled every 0.2 s,
+# deadline GO_CHECK_TIMEOUT; the process exiting first is a failure).
+
+# Variables set here are read by the sourcing scripts.
+# shellcheck disable=SC2034
+
+GO_1_19=${GO_1_19:-/usr/lib/go-1.19/bin/go}
+GO_1_21=${GO_1_21:-/usr/lib/go-1.21/bin/go}
+GO_1_23=${GO_1_23:-/usr/lib/go-1.23/bin/go}
+TIMEOUT=${GO_CHECK_TIMEOUT:-120}
+
+# The tools must never wait for a browser or on stdin (DEBUG_MEMORY_USAGE makes 1.19 read it).
+export BROWSER=true
+unset DISPLAY DEBUG_MEMORY_USAGE
+
+N=0
+FAILED=0
+SRV=
+WORK=
+
+# Exit 2 unless GO_CHECK_TIMEOUT is a whole number of seconds.
+check_timeout() {
+	case $TIMEOUT in
+	'' | *[!0-9]*)
+		echo "$PROG: GO_CHECK_TIMEOUT='$TIMEOUT' is not a whole number of seconds; set e.g. 120" >&2
+		exit 2
+		;;
+	esac
+}
+
+# Stop with a TAP "Bail out!" (a failure to every TAP consumer) and exit 1.
+bail() {
+	echo "TAP version 13"
+	echo "Bail out! $PROG: $*"
+	echo "$PROG: $*" >&2
+	exit 1
+}
+
+# need_commands CMD...: bail unless every CMD is installed.
+need_commands() {
+	local tool
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null 2>&1 ||
+			bail "'$tool' not found; install it (scripts/deps.sh installs everything the checks need)"
+	done
+}
+
+# TOOLDIR = the directory holding the trace and pprof binaries `go tool` runs, for one go.
+tooldir() {
+	local go=$1 dir
+	[ -x "$go" ] || bail "$go not found; install Go ${2} (scripts/deps.sh) or point GO_${2/./_} at its go binary"
+	dir=$("$go" env GOTOOLDIR) || bail "'$go env GOTOOLDIR' failed; is $go a working Go install?"
+	if [ ! -x "$dir/trace" ] || [ ! -x "$dir/pprof" ]; then
+		bail "$dir/trace or $dir/pprof missing; reinstall Go ${2} (its package ships cmd/trace and cmd/pprof)"
+	fi
+	TOOLDIR=$dir
+}
+
+# Set TOOLS_1_19, TOOLS_1_21, TOOLS_1_23 (or bail).
+find_go_tools() {
+	tooldir "$GO_1_19" 1.19
+	TOOLS_1_19=$TOOLDIR
+	tooldir "$GO_1_21" 1.21
+	TOOLS_1_21=$TOOLDIR
+	tooldir "$GO_1_23" 1.23
+	TOOLS_1_23=$TOOLDIR
+}
+
+# collect_traces GLOB ARG...: TRACES = the files named GLOB under each directory ARG
+# (recursively, sorted) and each file ARG; bail on a missing ARG or if there are none.
+collect_traces() {
+	local glob=$1 arg f
+	shift
+	TRACES=()
+	for arg in "$@"; do
+		if [ -d "$arg" ]; then
+			while IFS= read -r -d '' f; do
+				TRACES+=("$f")
+			done < <(find -H "$arg" -type f -name "$glob" -print0 | sort -z)
+		elif [ -f "$arg" ]; then
+			TRACES+=("$arg")
+		else
+			bail "$arg: no such file or directory; pass trace files or directories holding $glob"
+		fi
+	done
+	[ ${#TRACES[@]} -gt 0 ] ||
+		bail "no $glob files under: $*; a check that sees no trace proves nothing (record traces first, or pass the right directory)"
+}
+
+# trace_old_tools FILE: from its 16-byte header, OLD = the newest Go that reads the format
+# with its old parser (1.11 and 1.19 -> 1.19, 1.21 -> 1.21) and OLD_TOOLS its tool directory;
+# both empty for any other header, then HDR_PROBLEM says why.
+trace_old_tools() {
+	local hdr
+	hdr=$(head -c 16 -- "$1" | tr '\0' '@')
+	OLD='' OLD_TOOLS='' HDR_PROBLEM=''
+	case $hdr in
+	'go 1.11 trace@@@') OLD=1.19 OLD_TOOLS=$TOOLS_1_19 ;;
+	'go 1.19 trace@@@') OLD=1.19 OLD_TOOLS=$TOOLS_1_19 ;;
+	'go 1.21 trace@@@') OLD=1.21 OLD_TOOLS=$TOOLS_1_21 ;;
+	*)
+		HDR_PROBLEM="header is '$(printf '%s' "$hdr" | tr -c '[:print:]' '?' | sed 's/@/\\0/g')', not 'go 1.11|1.19|1.21 trace\\0\\0\\0':
+gotrace writes only those formats; this file is not a (complete) gotrace trace"
+		;;
+	esac
+}
+
+# Make WORK, a temporary directory removed on exit with any trace server still running.
+make_work() {
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM HUP
+}
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	stop_server || true
+	[ -z "$WORK" ] || rm -rf "$WORK"
+}
+
+# Print FILE as TAP diagnostics: "# " lines, at most 40, long lines cut.
+diag() {
+	local total
+	total=$(wc -l <"$1")
+	cut -c1-300 "$1" | head -n 40 | sed 's/^/# /'
+	if [ "$total" -gt 40 ]; then
+		echo "# ... ($((total - 40)) more lines)"
+	fi
+}
+
+# report STATUS DESCRIPTION DIAGFILE: print one TAP test line (STATUS 0 = ok).
+report() {
+	N=$((N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $N - $2"
+	else
+		FAILED=$((FAILED + 1))
+		echo "not ok $N - $2"
+		diag "$3"
+	fi
+}
+
+# serve_trace BIN FILE: start BIN (a cmd/trace) serving FILE; SRV = its pid, ADDR = its
+# http://host:port. Returns 1 with the reason in $W/diag if it never serves.
+serve_trace() {
+	local deadline st=0
+	# Empty the log first: the background redirection truncates it only once the
+	# server starts, and the loop below must never read the previous server's address.
+	: >"$W/srv.err"
+	"$1" -http=127.0.0.1:0 "$2" </dev/null >"$W/srv.out" 2>"$W/srv.err" &
+	SRV=$!
+	ADDR=
+	deadline=$((SECONDS + TIMEOUT))
+	while :; do
+		ADDR=$(sed -n 's/.*Trace viewer is listening on \(http:\/\/[^ ]*\).*/\1/p' "$W/srv.err" | head -n 1)
+		[ -n "$ADDR" ] && return 0
+		if ! kill -0 "$SRV" 2>/dev/null; then
+			wait "$SRV" || st=$?
+			SRV=
+			echo "server exited with status $st before serving (it failed to read or split the trace); its stderr:" >"$W/diag"
+			cat "$W/srv.err" "$W/srv.out" >>"$W/diag"
+			return 1
+		fi
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			echo "server not serving after ${TIMEOUT}s (still parsing? raise GO_CHECK_TIMEOUT); its stderr:" >"$W/diag"
+			cat "$W/srv.err" >>"$W/diag"
+			stop_server || true
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# Stop the server, if one runs; returns 1 with SRV_STATUS = its exit status if it had died.
+stop_server() {
+	SRV_STATUS=0
+	[ -n "$SRV" ] || return 0
+	if ! kill -0 "$SRV" 2>/dev/null; then
+		wait "$SRV" || SRV_STATUS=$?
+		SRV=
+		return 1
+	fi
+	kill "$SRV" 2>/dev/null || true
+	wait "$SRV" 2>/dev/null || true
+	SRV=
+}
+
+# GET PATH from the server at $ADDR into $W/body and $W/hdr; sets CODE (HTTP status or
+# "curl: ..." when no answer came).
+fetch() {
+	local rc=0
+	CODE=$(curl -sS --max-time "$TIMEOUT" -o "$W/body" -D "$W/hdr" -w '%{http_code}' \
+		"$ADDR$1" 2>"$W/curlerr") || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		CODE="none (no answer: $(head -n 1 "$W/curlerr"), curl exit $rc)"
+	fi
+}
+
+# Note a failed page rule in $W/problems.
+problem() {
+	echo "$*" >>"$W/problems"
+}
+
+# Body excerpt for a problem report.
+excerpt() {
+	head -c 600 "$W/body" | tr -c '[:print:]\n' '?' | head -n 4 | sed 's/^/    | /' >>"$W/problems"
+}
+
+# GET PATH and require status 200; returns 1 (after noting why) otherwise.
+get_ok() {
+	fetch "$1"
+	if [ "$CODE" != 200 ]; then
+		problem "GET $1: status $CODE, want 200"
+		[ -s "$W/body" ] && excerpt
+		return 1
+	fi
+	return 0
+}
