@@ -21,15 +21,22 @@ int gt_open(int flags)
 	return open(GT_DEV, flags | O_CLOEXEC);
 }
 
-int gt_start(int fd, __u32 format, __u64 buffer_size)
+/* GOTRACE_START with start @flags (GOTRACE_START_*). */
+int gt_start_flags(int fd, __u32 format, __u32 flags, __u64 buffer_size)
 {
 	struct gotrace_start args = {
 		.size = sizeof(args),
+		.flags = flags,
 		.format = format,
 		.buffer_size = buffer_size,
 	};
 
 	return ioctl(fd, GOTRACE_START, &args);
+}
+
+int gt_start(int fd, __u32 format, __u64 buffer_size)
+{
+	return gt_start_flags(fd, format, 0, buffer_size);
 }
 
 int gt_stop(int fd)
@@ -253,10 +260,10 @@ int gt_keep_trace(const struct gt_trace *t, __u32 format, struct gt_stats *st,
 
 /*
  * From IDLE: open the device for reading and for the ioctls, start a session
- * in @format and a recorder reading it. On failure, gt_session_close() still
- * cleans up.
+ * in @format with start @flags and a recorder reading it. On failure,
+ * gt_session_close() still cleans up.
  */
-int gt_session_start(struct gt_session *s, __u32 format)
+int gt_session_start_flags(struct gt_session *s, __u32 format, __u32 flags)
 {
 	memset(s, 0, sizeof(*s));
 	s->format = format;
@@ -265,7 +272,7 @@ int gt_session_start(struct gt_session *s, __u32 format)
 	if (s->fd < 0)
 		return -1;
 	s->ctl = gt_open(O_WRONLY);
-	if (s->ctl < 0 || gt_start(s->ctl, format, 0))
+	if (s->ctl < 0 || gt_start_flags(s->ctl, format, flags, 0))
 		return -1;
 	if (gt_recorder_start(&s->rec, s->fd, GT_READ_CHUNK))
 		return -1;
@@ -273,15 +280,18 @@ int gt_session_start(struct gt_session *s, __u32 format)
 	return 0;
 }
 
+int gt_session_start(struct gt_session *s, __u32 format)
+{
+	return gt_session_start_flags(s, format, 0);
+}
+
 /*
  * Stop the session (unless already stopped), let the recorder read it to
- * the end, and keep the trace as NAME.trace. Returns 0, or -1 with the
- * reason in st->error.
+ * the end, and keep the trace as NAME.trace; the trace stays in s->rec.trace
+ * until gt_session_close(). Returns 0, or -1 with the reason in st->error.
  */
-int gt_session_end(struct gt_session *s, struct gt_stats *st, const char *name)
+int gt_session_stop(struct gt_session *s, struct gt_stats *st, const char *name)
 {
-	int ret;
-
 	memset(st, 0, sizeof(*st));
 	if (!s->recording) {
 		snprintf(st->error, sizeof(st->error), "not recording");
@@ -298,7 +308,14 @@ int gt_session_end(struct gt_session *s, struct gt_stats *st, const char *name)
 			 strerror(errno));
 		return -1;
 	}
-	ret = gt_keep_trace(&s->rec.trace, s->format, st, name);
+	return gt_keep_trace(&s->rec.trace, s->format, st, name);
+}
+
+/* gt_session_stop(), then free the trace. */
+int gt_session_end(struct gt_session *s, struct gt_stats *st, const char *name)
+{
+	int ret = gt_session_stop(s, st, name);
+
 	gt_trace_free(&s->rec.trace);
 	return ret;
 }

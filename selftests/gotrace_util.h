@@ -69,6 +69,7 @@ struct gt_session {
 /* Syscall style: 0 or the ioctl's result on success, -1 and errno on error. */
 int gt_open(int flags);
 int gt_start(int fd, __u32 format, __u64 buffer_size);
+int gt_start_flags(int fd, __u32 format, __u32 flags, __u64 buffer_size);
 int gt_stop(int fd);
 int gt_status(int fd, struct gotrace_status *st);
 const char *gt_header(__u32 format);
@@ -87,6 +88,8 @@ int gt_keep_trace(const struct gt_trace *t, __u32 format, struct gt_stats *st,
 		  const char *name);
 
 int gt_session_start(struct gt_session *s, __u32 format);
+int gt_session_start_flags(struct gt_session *s, __u32 format, __u32 flags);
+int gt_session_stop(struct gt_session *s, struct gt_stats *st, const char *name);
 int gt_session_end(struct gt_session *s, struct gt_stats *st, const char *name);
 int gt_session_close(struct gt_session *s);
 

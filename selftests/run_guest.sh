@@ -12,7 +12,7 @@
 # Prints one TAP stream on stdout: each test program's own TAP as "# "
 # lines, then its "ok"/"not ok" line. Exits non-zero if anything failed.
 
-TESTS="device_test ioctl_test session_test exhaustion_test workload_test module_test"
+TESTS="device_test ioctl_test session_test exhaustion_test workload_test module_test views_test"
 
 GOTRACE_BIN=${GOTRACE_BIN:-$(dirname "$0")}
 export GOTRACE_KO GOTRACE_BIN GOTRACE_TRACE_DIR

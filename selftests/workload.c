@@ -3,14 +3,70 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "gotrace_util.h"
 #include "workload.h"
+
+/* How long a TCP client waits before it connects. */
+#define GT_TCP_ACCEPT_WAIT_MS	50
+
+/* Where a ping-pong side reads and writes a byte: pipes, or a socket. */
+struct gt_link {
+	int rfd;
+	int wfd;
+	bool sock;	/* recv()/send(), which block as network waits */
+};
+
+static bool gt_link_get(const struct gt_link *l, char *c)
+{
+	return (l->sock ? recv(l->rfd, c, 1, 0) : read(l->rfd, c, 1)) == 1;
+}
+
+static bool gt_link_put(const struct gt_link *l, char c)
+{
+	return (l->sock ? send(l->wfd, &c, 1, MSG_NOSIGNAL) :
+			  write(l->wfd, &c, 1)) == 1;
+}
+
+/* Send back every byte until end of file. */
+static void gt_echo(const struct gt_link *l)
+{
+	char c;
+
+	while (gt_link_get(l, &c) && gt_link_put(l, c))
+		;
+}
+
+/*
+ * Send a byte and wait for it to come back, @rounds times or, if @max_ms
+ * is not 0, until that many ms have passed. Returns the round trips done.
+ */
+static unsigned long gt_bounce(const struct gt_link *l, unsigned long rounds,
+			       unsigned int max_ms)
+{
+	__u64 deadline = gt_now_ms() + max_ms;
+	unsigned long done;
+	char c = 'x';
+
+	for (done = 0; done < rounds; done++) {
+		if (max_ms && !(done % 64) && gt_now_ms() >= deadline)
+			break;
+		if (!gt_link_put(l, c) || !gt_link_get(l, &c))
+			break;
+	}
+	return done;
+}
 
 /*
  * Bounce a byte between this process and a child through two pipes, so that
@@ -20,10 +76,8 @@
  */
 long gt_pingpong(unsigned long rounds, unsigned int max_ms)
 {
-	__u64 deadline = gt_now_ms() + max_ms;
 	int ping[2], pong[2], status;
-	unsigned long done;
-	char c = 'x';
+	unsigned long done = 0;
 	pid_t pid;
 
 	if (pipe2(ping, O_CLOEXEC))
@@ -35,25 +89,118 @@ long gt_pingpong(unsigned long rounds, unsigned int max_ms)
 	}
 	pid = fork();
 	if (pid == 0) {
+		const struct gt_link child = { .rfd = ping[0], .wfd = pong[1] };
+
 		close(ping[1]);
 		close(pong[0]);
-		while (read(ping[0], &c, 1) == 1 && write(pong[1], &c, 1) == 1)
-			;
+		gt_echo(&child);
 		_exit(0);
 	}
 	close(ping[0]);
 	close(pong[1]);
-	for (done = 0; pid > 0 && done < rounds; done++) {
-		if (max_ms && !(done % 64) && gt_now_ms() >= deadline)
-			break;
-		if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
-			break;
+	if (pid > 0) {
+		const struct gt_link parent = { .rfd = pong[0], .wfd = ping[1] };
+
+		done = gt_bounce(&parent, rounds, max_ms);
 	}
 	close(ping[1]);
 	close(pong[0]);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
 		return -1;
 	return done;
+}
+
+/*
+ * Run @fn(@arg) in a child process named @name (its comm, set right after
+ * fork()). Returns the child's pid, or -1; gt_reap() waits for it.
+ */
+pid_t gt_spawn(const char *name, int (*fn)(void *arg), void *arg)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		if (prctl(PR_SET_NAME, name, 0, 0, 0))
+			_exit(127);
+		_exit(fn(arg) ? 1 : 0);
+	}
+	return pid;
+}
+
+/* Wait for a gt_spawn() child: 0 if its function returned 0. */
+int gt_reap(pid_t pid)
+{
+	int status;
+
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+struct gt_tcp_client {
+	struct sockaddr_in addr;
+	unsigned long rounds;
+	unsigned int max_ms;
+};
+
+/* Connect late (the server waits in accept()), then bounce bytes. */
+static int gt_tcp_client_main(void *p)
+{
+	const struct gt_tcp_client *cli = p;
+	struct gt_link l = { .sock = true };
+	unsigned long done;
+
+	gt_msleep(GT_TCP_ACCEPT_WAIT_MS);
+	l.rfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	l.wfd = l.rfd;
+	if (l.rfd < 0 ||
+	    connect(l.rfd, (const struct sockaddr *)&cli->addr, sizeof(cli->addr)))
+		return -1;
+	done = gt_bounce(&l, cli->rounds, cli->max_ms);
+	close(l.rfd);
+	return done ? 0 : -1;
+}
+
+/*
+ * A loopback TCP server (this process) and a client (a child named
+ * @client_name) bouncing a byte: the server waits in accept(), then both
+ * wait in recv() for the other. The client stops after @rounds round trips
+ * or @max_ms ms (if not 0). Returns 0 if at least one round trip was done.
+ */
+int gt_tcp_pingpong(unsigned long rounds, unsigned int max_ms,
+		    const char *client_name)
+{
+	struct gt_tcp_client cli = { .rounds = rounds, .max_ms = max_ms };
+	socklen_t len = sizeof(cli.addr);
+	struct gt_link l = { .sock = true };
+	int srv, ret = -1;
+	pid_t pid = -1;
+
+	srv = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (srv < 0)
+		return -1;
+	cli.addr.sin_family = AF_INET;
+	cli.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(srv, (struct sockaddr *)&cli.addr, sizeof(cli.addr)) ||
+	    getsockname(srv, (struct sockaddr *)&cli.addr, &len) ||
+	    listen(srv, 1))
+		goto out;
+	pid = gt_spawn(client_name, gt_tcp_client_main, &cli);
+	if (pid < 0)
+		goto out;
+	l.rfd = accept4(srv, NULL, NULL, SOCK_CLOEXEC);
+	l.wfd = l.rfd;
+	if (l.rfd >= 0) {
+		gt_echo(&l);
+		close(l.rfd);
+		ret = 0;
+	}
+out:
+	close(srv);
+	if (pid >= 0 && gt_reap(pid))
+		ret = -1;
+	return ret;
 }
 
 #define GT_MAX_THREADS 64
@@ -83,6 +230,8 @@ static int gt_run_threads(unsigned int threads, void *(*fn)(void *), void *arg)
 struct gt_mutex_arg {
 	pthread_mutex_t lock;
 	unsigned long iters;
+	__u64 deadline;		/* in gt_now_ms() time, or 0 */
+	unsigned long done;	/* iterations, under the lock */
 	unsigned long counter;
 };
 
@@ -93,25 +242,35 @@ static void *gt_mutex_main(void *p)
 	int j;
 
 	for (i = 0; i < arg->iters; i++) {
+		if (arg->deadline && !(i % 64) && gt_now_ms() >= arg->deadline)
+			break;
 		pthread_mutex_lock(&arg->lock);
 		for (j = 0; j < 100; j++)
 			__atomic_add_fetch(&arg->counter, 1, __ATOMIC_RELAXED);
+		arg->done++;
 		pthread_mutex_unlock(&arg->lock);
 	}
 	return NULL;
 }
 
-/* @threads threads take one pthread mutex @iters times each. */
-int gt_mutex_contend(unsigned int threads, unsigned long iters)
+/*
+ * @threads threads take one pthread mutex @iters times each or, if @max_ms
+ * is not 0, until that many ms have passed.
+ */
+int gt_mutex_contend(unsigned int threads, unsigned long iters,
+		     unsigned int max_ms)
 {
 	struct gt_mutex_arg arg = {
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.iters = iters,
+		.deadline = max_ms ? gt_now_ms() + max_ms : 0,
 	};
 
 	if (gt_run_threads(threads, gt_mutex_main, &arg))
 		return -1;
-	return arg.counter == threads * iters * 100 ? 0 : -1;
+	if (!max_ms && arg.done != threads * iters)
+		return -1;
+	return arg.done && arg.counter == arg.done * 100 ? 0 : -1;
 }
 
 struct gt_sleep_arg {
@@ -136,6 +295,96 @@ int gt_sleepers(unsigned int threads, unsigned int sleeps, long ns)
 	struct gt_sleep_arg arg = { .sleeps = sleeps, .ns = ns };
 
 	return gt_run_threads(threads, gt_sleep_main, &arg);
+}
+
+struct gt_pipe_timer {
+	int wfd;
+	const char *name;
+	unsigned int ticks;
+	long ns;
+};
+
+/* Name this thread, then write a byte every @ns, @ticks times, and close. */
+static void *gt_pipe_timer_main(void *p)
+{
+	struct gt_pipe_timer *t = p;
+	struct timespec ts = { .tv_nsec = t->ns };
+	unsigned int i;
+	char c = 't';
+
+	if (pthread_setname_np(pthread_self(), t->name))
+		t->ticks = 0;
+	for (i = 0; i < t->ticks; i++) {
+		nanosleep(&ts, NULL);
+		if (write(t->wfd, &c, 1) != 1)
+			break;
+	}
+	close(t->wfd);
+	return NULL;
+}
+
+/*
+ * This thread read()s a pipe that a timer thread named @timer_name writes a
+ * byte into every @ns (< 1 s), @ticks times. Returns 0 if all arrived.
+ */
+int gt_pipe_timer(unsigned int ticks, long ns, const char *timer_name)
+{
+	struct gt_pipe_timer t = { .name = timer_name, .ticks = ticks, .ns = ns };
+	unsigned int got = 0;
+	pthread_t timer;
+	int fds[2], err;
+	char c;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	t.wfd = fds[1];
+	err = pthread_create(&timer, NULL, gt_pipe_timer_main, &t);
+	if (err) {
+		close(fds[0]);
+		close(fds[1]);
+		errno = err;
+		return -1;
+	}
+	while (read(fds[0], &c, 1) == 1)
+		got++;
+	pthread_join(timer, NULL);
+	close(fds[0]);
+	return got == ticks ? 0 : -1;
+}
+
+struct gt_hog_arg {
+	__u64 deadline;
+	unsigned long spins;
+};
+
+static void *gt_hog_main(void *p)
+{
+	struct gt_hog_arg *arg = p;
+
+	while (gt_now_ms() < arg->deadline)
+		__atomic_add_fetch(&arg->spins, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/*
+ * @threads threads spin for @ms ms, all on the CPU this thread runs on, so
+ * that the scheduler preempts them in turn.
+ */
+int gt_hogs(unsigned int threads, unsigned int ms)
+{
+	struct gt_hog_arg arg = { .deadline = gt_now_ms() + ms };
+	cpu_set_t cpus;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0)
+		return -1;
+	CPU_ZERO(&cpus);
+	CPU_SET(cpu, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		return -1;
+	if (gt_run_threads(threads, gt_hog_main, &arg))
+		return -1;
+	return arg.spins ? 0 : -1;
 }
 
 /*

@@ -3,9 +3,19 @@
 #ifndef WORKLOAD_H
 #define WORKLOAD_H
 
+#include <sys/types.h>
+
 long gt_pingpong(unsigned long rounds, unsigned int max_ms);
-int gt_mutex_contend(unsigned int threads, unsigned long iters);
+int gt_tcp_pingpong(unsigned long rounds, unsigned int max_ms,
+		    const char *client_name);
+int gt_mutex_contend(unsigned int threads, unsigned long iters,
+		     unsigned int max_ms);
 int gt_sleepers(unsigned int threads, unsigned int sleeps, long ns);
 long gt_fork_storm(unsigned int forks, unsigned int parallel);
+int gt_pipe_timer(unsigned int ticks, long ns, const char *timer_name);
+int gt_hogs(unsigned int threads, unsigned int ms);
+
+pid_t gt_spawn(const char *name, int (*fn)(void *arg), void *arg);
+int gt_reap(pid_t pid);
 
 #endif /* WORKLOAD_H */

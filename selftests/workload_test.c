@@ -90,7 +90,7 @@ TEST_F_TIMEOUT(workload, mutex, 600)
 {
 	struct gt_stats st;
 
-	ASSERT_EQ(0, gt_mutex_contend(THREADS, 20000));
+	ASSERT_EQ(0, gt_mutex_contend(THREADS, 20000, 0));
 	record_end(_metadata, &self->s, variant->name, &st);
 	EXPECT_LE(THREADS, st.count[GT_EV_GO_CREATE]);
 	EXPECT_LT(0, gt_wakeups(&st));

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/* gotrace views: record named workloads whose waits Go's profiles must explain. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "gotrace_util.h"
+#include "workload.h"
+
+#ifndef GOTRACE_START_KSTACKS
+#define GOTRACE_START_KSTACKS	0x1	/* kernel stacks at block points */
+#endif
+
+#define VIEWS_MS	1500		/* how long each part runs, about */
+#define SLEEP_MS	3
+#define TICK_MS		10
+
+/* Each part's argument points to the ms it should run. */
+static int views_mutex(void *ms)
+{
+	return gt_mutex_contend(4, ULONG_MAX, *(unsigned int *)ms);
+}
+
+static int views_tcp(void *ms)
+{
+	return gt_tcp_pingpong(ULONG_MAX, *(unsigned int *)ms, "gt-tcp-cli");
+}
+
+static int views_sleep(void *ms)
+{
+	return gt_sleepers(1, *(unsigned int *)ms / SLEEP_MS,
+			   SLEEP_MS * 1000000L);
+}
+
+static int views_pipe(void *ms)
+{
+	return gt_pipe_timer(*(unsigned int *)ms / TICK_MS, TICK_MS * 1000000L,
+			     "gt-pipe-timer");
+}
+
+static int views_hog(void *ms)
+{
+	return gt_hogs(2, *(unsigned int *)ms);
+}
+
+/*
+ * The workload: each part runs at the same time in a child process that
+ * names itself first. The host's views-check.sh looks for these names.
+ */
+static const struct {
+	const char *name;
+	int (*fn)(void *arg);
+} parts[] = {
+	{ "gt-mutex", views_mutex },	/* futex waits */
+	{ "gt-tcp-srv", views_tcp },	/* accept and recv; child gt-tcp-cli */
+	{ "gt-sleep", views_sleep },	/* nanosleep */
+	{ "gt-pipe", views_pipe },	/* read; thread gt-pipe-timer writes */
+	{ "gt-hog", views_hog },	/* two spinners preempting each other */
+};
+
+/* Every program name the workload runs under. */
+static const char *const programs[] = {
+	"gt-mutex", "gt-tcp-srv", "gt-tcp-cli", "gt-sleep", "gt-pipe",
+	"gt-pipe-timer", "gt-hog",
+};
+
+#define NR_PARTS ARRAY_SIZE(parts)
+#define NR_PROGRAMS ARRAY_SIZE(programs)
+
+/* Whether the trace defines the string @s (a String event: length, bytes). */
+static bool has_string(const struct gt_trace *t, const char *s)
+{
+	size_t len = strlen(s);
+	char needle[128];
+
+	if (len + 1 > sizeof(needle) || len > 127)
+		return false;
+	needle[0] = len;
+	memcpy(needle + 1, s, len);
+	return memmem(t->data, t->len, needle, len + 1);
+}
+
+FIXTURE(views) {
+	struct gt_session s;
+};
+
+FIXTURE_VARIANT(views) {
+	__u32 format;
+	__u32 flags;
+	const char *mode;	/* the stack mode, as views-check.sh reads it */
+	const char *version;
+};
+
+FIXTURE_VARIANT_ADD(views, default_1_21) {
+	.format = GOTRACE_FORMAT_1_21,
+	.mode = "default",
+	.version = "1.21",
+};
+
+FIXTURE_VARIANT_ADD(views, kstacks_1_21) {
+	.format = GOTRACE_FORMAT_1_21,
+	.flags = GOTRACE_START_KSTACKS,
+	.mode = "kstacks",
+	.version = "1.21",
+};
+
+FIXTURE_VARIANT_ADD(views, default_1_19) {
+	.format = GOTRACE_FORMAT_1_19,
+	.mode = "default",
+	.version = "1.19",
+};
+
+FIXTURE_SETUP(views)
+{
+	GT_REQUIRE_DEVICE();
+	ASSERT_EQ(0, gt_session_start_flags(&self->s, variant->format,
+					    variant->flags)) {
+		TH_LOG("starting a %s session (flags %#x): %s", variant->mode,
+		       variant->flags, strerror(errno));
+	}
+}
+
+FIXTURE_TEARDOWN(views)
+{
+	EXPECT_EQ(0, gt_session_close(&self->s));
+}
+
+/*
+ * Record the workload as views-MODE-VERSION.trace. Here: the whole of it
+ * (not cut, nothing lost), valid, and naming every program; the host's
+ * views-check.sh asserts what Go's profiles and pages make of it.
+ */
+TEST_F_TIMEOUT(views, workload, 300)
+{
+	const struct gt_trace *t = &self->s.rec.trace;
+	unsigned int i, ms = VIEWS_MS;
+	struct gotrace_status status;
+	struct gt_stats st;
+	pid_t pid[NR_PARTS];
+	char name[64];
+
+	for (i = 0; i < NR_PARTS; i++)
+		pid[i] = gt_spawn(parts[i].name, parts[i].fn, &ms);
+	for (i = 0; i < NR_PARTS; i++) {
+		EXPECT_EQ(0, gt_reap(pid[i])) {
+			TH_LOG("workload part %s failed", parts[i].name);
+		}
+	}
+
+	ASSERT_EQ(0, gt_status(self->s.ctl, &status));
+	EXPECT_EQ(GOTRACE_STATE_TRACING, status.state);
+	EXPECT_EQ(0, status.flags & GOTRACE_STATUS_CUT);
+	EXPECT_EQ(0, status.events_lost);
+	EXPECT_LT(0, status.events);
+	snprintf(name, sizeof(name), "views-%s-%s", variant->mode,
+		 variant->version);
+	ASSERT_EQ(0, gt_session_stop(&self->s, &st, name)) {
+		TH_LOG("%s", st.error);
+	}
+	EXPECT_LE(NR_PROGRAMS, st.count[GT_EV_GO_CREATE]);
+	EXPECT_LT(0, gt_wakeups(&st));
+	for (i = 0; i < NR_PROGRAMS; i++) {
+		EXPECT_TRUE(has_string(t, programs[i])) {
+			TH_LOG("the trace names no program '%s'", programs[i]);
+		}
+	}
+	TH_LOG("%s: %llu events, %zu bytes", name,
+	       (unsigned long long)status.events, t->len);
+}
+
+TEST_HARNESS_MAIN
