@@ -9,8 +9,10 @@
 # static gotrace CLI into build/check/bin; for each kernel build gotrace.ko out of tree
 # and boot a QEMU guest (2 vCPUs) that runs selftests/run_guest.sh with build/check shared
 # at /host; then feed every trace the guests left in build/check/traces to
-# scripts/go-check.sh. Each suite's TAP is saved under build/check/ and counted; the
-# command fails if any test fails, any suite does not run, or a guest shows a kernel splat.
+# scripts/go-check.sh, and each kernel's views-*.trace to scripts/views-check.sh (Go's
+# profiles and goroutine page must name the views workload's waits). Each suite's TAP is
+# saved under build/check/ and counted; the command fails if any test fails, any suite does
+# not run, or a guest shows a kernel splat.
 #
 # Environment: GOTRACE_VM_TIMEOUT (seconds per guest, default 1200), GOTRACE_VM_MEM (MB,
 # default 2048), GOTRACE_KERNELS (space-separated KVERs to test instead of all).
@@ -226,5 +228,15 @@ if [ ! -x scripts/go-check.sh ]; then
 else
 	run_tap go-check "$OUT/go-check.tap" scripts/go-check.sh "$TRACES"
 fi
+
+step "Go's profiles of the views workload (scripts/views-check.sh)"
+for kver in $kvers; do
+	if [ ! -x scripts/views-check.sh ]; then
+		record "views-check/$kver" - - "scripts/views-check.sh is missing or not executable"
+	else
+		run_tap "views-check/$kver" "$OUT/views-check-$kver.tap" \
+			scripts/views-check.sh "$TRACES/$kver"
+	fi
+done
 
 summary

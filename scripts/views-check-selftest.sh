@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Prove scripts/views-check.sh: recorded views traces pass it, traces that lost what it checks fail.
+#
+# Usage: scripts/views-check-selftest.sh TRACE_DIR
+#   TRACE_DIR holds views-default-1.21.trace and views-kstacks-1.21.trace as
+#   selftests/views_test records them (e.g. build/check/traces/KVER). Prints TAP; exit 1 on
+#   any failure.
+#
+# Works on copies in a temp dir, edited with scripts/gotrace_wire.py. Expected results:
+#   - both traces pass all 11 checks;
+#   - no stacks on events (every event's stack id 0, create stacks kept: what a tracer
+#     without block reasons writes) fails exactly the 8 profile checks, in both modes;
+#   - one stack frame PC that is a kernel address fails exactly "no raw kernel address";
+#   - the reason "futex" renamed "futey" fails exactly the sync and sched checks (default
+#     mode: the [futex, gt-mutex] block and waker stacks are gone);
+#   - the program "gt-mutex" renamed "gt-mutey" fails exactly sync, sched and goroutines;
+#   - the default trace checked as kstacks (named views-kstacks-*) fails sync, net and
+#     syscall for both Go versions: cheap frames are not kernel functions;
+#   - an empty directory, one without views-*.trace files, and no arguments fail.
+set -eu
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+CHECK=$HERE/views-check.sh
+
+if [ $# -ne 1 ]; then
+	echo "usage: $0 TRACE_DIR (holding views-default-1.21.trace and views-kstacks-1.21.trace)" >&2
+	exit 2
+fi
+SRC=$1
+for m in default kstacks; do
+	if [ ! -f "$SRC/views-$m-1.21.trace" ]; then
+		echo "TAP version 13"
+		echo "Bail out! $SRC/views-$m-1.21.trace missing: record it with selftests/views_test first"
+		exit 1
+	fi
+done
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/views-check-selftest.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
+# Edit a trace: python3 -c "$EDIT" MODE IN OUT. Modes:
+#   zero-stacks   every event's stack argument 0 (GoCreate keeps the new goroutine's stack)
+#   kernel-pc     the first stack frame's PC 0xffffffff81234560
+#   rename:A:B    the string A becomes B
+EDIT='
+import sys
+from gotrace_wire import EV_STACK, EV_STRING, STACK_EVENTS, events
+mode, src, dst = sys.argv[1:4]
+b = open(src, "rb").read()
+out, n = bytearray(b[:16]), 0
+for ev in events(b):
+    if mode == "zero-stacks" and ev.typ in STACK_EVENTS and ev.args[-1]:
+        ev.args[-1] = 0
+        n += 1
+    elif mode == "kernel-pc" and ev.typ == EV_STACK and len(ev.args) >= 6 and not n:
+        ev.args[2] = 0xffffffff81234560
+        n += 1
+    elif mode.startswith("rename:") and ev.typ == EV_STRING:
+        old, new = mode.split(":")[1:3]
+        if ev.data == old.encode():
+            ev.data = new.encode()
+            n += 1
+    out += ev.encode()
+if not n:
+    sys.exit("%s: nothing to edit in %s" % (mode, src))
+open(dst, "wb").write(out)
+'
+export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}"
+
+N=0
+FAILED=0
+# result STATUS DESCRIPTION [OUTPUT_FILE]: one TAP line; on failure show the checker's output.
+result() {
+	N=$((N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $N - $2"
+	else
+		FAILED=$((FAILED + 1))
+		echo "not ok $N - $2"
+		if [ -n "${3:-}" ] && [ -f "$3" ]; then
+			head -n 80 "$3" | sed 's/^/# /'
+		fi
+	fi
+}
+
+# run NAME ARGS...: run the checker, output in $TMP/NAME.out; sets RC and OUT.
+run() {
+	local name=$1
+	shift
+	RC=0
+	"$CHECK" "$@" >"$TMP/$name.out" 2>&1 || RC=$?
+	OUT=$TMP/$name.out
+}
+
+# failing: the names of the failed checks in $OUT, as "goV KIND" / "no raw kernel address",
+# one line each, sorted.
+failing() {
+	sed -n 's/^not ok [0-9]* - \(.*\): .*/\1/p' "$OUT" | sed 's/ (\(default\|kstacks\))$//' | sort
+}
+
+# expect NAME DESCRIPTION FAILING...: views-check on $TMP/NAME exits 1 (0 if no FAILING)
+# and exactly the checks FAILING fail.
+expect() {
+	local name=$1 what=$2 st=0 want=0
+	shift 2
+	run "$name" "$TMP/$name"
+	[ $# -eq 0 ] || want=1
+	[ "$RC" -eq "$want" ] || st=1
+	[ "$(failing)" = "$(printf '%s\n' "$@" | sed '/^$/d' | sort)" ] || st=1
+	result $st "$what" "$OUT"
+}
+
+edit() {
+	python3 -c "$EDIT" "$1" "$2" "$3"
+}
+
+echo "TAP version 13"
+echo "1..11"
+
+for m in default kstacks; do
+	mkdir "$TMP/$m" "$TMP/$m-zero"
+	cp "$SRC/views-$m-1.21.trace" "$TMP/$m/"
+	edit zero-stacks "$SRC/views-$m-1.21.trace" "$TMP/$m-zero/views-$m-1.21.trace"
+done
+mkdir "$TMP/kpc" "$TMP/futey" "$TMP/mutey" "$TMP/as-kstacks" "$TMP/empty" "$TMP/other"
+edit kernel-pc "$SRC/views-kstacks-1.21.trace" "$TMP/kpc/views-kstacks-1.21.trace"
+edit rename:futex:futey "$SRC/views-default-1.21.trace" "$TMP/futey/views-default-1.21.trace"
+edit rename:gt-mutex:gt-mutey "$SRC/views-default-1.21.trace" "$TMP/mutey/views-default-1.21.trace"
+cp "$SRC/views-default-1.21.trace" "$TMP/as-kstacks/views-kstacks-1.21.trace"
+cp "$SRC/views-default-1.21.trace" "$TMP/other/workload-1.21.trace"
+
+PROFILES=("go1.21 net" "go1.21 sched" "go1.21 sync" "go1.21 syscall"
+	"go1.23 net" "go1.23 sched" "go1.23 sync" "go1.23 syscall")
+
+expect default "the default-stacks trace passes all 11 checks"
+expect kstacks "the kernel-stacks trace passes all 11 checks"
+expect default-zero "default trace, no stacks on events: exactly the 8 profile checks fail" \
+	"${PROFILES[@]}"
+expect kstacks-zero "kstacks trace, no stacks on events: exactly the 8 profile checks fail" \
+	"${PROFILES[@]}"
+expect kpc "a kernel address as a frame PC fails exactly 'no raw kernel address'" \
+	"no raw kernel address"
+expect futey "reason futex renamed futey: exactly sync and sched fail" \
+	"go1.21 sched" "go1.21 sync" "go1.23 sched" "go1.23 sync"
+expect mutey "program gt-mutex renamed gt-mutey: exactly sync, sched and goroutines fail" \
+	"go1.21 goroutines" "go1.21 sched" "go1.21 sync" \
+	"go1.23 goroutines" "go1.23 sched" "go1.23 sync"
+expect as-kstacks "cheap stacks checked as kernel stacks: sync, net and syscall fail" \
+	"go1.21 net" "go1.21 sync" "go1.21 syscall" "go1.23 net" "go1.23 sync" "go1.23 syscall"
+
+run empty "$TMP/empty"
+st=0
+[ "$RC" -eq 1 ] && grep -q '^Bail out! .*no views-\*\.trace files' "$OUT" || st=1
+result $st "an empty directory fails with 'no views-*.trace files'" "$OUT"
+
+run other "$TMP/other"
+st=0
+[ "$RC" -eq 1 ] && grep -q '^Bail out! .*no views-\*\.trace files' "$OUT" || st=1
+result $st "a directory without views-*.trace files fails" "$OUT"
+
+run noargs
+st=0
+[ "$RC" -eq 2 ] && grep -q '^usage:' "$OUT" || st=1
+result $st "no arguments: usage error (exit 2)" "$OUT"
+
+if [ "$FAILED" -ne 0 ]; then
+	echo "# $FAILED of $N self-tests failed" >&2
+	exit 1
+fi
+exit 0

@@ -1,0 +1,317 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Check that Go's profiles and goroutine page explain the views workload's waits; print TAP.
+#
+# Usage: scripts/views-check.sh DIR_OR_FILE...
+#   Directories are searched recursively for views-MODE-VERSION.trace (what
+#   selftests/views_test records; MODE is default or kstacks); files are checked whatever
+#   their name, as default mode unless it says kstacks. Exit 0 only if every check of every
+#   trace passed; 1 on any failure, or if there is no trace at all; 2 on bad usage.
+#
+# The workload (selftests/views_test.c): gt-mutex threads contend a pthread mutex (futex);
+# gt-tcp-srv accepts and recv()s from its child gt-tcp-cli over loopback TCP; gt-sleep
+# nanosleeps; gt-pipe read()s a pipe its thread gt-pipe-timer writes every 10 ms; gt-hog runs
+# two spinners on one CPU. TAP tests per trace, for Go OLD (1.19 reads 1.11/1.19 traces,
+# 1.21 reads 1.21) and for Go 1.23 (its converter to the new trace model):
+#
+#   no raw kernel address  no varint in any event argument or stack frame (PCs included) is
+#                          >= 0xffff800000000000 (scripts/gotrace_wire.py scan)
+#   goV sync               `trace -pprof=sync`: a sample whose outermost frame is gt-mutex
+#                          and that has a futex frame
+#   goV net                -pprof=net: outermost gt-tcp-srv or gt-tcp-cli, a network frame
+#   goV syscall            -pprof=syscall: outermost gt-pipe, a read frame
+#   goV sched              -pprof=sched (charged to the stack of the event that made a
+#                          goroutine runnable): a sample [futex, gt-mutex], a gt-mutex thread
+#                          waking a waiter as it unlocks. Only unblocks carry that stack: a
+#                          create's is [fork or "exec or rename", parent], a preemption's
+#                          [preempted, program]. Waits ended by GoSysExit (the pipe read)
+#                          have no waker stack in this format, and loopback TCP wakeups come
+#                          from softirq, so the mutex is the workload's waker to look for.
+#   goV goroutines         the goroutine analysis page (`trace -http`, same server handling as
+#                          go-check.sh) lists gt-mutex, gt-hog, gt-sleep and gt-pipe with
+#                          non-zero execution time. Old Go's /goroutines lists group names
+#                          only: each group's page /goroutine?id=PC must show a goroutine
+#                          with a non-zero Execution column. Go 1.23's /goroutines is a
+#                          table with each group's total execution time.
+# A passing test is followed by what it found as "# " lines.
+#
+# Frames: default mode stacks are exactly [reason, program]: the futex, network and read
+# frames above must be the syscall names (futex; accept, accept4, recvfrom, recvmsg,
+# recvmmsg, connect, sendto, sendmsg, poll, ppoll, select, pselect6, epoll_wait,
+# epoll_pwait, epoll_pwait2; read). kstacks mode stacks are kernel functions (file vmlinux
+# or a module name) then the program: those frames must be kernel functions whose name
+# contains futex; accept, recv, poll, select, epoll, connect, send, tcp_, inet_, sk_wait
+# or sock; read (e.g. futex_wait_queue, inet_csk_accept, pipe_read).
+#
+# Profiles are read with the same Go's `pprof -raw -symbolize=none` (its Locations list the
+# exact function and file names; -top and -traces shorten names such as "(interrupt)");
+# each profile's `pprof -top` head is printed as "# " lines after its test.
+#
+# Environment: as go-check.sh (GO_1_19, GO_1_21, GO_1_23, GO_CHECK_TIMEOUT).
+set -eu
+
+PROG=${0##*/}
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/go-trace-lib.sh
+. "$HERE/go-trace-lib.sh"
+
+if [ $# -eq 0 ]; then
+	echo "usage: $PROG DIR_OR_FILE... (checks every views-*.trace with Go's profiles; prints TAP)" >&2
+	exit 2
+fi
+check_timeout
+need_commands curl python3 timeout
+find_go_tools
+collect_traces 'views-*.trace' "$@"
+make_work views-check
+
+# Read Go's profiles and pages: python3 -c "$VIEWS_PY" COMMAND ARGS; exit 1 and say why
+# when the check fails.
+#   stack RAW MODE OUTER FRAME   RAW is `pprof -raw` output. Some sample's outermost frame
+#                                fully matches OUTER and another frame fully matches FRAME;
+#                                MODE default: the stack is just those two frames; kstacks:
+#                                the FRAME frame is a kernel function (its file is not
+#                                "linux", the file of cheap frames).
+#   groups-new HTML NAME...      Go 1.23's /goroutines: each NAME has execution time > 0.
+#   groups-old HTML NAME...      old /goroutines: print "NAME PC" for each NAME.
+#   group-old HTML NAME          old /goroutine?id=PC: a goroutine has execution time > 0.
+# shellcheck disable=SC2016 # Python source, nothing to expand
+VIEWS_PY='
+import html, re, sys
+
+def fail(msg):
+    print(msg)
+    sys.exit(1)
+
+def read(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+# "ID: 0xPC [M=N ][[F] ]FUNC FILE:LINE[:COLUMN] s=START[(SYSTEMNAME)]"; 1.23 adds COLUMN.
+LOC = re.compile(r"^\s*(\d+): 0x[0-9a-f]+ (?:M=\d+ )?(?:\[F\] )?(.*) (\S*?):\d+(?::\d+)? s=\d+(?:\(.*\))?$")
+SAMPLE = re.compile(r"^((?:\s+\d+)+): ([\d ]*)$")
+
+def samples(path):
+    """[(values, [(func, file)...] innermost first)] of a `pprof -raw` listing."""
+    section, locs, raw = None, {}, []
+    for line in read(path).splitlines():
+        if line in ("Samples:", "Locations", "Mappings"):
+            section = line
+        elif section == "Samples:" and SAMPLE.match(line):
+            m = SAMPLE.match(line)
+            raw.append(([int(v) for v in m.group(1).split()], [int(x) for x in m.group(2).split()]))
+        elif section == "Locations" and LOC.match(line):
+            m = LOC.match(line)
+            locs[int(m.group(1))] = (m.group(2), m.group(3))
+    out = []
+    for values, ids in raw:
+        if any(i not in locs for i in ids):
+            fail("pprof -raw sample refers to an unlisted location: %s" % ids)
+        out.append((values, [locs[i] for i in ids]))
+    return out
+
+def show(stack):
+    return "[" + ", ".join("%s (%s)" % f for f in stack) + "]"
+
+def stack(raw, mode, outer, frame):
+    ss = samples(raw)
+    for values, st in ss:
+        if len(st) < 2 or not re.fullmatch(outer, st[-1][0]):
+            continue
+        for fn, file in st[:-1]:
+            if not re.fullmatch(frame, fn):
+                continue
+            if mode == "default" and len(st) != 2:
+                continue
+            if mode == "kstacks" and file in ("linux", ""):
+                continue
+            print("found: %s, %s" % (show(st), values))
+            return
+    want = "[%s, %s]" % (frame, outer) if mode == "default" else \
+        "a kernel frame %s in a stack ending in %s" % (frame, outer)
+    if not ss:
+        fail("no sample with %s: the profile is empty" % want)
+    print("no sample with %s among %d samples; the largest:" % (want, len(ss)))
+    for values, st in sorted(ss, key=lambda s: -s[0][-1])[:15]:
+        print("  %s %s" % (values, show(st)))
+    sys.exit(1)
+
+def groups_new(page, names):
+    rows = re.findall(r"<a href=\"/goroutine\?name=[^\"]*\">([^<]*)</a></code></td>\s*<td>(\d+)</td>\s*<td>([^<]*)</td>", read(page))
+    got = {html.unescape(n): (int(c), t.strip()) for n, c, t in rows}
+    bad = []
+    for n in names:
+        if n not in got:
+            bad.append("%s: no such goroutine group" % n)
+        elif not re.search(r"[1-9]", got[n][1]):
+            bad.append("%s: %d goroutines, execution time %s" % (n, got[n][0], got[n][1]))
+        else:
+            print("%s: %d goroutines, execution time %s" % (n, got[n][0], got[n][1]))
+    if bad:
+        print("groups: " + ", ".join("%s (%d, %s)" % (n, c, t) for n, (c, t) in sorted(got.items())))
+        fail("\n".join(bad))
+
+def groups_old(page, names):
+    links = re.findall(r"<a href=\"/goroutine\?id=(\d+)\">([^<]*)</a> N=(\d+)", read(page))
+    got = {html.unescape(n): pc for pc, n, _ in links}
+    missing = [n for n in names if n not in got]
+    if missing:
+        fail("no goroutine group %s; groups: %s" % (", ".join(missing), ", ".join(sorted(got))))
+    for n in names:
+        print(n, got[n])
+
+def group_old(page, name):
+    execs = []
+    for row in re.findall(r"<tr>(.*?)</tr>", read(page), re.S):
+        tds = [re.sub(r"<[^>]*>", "", td).strip() for td in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        if len(tds) >= 4 and "/trace?goid=" in row:
+            execs.append(html.unescape(tds[3]))
+    if not any(re.search(r"[1-9]", e) for e in execs):
+        fail("%s: %d goroutines, none with execution time (%s)" % (name, len(execs), ", ".join(execs[:10])))
+    print("%s: %d goroutines, execution times %s" % (name, len(execs), ", ".join(execs[:5])))
+
+cmd, args = sys.argv[1], sys.argv[2:]
+if cmd == "stack":
+    stack(*args)
+elif cmd == "groups-new":
+    groups_new(args[0], args[1:])
+elif cmd == "groups-old":
+    groups_old(args[0], args[1:])
+elif cmd == "group-old":
+    group_old(*args)
+else:
+    fail("unknown command " + cmd)
+'
+
+# The frames each profile must show, per mode: "OUTER FRAME" (full-match regexes).
+NET_CALLS='accept4?|recvfrom|recvmsg|recvmmsg|connect|sendto|sendmsg|poll|ppoll|select|pselect6|epoll_wait|epoll_pwait2?'
+declare -A WANT=(
+	[default sync]='gt-mutex futex'
+	[default net]="gt-tcp-(srv|cli) ($NET_CALLS)"
+	[default syscall]='gt-pipe read'
+	[default sched]='gt-mutex futex'
+	[kstacks sync]='gt-mutex .*futex.*'
+	[kstacks net]='gt-tcp-(srv|cli) .*(accept|recv|poll|select|epoll|connect|send|tcp_|inet_|sk_wait|sock).*'
+	[kstacks syscall]='gt-pipe .*read.*'
+	[kstacks sched]='gt-mutex futex'
+)
+# Unblocks carry the waker's cheap stack in both modes.
+SCHED_MODE=default
+PROGRAMS="gt-mutex gt-hog gt-sleep gt-pipe"
+
+# profile GO TOOLS TRACE MODE KIND: `trace -pprof=KIND`, read with pprof -raw, assert the
+# wanted frames; 0 if found. Diagnostics in $W/diag, the -top head in $W/top.
+profile() {
+	local v=$1 tools=$2 file=$3 mode=$4 kind=$5 st=0 want smode=$4
+	local prof=$W/$kind.prof
+	: >"$W/top"
+	if ! timeout "$TIMEOUT" "$tools/trace" -pprof="$kind" "$file" </dev/null >"$prof" 2>"$W/err"; then
+		{ echo "go$v 'trace -pprof=$kind' failed; stderr:"; cat "$W/err"; } >"$W/diag"
+		return 1
+	fi
+	if ! timeout "$TIMEOUT" "$tools/pprof" -raw -symbolize=none "$prof" >"$W/raw" 2>"$W/err"; then
+		{ echo "go$v pprof -raw cannot read the $kind profile; stderr:"; cat "$W/err"; } >"$W/diag"
+		return 1
+	fi
+	timeout "$TIMEOUT" "$tools/pprof" -top -nodecount=8 -symbolize=none "$prof" 2>/dev/null |
+		sed -n '/flat%/,$p' >"$W/top" || true
+	[ "$kind" != sched ] || smode=$SCHED_MODE
+	want=${WANT[$mode $kind]}
+	python3 -c "$VIEWS_PY" stack "$W/raw" "$smode" "${want%% *}" "${want#* }" >"$W/diag" 2>&1 || st=1
+	return $st
+}
+
+# goroutines GO TOOLS TRACE FLAVOR: the goroutine analysis page shows each of $PROGRAMS
+# with execution time; 0 if so. Diagnostics in $W/diag.
+goroutines() {
+	local v=$1 tools=$2 file=$3 flavor=$4 name pc st=0
+	: >"$W/problems"
+	: >"$W/diag"
+	serve_trace "$tools/trace" "$file" || return 1
+	if get_ok /goroutines; then
+		cp "$W/body" "$W/groups.html"
+		# shellcheck disable=SC2086 # PROGRAMS is a list of words
+		if [ "$flavor" = new ]; then
+			python3 -c "$VIEWS_PY" groups-new "$W/groups.html" $PROGRAMS >>"$W/problems" 2>&1 || st=1
+		elif ! python3 -c "$VIEWS_PY" groups-old "$W/groups.html" $PROGRAMS >"$W/pcs" 2>&1; then
+			cat "$W/pcs" >>"$W/problems"
+			st=1
+		else
+			while read -r name pc; do
+				get_ok "/goroutine?id=$pc" || { st=1; continue; }
+				python3 -c "$VIEWS_PY" group-old "$W/body" "$name" >>"$W/problems" 2>&1 || st=1
+			done <"$W/pcs"
+		fi
+	else
+		st=1
+	fi
+	if ! stop_server; then
+		problem "go$v trace server died (status $SRV_STATUS) while serving the pages"
+		st=1
+	fi
+	cp "$W/problems" "$W/diag"
+	return $st
+}
+
+# mode_of TRACE: MODE = default or kstacks, from the file name.
+mode_of() {
+	case ${1##*/} in
+	views-kstacks-* | *kstacks*) MODE=kstacks ;;
+	*) MODE=default ;;
+	esac
+}
+
+echo "TAP version 13"
+echo "1..$((11 * ${#TRACES[@]}))"
+
+i=0
+for t in "${TRACES[@]}"; do
+	i=$((i + 1))
+	W=$WORK/$i
+	mkdir "$W"
+	mode_of "$t"
+	echo "# $t: $MODE stacks"
+
+	st=0
+	python3 "$HERE/gotrace_wire.py" scan "$t" >"$W/diag" 2>&1 || st=1
+	report "$st" "no raw kernel address: $t" "$W/diag"
+
+	trace_old_tools "$t"
+	for v in "$OLD" 1.23; do
+		if [ "$v" = 1.23 ]; then
+			tools=$TOOLS_1_23 flavor=new
+		else
+			tools=$OLD_TOOLS flavor=old
+		fi
+		for kind in sync net syscall sched; do
+			st=0
+			if [ -z "$v" ]; then
+				echo "$HDR_PROBLEM" >"$W/diag"
+				st=1
+			else
+				profile "$v" "$tools" "$t" "$MODE" "$kind" || st=1
+			fi
+			report "$st" "go${v:-1.??} $kind ($MODE): $t" "$W/diag"
+			[ "$st" -ne 0 ] || sed 's/^/# /' "$W/diag"
+			if [ "$(wc -l <"$W/top")" -gt 1 ]; then
+				sed 's/^/# top: /' "$W/top"
+			fi
+		done
+		st=0
+		if [ -z "$v" ]; then
+			echo "$HDR_PROBLEM" >"$W/diag"
+			st=1
+		else
+			goroutines "$v" "$tools" "$t" "$flavor" || st=1
+		fi
+		report "$st" "go${v:-1.??} goroutines: $t" "$W/diag"
+		[ "$st" -ne 0 ] || sed 's/^/# /' "$W/diag"
+	done
+	rm -rf "$W"
+done
+
+if [ "$FAILED" -ne 0 ]; then
+	echo "# $FAILED of $N checks failed" >&2
+	exit 1
+fi
+exit 0
