@@ -421,8 +421,9 @@ static inline u64 gotrace_gid(const struct gotrace_thread *t, pid_t tid)
 
 /* probes.c */
 int gotrace_probes_init(void);
-int gotrace_probes_register(struct gotrace_session *s);
-void gotrace_probes_unregister(struct gotrace_session *s);
+int gotrace_probes_attach(void);
+void gotrace_probes_detach(void);
+void gotrace_probes_publish(struct gotrace_session *s);
 void gotrace_cut(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
 bool gotrace_proc_start(struct gotrace_cpu *c, u64 ts);
 

@@ -221,6 +221,7 @@ static void __exit gotrace_exit(void)
 	misc_deregister(&gotrace_misc);
 	mutex_lock(&gotrace_dev.lock);
 	gotrace_session_destroy(&gotrace_dev);
+	gotrace_probes_detach();
 	mutex_unlock(&gotrace_dev.lock);
 }
 

@@ -7,10 +7,16 @@
  * sched_wakeup(_new): GoUnblock, only for a thread waiting in the trace
  * sched_process_fork: GoCreate
  *
- * Every probe first reads the session's mode: nothing is written unless it is
- * GOTRACE_MODE_ON, and the reads and writes of one event happen with
- * interrupts off, so switching the mode off and waiting for an RCU grace
- * period leaves no event half written.
+ * The probes are attached at the first start and stay attached until the
+ * module is unloaded: attaching patches the kernel's text (static keys), which
+ * a start and stop per session would do needlessly often. Between sessions a
+ * probe costs a call and a NULL pointer test.
+ *
+ * A probe records into the session published in gotrace_live, and only while
+ * its mode is GOTRACE_MODE_ON. Probes run with preemption disabled and do
+ * their reads and writes with interrupts off, so unpublishing the session (or
+ * switching its mode off) and waiting for an RCU grace period leaves no event
+ * half written.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -42,6 +48,11 @@ static struct gotrace_tp {
 	{ "sched_process_fork",	gotrace_probe_fork },
 };
 
+/* The session being recorded, or NULL. */
+static struct gotrace_session __rcu *gotrace_live;
+/* The probes are attached. Written under gotrace_dev.lock. */
+static bool gotrace_attached;
+
 static void gotrace_tp_match(struct tracepoint *tp, void *priv)
 {
 	int i;
@@ -70,44 +81,62 @@ int gotrace_probes_init(void)
 	return 0;
 }
 
-/**
- * gotrace_probes_register - attach every probe to @s
- * @s: the session, which the probes receive as their data
- *
- * Return: 0 or the error of tracepoint_probe_register().
- */
-int gotrace_probes_register(struct gotrace_session *s)
+static void gotrace_probes_detach_first(int n)
 {
-	int i, ret;
-
-	for (i = 0; i < ARRAY_SIZE(gotrace_tps); i++) {
-		ret = tracepoint_probe_register(gotrace_tps[i].tp,
-						gotrace_tps[i].probe, s);
-		if (ret)
-			goto err_unregister;
-	}
-	return 0;
-
-err_unregister:
-	while (i--)
-		tracepoint_probe_unregister(gotrace_tps[i].tp,
-					    gotrace_tps[i].probe, s);
+	while (n--)
+		tracepoint_probe_unregister(gotrace_tps[n].tp,
+					    gotrace_tps[n].probe, NULL);
 	tracepoint_synchronize_unregister();
-	return ret;
 }
 
 /**
- * gotrace_probes_unregister - detach every probe and wait until none runs
- * @s: the session given to gotrace_probes_register()
+ * gotrace_probes_attach - attach every probe, once
+ *
+ * Called with gotrace_dev.lock held.
+ *
+ * Return: 0 or the error of tracepoint_probe_register().
  */
-void gotrace_probes_unregister(struct gotrace_session *s)
+int gotrace_probes_attach(void)
 {
-	int i;
+	int i, ret;
 
-	for (i = 0; i < ARRAY_SIZE(gotrace_tps); i++)
-		tracepoint_probe_unregister(gotrace_tps[i].tp,
-					    gotrace_tps[i].probe, s);
-	tracepoint_synchronize_unregister();
+	if (gotrace_attached)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(gotrace_tps); i++) {
+		ret = tracepoint_probe_register(gotrace_tps[i].tp,
+						gotrace_tps[i].probe, NULL);
+		if (ret) {
+			gotrace_probes_detach_first(i);
+			return ret;
+		}
+	}
+	gotrace_attached = true;
+	return 0;
+}
+
+/**
+ * gotrace_probes_detach - detach every probe and wait until none runs
+ *
+ * Called when the module is unloaded, with no session published.
+ */
+void gotrace_probes_detach(void)
+{
+	if (gotrace_attached)
+		gotrace_probes_detach_first(ARRAY_SIZE(gotrace_tps));
+	gotrace_attached = false;
+}
+
+/**
+ * gotrace_probes_publish - make @s the session the probes record into
+ * @s: the session, or NULL to stop recording
+ *
+ * Unpublishing waits until no probe uses the old session anymore.
+ */
+void gotrace_probes_publish(struct gotrace_session *s)
+{
+	rcu_assign_pointer(gotrace_live, s);
+	if (!s)
+		synchronize_rcu();
 }
 
 /**
@@ -128,10 +157,19 @@ void gotrace_cut(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 	c->lost++;
 }
 
-/* This CPU's buffer if recording, else NULL (counting the event as lost). */
-static struct gotrace_cpu *gotrace_begin(struct gotrace_session *s)
+/*
+ * The session to record into and this CPU's buffer, or NULL (counting the
+ * event as lost after a cut). Called with preemption disabled.
+ */
+static struct gotrace_cpu *gotrace_begin(struct gotrace_session **sp)
 {
-	int mode = READ_ONCE(s->mode);
+	struct gotrace_session *s = rcu_dereference_sched(gotrace_live);
+	int mode;
+
+	*sp = s;
+	if (!s)
+		return NULL;
+	mode = READ_ONCE(s->mode);
 
 	if (likely(mode == GOTRACE_MODE_ON))
 		return this_cpu_ptr(s->cpus);
@@ -259,12 +297,12 @@ static void gotrace_probe_switch(void *data, bool preempt,
 				 struct task_struct *next,
 				 unsigned int prev_state)
 {
-	struct gotrace_session *s = data;
+	struct gotrace_session *s;
 	struct gotrace_cpu *c;
 	u64 ts;
 
 	lockdep_assert_irqs_disabled();
-	c = gotrace_begin(s);
+	c = gotrace_begin(&s);
 	if (!c)
 		return;
 	ts = gotrace_clock();
@@ -281,7 +319,7 @@ static void gotrace_probe_switch(void *data, bool preempt,
  */
 static void gotrace_probe_wakeup(void *data, struct task_struct *p)
 {
-	struct gotrace_session *s = data;
+	struct gotrace_session *s;
 	struct gotrace_thread *t;
 	struct gotrace_cpu *c;
 	unsigned long flags;
@@ -289,7 +327,7 @@ static void gotrace_probe_wakeup(void *data, struct task_struct *p)
 
 	/* try_to_wake_up() of current runs with interrupts on. */
 	local_irq_save(flags);
-	c = gotrace_begin(s);
+	c = gotrace_begin(&s);
 	if (!c)
 		goto out;
 	t = gotrace_thread_of(s, p);
@@ -305,15 +343,15 @@ out:
 static void gotrace_probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child)
 {
-	struct gotrace_session *s = data;
+	struct gotrace_session *s;
 	struct gotrace_thread *t;
 	struct gotrace_cpu *c;
 	unsigned long flags;
 	u64 ts;
 
-	/* This tracepoint runs preemptible. */
+	/* Interrupts are on here: a wakeup could nest. */
 	local_irq_save(flags);
-	c = gotrace_begin(s);
+	c = gotrace_begin(&s);
 	if (!c)
 		goto out;
 	ts = gotrace_clock();

@@ -118,12 +118,12 @@ int gotrace_session_start(struct gotrace_dev *dev, u32 format, u64 buffer_size,
 	s = gotrace_session_alloc(dev, format, buffer_size, max_tid);
 	if (!s)
 		return -ENOMEM;
-	ret = gotrace_probes_register(s);
+	ret = gotrace_probes_attach();
 	if (ret)
 		goto err_free;
 	ret = gotrace_snapshot(s);
 	if (ret)
-		goto err_unregister;
+		goto err_sync;
 
 	s->state = GOTRACE_SESS_TRACING;
 	rcu_assign_pointer(dev->sess, s);
@@ -136,8 +136,7 @@ int gotrace_session_start(struct gotrace_dev *dev, u32 format, u64 buffer_size,
 	wake_up_interruptible(&dev->wq);
 	return 0;
 
-err_unregister:
-	gotrace_probes_unregister(s);
+err_sync:
 	gotrace_session_sync_wake(s);
 err_free:
 	gotrace_session_free(s);
@@ -179,14 +178,13 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 		return -EINVAL;
 
 	xchg(&s->mode, GOTRACE_MODE_OFF);
-	/* Probes write with interrupts off: after this, none is writing. */
-	synchronize_rcu();
+	/* After this, no probe is writing into @s nor will. */
+	gotrace_probes_publish(NULL);
 	if (s->cut_ts)
 		ts = s->cut_ts;
 
 	for_each_possible_cpu(cpu)
 		gotrace_close_cpu(per_cpu_ptr(s->cpus, cpu), ts);
-	gotrace_probes_unregister(s);
 	gotrace_session_sync_wake(s);
 	for_each_possible_cpu(cpu)
 		gotrace_buf_flush(per_cpu_ptr(s->cpus, cpu));

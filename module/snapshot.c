@@ -127,12 +127,13 @@ out_unlock:
 		return -ENOSPC;
 
 	WRITE_ONCE(s->mode, GOTRACE_MODE_ON);
+	gotrace_probes_publish(s);
 	return 0;
 }
 
 /**
  * gotrace_snapshot - write the start snapshot and start recording
- * @s: the session; its probes are registered and do nothing yet
+ * @s: the session; the probes are attached
  *
  * Return: 0; -ENOSPC if the snapshot does not fit in the buffer of the CPU
  * that writes it; -ERANGE if a thread id is not below max_tid.
