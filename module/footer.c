@@ -7,10 +7,11 @@
  * a page at a time as the reader asks for it, from the session's tables, so
  * stopping a trace allocates nothing.
  *
- * String ids: 1 is the file name of every frame, then one per reason, then
- * one per program. A cheap stack is [reason, program], or [program] for the
- * stack a goroutine is created with; its frames' PCs are keys (a reason's,
- * then a program's), never addresses.
+ * String ids: 1 is the file name of cheap frames, then one per reason, then
+ * one per program, then two per kernel frame (kstacks.c). A cheap stack is
+ * [reason, program], or [program] for the stack a goroutine is created
+ * with; its frames' PCs are keys (a reason's, then a program's), never
+ * addresses.
  */
 
 #include <linux/bitmap.h>
@@ -19,14 +20,8 @@
 
 #include "gotrace.h"
 
-#define GOTRACE_STR_FILE	1
-#define GOTRACE_STR_REASON(r)	(2 + (r))
-#define GOTRACE_STR_PROG(p)	(2 + GOTRACE_R_NR + (p))
-#define GOTRACE_PC_REASON(r)	(1 + (r))
-#define GOTRACE_PC_PROG(p)	(1 + GOTRACE_R_NR + (p))
-
-/* Largest record generated at once: a string or a stack. */
-#define GOTRACE_RECORD_MAX	64
+/* Largest record generated at once: two strings, or a stack. */
+#define GOTRACE_RECORD_MAX	(2 * (GOTRACE_STRING_MAX + 16))
 
 enum gotrace_footer_phase {
 	GOTRACE_F_HEAD,
@@ -34,27 +29,10 @@ enum gotrace_footer_phase {
 	GOTRACE_F_REASONS,
 	GOTRACE_F_PROGS,
 	GOTRACE_F_STACKS,
+	GOTRACE_F_KFRAMES,
+	GOTRACE_F_KSTACKS,
 	GOTRACE_F_DONE,
 };
-
-static u8 *gotrace_put_string(u8 *p, u64 id, const char *str)
-{
-	size_t len = strnlen(str, GOTRACE_RECORD_MAX - 24);
-
-	*p++ = GO_EV_STRING;
-	p = gotrace_put_uvarint(p, id);
-	p = gotrace_put_uvarint(p, len);
-	memcpy(p, str, len);
-	return p + len;
-}
-
-static u8 *gotrace_put_frame(u8 *p, u64 pc, u64 func)
-{
-	p = gotrace_put_uvarint(p, pc);
-	p = gotrace_put_uvarint(p, func);
-	p = gotrace_put_uvarint(p, GOTRACE_STR_FILE);
-	return gotrace_put_uvarint(p, 0);	/* line */
-}
 
 static u8 *gotrace_put_stack(u8 *p, u32 id)
 {
@@ -68,8 +46,9 @@ static u8 *gotrace_put_stack(u8 *p, u32 id)
 	p = gotrace_put_uvarint(p, reason == GOTRACE_R_THREAD ? 1 : 2);
 	if (reason != GOTRACE_R_THREAD)
 		p = gotrace_put_frame(p, GOTRACE_PC_REASON(reason),
-				      GOTRACE_STR_REASON(reason));
-	p = gotrace_put_frame(p, GOTRACE_PC_PROG(prog), GOTRACE_STR_PROG(prog));
+				      GOTRACE_STR_REASON(reason), GOTRACE_STR_FILE);
+	p = gotrace_put_frame(p, GOTRACE_PC_PROG(prog), GOTRACE_STR_PROG(prog),
+			      GOTRACE_STR_FILE);
 	*lenp = p - body;
 	return p;
 }
@@ -79,6 +58,7 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 {
 	char buf[24];
 	u32 i = s->footer_pos;
+	u8 *end;
 
 	switch (s->footer_phase) {
 	case GOTRACE_F_HEAD:
@@ -116,6 +96,18 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 			return p;
 		}
 		break;
+	case GOTRACE_F_KFRAMES:
+		end = s->kstacks ? gotrace_kstacks_frame(s, i, p) : NULL;
+		if (end) {
+			s->footer_pos = i + 1;
+			return end;
+		}
+		break;
+	case GOTRACE_F_KSTACKS:
+		end = s->kstacks ? gotrace_kstacks_stack(s, &s->footer_pos, p) : NULL;
+		if (end)
+			return end;
+		break;
 	}
 	s->footer_phase++;
 	s->footer_pos = 0;
@@ -136,6 +128,8 @@ void gotrace_footer_prepare(struct gotrace_session *s, u64 ts)
 	s->footer_pos = 0;
 	for_each_set_bit(id, s->stacks_used, GOTRACE_STACKS_NR)
 		__set_bit((id - 1) % GOTRACE_R_NR, s->reasons_used);
+	if (s->kstacks)
+		gotrace_kstacks_prepare(s);
 }
 
 /**

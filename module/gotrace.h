@@ -38,6 +38,9 @@
 #include <linux/wait.h>
 #include <linux/gotrace.h>
 
+struct gotrace_kstacks;
+struct gotrace_progs;
+
 /* Trace buffers are cut into chunks; a chunk holds one Go batch. */
 #define GOTRACE_CHUNK_SIZE	PAGE_SIZE
 #define GOTRACE_BUF_MIN		SZ_16K
@@ -109,6 +112,24 @@ enum gotrace_reason {
  * encodes both, so a probe finds it without a lookup.
  */
 #define GOTRACE_STACKS_NR	(1 + GOTRACE_PROG_MAX * GOTRACE_R_NR)
+
+/* Kernel stacks (kstacks.c) take the stack ids after the cheap ones. */
+#define GOTRACE_KSTACK_ID(slot)	(GOTRACE_STACKS_NR + (slot))
+
+/*
+ * String ids and frame keys (PCs) of the footer: cheap frames' file, one
+ * string per reason, one per program, then function and file of each
+ * distinct kernel frame.
+ */
+#define GOTRACE_STR_FILE	1
+#define GOTRACE_STR_REASON(r)	(2 + (r))
+#define GOTRACE_STR_PROG(p)	(2 + GOTRACE_R_NR + (p))
+#define GOTRACE_STR_KFUNC(i)	(GOTRACE_STR_PROG(GOTRACE_PROG_MAX) + 2 * (i))
+#define GOTRACE_STR_KFILE(i)	(GOTRACE_STR_KFUNC(i) + 1)
+#define GOTRACE_PC_REASON(r)	(1 + (r))
+#define GOTRACE_PC_PROG(p)	(1 + GOTRACE_R_NR + (p))
+#define GOTRACE_PC_KFRAME(i)	(GOTRACE_PC_PROG(GOTRACE_PROG_MAX) + (i))
+#define GOTRACE_STRING_MAX	255
 
 /* The footer is generated a page at a time. */
 #define GOTRACE_FOOTER_PAGE	PAGE_SIZE
@@ -218,6 +239,7 @@ struct gotrace_cpu {
  * @cut_ts:	when recording was cut short (valid in GOTRACE_MODE_CUT).
  * @header:	the 16-byte trace header.
  * @progs:	program names.
+ * @kstacks:	kernel stacks, or NULL when they are off.
  * @stacks_used: the cheap stack ids written, GOTRACE_STACKS_NR bits.
  * @reasons_used: reasons in those stacks (computed at stop).
  * @footer:	the page the footer is generated into.
@@ -244,6 +266,7 @@ struct gotrace_session {
 	u64 cut_ts;
 	char header[16];
 	struct gotrace_progs *progs;
+	struct gotrace_kstacks *kstacks;
 	unsigned long *stacks_used;
 	DECLARE_BITMAP(reasons_used, GOTRACE_R_NR);
 	u8 *footer;
@@ -302,8 +325,6 @@ static inline struct gotrace_session *gotrace_dev_sess(struct gotrace_dev *dev)
 	return rcu_dereference_protected(dev->sess, lockdep_is_held(&dev->lock));
 }
 
-struct gotrace_progs;
-
 /* buffer.c */
 int gotrace_buf_alloc(struct gotrace_cpu *c, int cpu, u64 size);
 void gotrace_buf_free(struct gotrace_cpu *c);
@@ -319,9 +340,21 @@ u8 *gotrace_put_uvarint(u8 *p, u64 v);
 bool gotrace_emit(struct gotrace_cpu *c, u64 ts, enum gotrace_ev type,
 		  unsigned int nargs, const u64 *args, bool closing);
 
+/* encode.c: footer records */
+u8 *gotrace_put_string(u8 *p, u64 id, const char *str);
+u8 *gotrace_put_frame(u8 *p, u64 pc, u64 func, u64 file);
+
 /* footer.c */
 void gotrace_footer_prepare(struct gotrace_session *s, u64 ts);
 size_t gotrace_footer_fill(struct gotrace_session *s);
+
+/* kstacks.c */
+struct gotrace_kstacks *gotrace_kstacks_alloc(void);
+void gotrace_kstacks_free(struct gotrace_kstacks *ks);
+u32 gotrace_kstack(struct gotrace_session *s, u32 prog);
+void gotrace_kstacks_prepare(struct gotrace_session *s);
+u8 *gotrace_kstacks_frame(struct gotrace_session *s, u32 i, u8 *p);
+u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p);
 
 /* programs.c */
 struct gotrace_progs *gotrace_progs_alloc(void);
@@ -431,8 +464,8 @@ bool gotrace_proc_start(struct gotrace_cpu *c, u64 ts);
 int gotrace_snapshot(struct gotrace_session *s);
 
 /* session.c */
-int gotrace_session_start(struct gotrace_dev *dev, u32 format, u64 buffer_size,
-			  u32 max_tid);
+int gotrace_session_start(struct gotrace_dev *dev, u32 flags, u32 format,
+			  u64 buffer_size, u32 max_tid);
 int gotrace_session_stop(struct gotrace_dev *dev);
 void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s);
 void gotrace_session_destroy(struct gotrace_dev *dev);

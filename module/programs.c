@@ -126,6 +126,7 @@ u32 gotrace_prog_id(struct gotrace_progs *pt, const char *comm)
 			return gotrace_prog_claim(pt, idx, key);
 		while (state != GOTRACE_SLOT_READY) {
 			cpu_relax();
+			/* As above: the filler publishes with release. */
 			state = smp_load_acquire(&slot->state);
 		}
 		if (!memcmp(slot->comm, key, sizeof(key)))

@@ -3,13 +3,13 @@
  * gotrace reasons: why a thread waits, read cheaply from the task itself.
  *
  * A user thread that blocks inside a system call has the call's number in
- * its saved user registers (orig_ax on x86, with ax still -ENOSYS while the
- * call runs); that number says what it waits for. No syscall tracepoint is
+ * its saved user registers (orig_ax on x86, which entries from exceptions
+ * and interrupts set negative); that number says what it waits for. No syscall tracepoint is
  * used: those would slow every system call on the machine.
  */
 
-#include <linux/errno.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <asm/syscall.h>
 #include <asm/unistd.h>
@@ -24,79 +24,77 @@ enum gotrace_class {
 	GOTRACE_C_SLEEP,	/* timed sleeps */
 };
 
-#define GOTRACE_SYSCALL(nr, cls)	[nr] = { #nr + 5, cls }
-
 /* Names and classes of the system calls a thread commonly blocks in. */
 static const struct {
-	const char *name;	/* __NR_ stripped */
+	const char *name;
 	u8 class;
 } gotrace_syscalls[GOTRACE_NR_SYSCALLS] = {
 #ifdef __NR_futex
-	GOTRACE_SYSCALL(__NR_futex, GOTRACE_C_SYNC),
+	[__NR_futex] = { "futex", GOTRACE_C_SYNC },
 #endif
 #ifdef __NR_futex_waitv
-	GOTRACE_SYSCALL(__NR_futex_waitv, GOTRACE_C_SYNC),
+	[__NR_futex_waitv] = { "futex_waitv", GOTRACE_C_SYNC },
 #endif
 #ifdef __NR_poll
-	GOTRACE_SYSCALL(__NR_poll, GOTRACE_C_NET),
+	[__NR_poll] = { "poll", GOTRACE_C_NET },
 #endif
 #ifdef __NR_select
-	GOTRACE_SYSCALL(__NR_select, GOTRACE_C_NET),
+	[__NR_select] = { "select", GOTRACE_C_NET },
 #endif
 #ifdef __NR_epoll_wait
-	GOTRACE_SYSCALL(__NR_epoll_wait, GOTRACE_C_NET),
+	[__NR_epoll_wait] = { "epoll_wait", GOTRACE_C_NET },
 #endif
-	GOTRACE_SYSCALL(__NR_ppoll, GOTRACE_C_NET),
-	GOTRACE_SYSCALL(__NR_pselect6, GOTRACE_C_NET),
-	GOTRACE_SYSCALL(__NR_epoll_pwait, GOTRACE_C_NET),
+	[__NR_ppoll] = { "ppoll", GOTRACE_C_NET },
+	[__NR_pselect6] = { "pselect6", GOTRACE_C_NET },
+	[__NR_epoll_pwait] = { "epoll_pwait", GOTRACE_C_NET },
 #ifdef __NR_epoll_pwait2
-	GOTRACE_SYSCALL(__NR_epoll_pwait2, GOTRACE_C_NET),
+	[__NR_epoll_pwait2] = { "epoll_pwait2", GOTRACE_C_NET },
 #endif
-	GOTRACE_SYSCALL(__NR_accept, GOTRACE_C_NET),
-	GOTRACE_SYSCALL(__NR_accept4, GOTRACE_C_NET),
-	GOTRACE_SYSCALL(__NR_connect, GOTRACE_C_NET),
-	GOTRACE_SYSCALL(__NR_recvfrom, GOTRACE_C_NET),
-	GOTRACE_SYSCALL(__NR_recvmsg, GOTRACE_C_NET),
-	GOTRACE_SYSCALL(__NR_recvmmsg, GOTRACE_C_NET),
-	GOTRACE_SYSCALL(__NR_sendto, GOTRACE_C_NET),
-	GOTRACE_SYSCALL(__NR_sendmsg, GOTRACE_C_NET),
-	GOTRACE_SYSCALL(__NR_sendmmsg, GOTRACE_C_NET),
-	GOTRACE_SYSCALL(__NR_nanosleep, GOTRACE_C_SLEEP),
-	GOTRACE_SYSCALL(__NR_clock_nanosleep, GOTRACE_C_SLEEP),
-	GOTRACE_SYSCALL(__NR_read, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_readv, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_pread64, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_write, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_writev, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_pwrite64, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_fsync, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_fdatasync, GOTRACE_C_SYSCALL),
+	[__NR_accept] = { "accept", GOTRACE_C_NET },
+	[__NR_accept4] = { "accept4", GOTRACE_C_NET },
+	[__NR_connect] = { "connect", GOTRACE_C_NET },
+	[__NR_recvfrom] = { "recvfrom", GOTRACE_C_NET },
+	[__NR_recvmsg] = { "recvmsg", GOTRACE_C_NET },
+	[__NR_recvmmsg] = { "recvmmsg", GOTRACE_C_NET },
+	[__NR_sendto] = { "sendto", GOTRACE_C_NET },
+	[__NR_sendmsg] = { "sendmsg", GOTRACE_C_NET },
+	[__NR_sendmmsg] = { "sendmmsg", GOTRACE_C_NET },
+	[__NR_nanosleep] = { "nanosleep", GOTRACE_C_SLEEP },
+	[__NR_clock_nanosleep] = { "clock_nanosleep", GOTRACE_C_SLEEP },
+	[__NR_read] = { "read", GOTRACE_C_SYSCALL },
+	[__NR_readv] = { "readv", GOTRACE_C_SYSCALL },
+	[__NR_pread64] = { "pread64", GOTRACE_C_SYSCALL },
+	[__NR_write] = { "write", GOTRACE_C_SYSCALL },
+	[__NR_writev] = { "writev", GOTRACE_C_SYSCALL },
+	[__NR_pwrite64] = { "pwrite64", GOTRACE_C_SYSCALL },
+	[__NR_fsync] = { "fsync", GOTRACE_C_SYSCALL },
+	[__NR_fdatasync] = { "fdatasync", GOTRACE_C_SYSCALL },
 #ifdef __NR_open
-	GOTRACE_SYSCALL(__NR_open, GOTRACE_C_SYSCALL),
+	[__NR_open] = { "open", GOTRACE_C_SYSCALL },
 #endif
-	GOTRACE_SYSCALL(__NR_openat, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_close, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_wait4, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_waitid, GOTRACE_C_SYSCALL),
+	[__NR_openat] = { "openat", GOTRACE_C_SYSCALL },
+	[__NR_close] = { "close", GOTRACE_C_SYSCALL },
+	[__NR_wait4] = { "wait4", GOTRACE_C_SYSCALL },
+	[__NR_waitid] = { "waitid", GOTRACE_C_SYSCALL },
 #ifdef __NR_pause
-	GOTRACE_SYSCALL(__NR_pause, GOTRACE_C_SYSCALL),
+	[__NR_pause] = { "pause", GOTRACE_C_SYSCALL },
 #endif
-	GOTRACE_SYSCALL(__NR_rt_sigsuspend, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_rt_sigtimedwait, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_ioctl, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_execve, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_exit_group, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_mmap, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_munmap, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_sched_yield, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_io_uring_enter, GOTRACE_C_SYSCALL),
+	[__NR_rt_sigsuspend] = { "rt_sigsuspend", GOTRACE_C_SYSCALL },
+	[__NR_rt_sigtimedwait] = { "rt_sigtimedwait", GOTRACE_C_SYSCALL },
+	[__NR_ioctl] = { "ioctl", GOTRACE_C_SYSCALL },
+	[__NR_execve] = { "execve", GOTRACE_C_SYSCALL },
+	[__NR_exit_group] = { "exit_group", GOTRACE_C_SYSCALL },
+	[__NR_mmap] = { "mmap", GOTRACE_C_SYSCALL },
+	[__NR_munmap] = { "munmap", GOTRACE_C_SYSCALL },
+	[__NR_sched_yield] = { "sched_yield", GOTRACE_C_SYSCALL },
+	[__NR_io_uring_enter] = { "io_uring_enter", GOTRACE_C_SYSCALL },
 #ifdef __NR_io_getevents
-	GOTRACE_SYSCALL(__NR_io_getevents, GOTRACE_C_SYSCALL),
+	[__NR_io_getevents] = { "io_getevents", GOTRACE_C_SYSCALL },
 #endif
-	GOTRACE_SYSCALL(__NR_msgrcv, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_semtimedop, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_flock, GOTRACE_C_SYSCALL),
-	GOTRACE_SYSCALL(__NR_fcntl, GOTRACE_C_SYSCALL),
+	[__NR_msgrcv] = { "msgrcv", GOTRACE_C_SYSCALL },
+	[__NR_semtimedop] = { "semtimedop", GOTRACE_C_SYSCALL },
+	[__NR_flock] = { "flock", GOTRACE_C_SYSCALL },
+	[__NR_fcntl] = { "fcntl", GOTRACE_C_SYSCALL },
 };
 
 /* Names of the reasons that are not system calls. */
@@ -143,10 +141,27 @@ int gotrace_syscall_of(struct task_struct *p)
 		return -1;
 	regs = task_pt_regs(p);
 	nr = syscall_get_nr(p, regs);
-	if (nr < 0 || nr >= GOTRACE_NR_SYSCALLS ||
-	    syscall_get_error(p, regs) != -ENOSYS)
+	if (nr >= GOTRACE_NR_SYSCALLS)
 		return -1;
 	return nr;
+}
+
+/**
+ * gotrace_still_runnable - whether a switched-out thread stays on its runqueue
+ * @preempt: sched_switch's preempt
+ * @prev: the thread
+ * @prev_state: sched_switch's prev_state
+ *
+ * __schedule() dequeues a task only on a voluntary switch with a sleeping
+ * state and no signal that would wake it; @prev_state is the state it read
+ * before clearing it for such a signal. Calling a blocked task runnable is
+ * harmless (its wakeup is then ignored); the reverse would leave it waiting
+ * for a wakeup that never comes.
+ */
+bool gotrace_still_runnable(bool preempt, struct task_struct *prev,
+			    unsigned int prev_state)
+{
+	return preempt || !prev_state || signal_pending_state(prev_state, prev);
 }
 
 /**

@@ -183,8 +183,15 @@ bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
 {
 	u32 reason = 0;
 	enum gotrace_ev ev = gotrace_classify(p, preempt, prev_state, &reason);
-	u64 stack = gotrace_stack(s, t->prog, reason);
+	u64 stack = 0;
 	u8 state = GOTRACE_T_WAITING;
+
+	/* Where it blocks, if kernel stacks are on and have room. */
+	if (s->kstacks && ev != GO_EV_GO_END && ev != GO_EV_GO_PREEMPT &&
+	    ev != GO_EV_GO_SCHED)
+		stack = gotrace_kstack(s, t->prog);
+	if (!stack)
+		stack = gotrace_stack(s, t->prog, reason);
 
 	switch (ev) {
 	case GO_EV_GO_END:
