@@ -200,9 +200,17 @@ bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
 		state = GOTRACE_T_DEAD;
 		break;
 	case GO_EV_GO_SYSBLOCK:
+		/*
+		 * As Go's runtime hands off a P whose goroutine blocks in a
+		 * system call: the P stops, and restarts with its next event.
+		 * Go 1.23's viewer ends the goroutine's slice at that stop.
+		 */
 		if (!gotrace_emit(c, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
 		    !gotrace_emit(c, ts, ev, 0, NULL, false))
 			return false;
+		if (!gotrace_emit(c, ts, GO_EV_PROC_STOP, 0, NULL, false))
+			return false;
+		c->proc_started = false;
 		t->in_syscall = 1;
 		break;
 	case GO_EV_GO_PREEMPT:
