@@ -69,75 +69,38 @@ bool gotrace_emit(struct gotrace_cpu *c, u64 ts, enum gotrace_ev type,
 	return true;
 }
 
-/* Strings and the one stack of the footer. */
-static const char *const gotrace_strings[] = {
-	[1] = "linux.thread",
-	[2] = "gotrace",
-};
-
-static u8 *gotrace_put_string(u8 *p, u64 id, const char *s)
+/**
+ * gotrace_put_string - write a String event
+ * @p: destination, room for GOTRACE_STRING_MAX + 21 bytes
+ * @id: string id
+ * @str: the string, cut at GOTRACE_STRING_MAX bytes
+ *
+ * Return: one past the last byte written.
+ */
+u8 *gotrace_put_string(u8 *p, u64 id, const char *str)
 {
-	size_t len = strlen(s);
+	size_t len = strnlen(str, GOTRACE_STRING_MAX);
 
 	*p++ = GO_EV_STRING;
 	p = gotrace_put_uvarint(p, id);
 	p = gotrace_put_uvarint(p, len);
-	memcpy(p, s, len);
+	memcpy(p, str, len);
 	return p + len;
 }
 
-static u8 *gotrace_put_stack(u8 *p, u64 id, u64 pc, u64 func, u64 file)
+/**
+ * gotrace_put_frame - write one frame of a Stack event
+ * @p: destination, room for 31 bytes
+ * @pc: the frame's key
+ * @func: string id of its function
+ * @file: string id of its file
+ *
+ * Return: one past the last byte written.
+ */
+u8 *gotrace_put_frame(u8 *p, u64 pc, u64 func, u64 file)
 {
-	u8 *lenp, *body;
-
-	*p++ = GO_EV_STACK | 3 << 6;
-	lenp = p++;
-	body = p;
-	p = gotrace_put_uvarint(p, id);
-	p = gotrace_put_uvarint(p, 1);		/* frames */
 	p = gotrace_put_uvarint(p, pc);
 	p = gotrace_put_uvarint(p, func);
 	p = gotrace_put_uvarint(p, file);
-	p = gotrace_put_uvarint(p, 0);		/* line */
-	*lenp = p - body;
-	return p;
-}
-
-/**
- * gotrace_footer_size - an upper bound of the footer's size
- */
-size_t gotrace_footer_size(void)
-{
-	size_t size = 64;
-	int i;
-
-	for (i = 1; i < ARRAY_SIZE(gotrace_strings); i++)
-		size += 24 + strlen(gotrace_strings[i]);
-	return size;
-}
-
-/**
- * gotrace_footer_write - the footer: frequency, strings, stacks
- * @buf: gotrace_footer_size() bytes
- * @ts: time stamp of the footer's batch
- *
- * As Go's ReadTrace does, the footer opens a batch (P 0, no events), so that
- * readers that decode strings only inside batches see them.
- *
- * Return: the footer's length.
- */
-size_t gotrace_footer_write(u8 *buf, u64 ts)
-{
-	u8 *p = buf;
-	int i;
-
-	*p++ = GO_EV_BATCH | 1 << 6;
-	p = gotrace_put_uvarint(p, 0);
-	p = gotrace_put_uvarint(p, ts);
-	*p++ = GO_EV_FREQUENCY;
-	p = gotrace_put_uvarint(p, GOTRACE_TS_FREQ);
-	for (i = 1; i < ARRAY_SIZE(gotrace_strings); i++)
-		p = gotrace_put_string(p, i, gotrace_strings[i]);
-	p = gotrace_put_stack(p, GOTRACE_STACK_THREAD, 1, 1, 2);
-	return p - buf;
+	return gotrace_put_uvarint(p, 0);	/* line */
 }

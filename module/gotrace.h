@@ -25,6 +25,8 @@
 #ifndef _GOTRACE_H
 #define _GOTRACE_H
 
+#include <linux/bitmap.h>
+#include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
@@ -35,6 +37,9 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/gotrace.h>
+
+struct gotrace_kstacks;
+struct gotrace_progs;
 
 /* Trace buffers are cut into chunks; a chunk holds one Go batch. */
 #define GOTRACE_CHUNK_SIZE	PAGE_SIZE
@@ -66,14 +71,68 @@ enum gotrace_ev {
 	GO_EV_GO_END		= 15,
 	GO_EV_GO_SCHED		= 17,
 	GO_EV_GO_PREEMPT	= 18,
+	GO_EV_GO_SLEEP		= 19,
 	GO_EV_GO_BLOCK		= 20,
 	GO_EV_GO_UNBLOCK	= 21,
+	GO_EV_GO_BLOCK_SYNC	= 25,
+	GO_EV_GO_BLOCK_NET	= 27,
+	GO_EV_GO_SYSCALL	= 28,
+	GO_EV_GO_SYSEXIT	= 29,
+	GO_EV_GO_SYSBLOCK	= 30,
 	GO_EV_GO_WAITING	= 31,
 	GO_EV_STRING		= 37,
 };
 
-/* The one create stack every goroutine carries: its single frame. */
-#define GOTRACE_STACK_THREAD	1
+/*
+ * Why a thread stops running or is woken: a system call number below
+ * GOTRACE_NR_SYSCALLS (the call it blocks in, or the waker is in), or one of
+ * these. Names are in reasons.c.
+ */
+#define GOTRACE_NR_SYSCALLS	512
+enum gotrace_reason {
+	GOTRACE_R_THREAD = GOTRACE_NR_SYSCALLS,	/* a goroutine's create stack */
+	GOTRACE_R_FORK,		/* a creator's stack */
+	GOTRACE_R_RENAME,	/* creator of the goroutine after a rename */
+	GOTRACE_R_PREEMPT,
+	GOTRACE_R_KERNEL,	/* a kernel thread waits */
+	GOTRACE_R_FAULT,	/* a user thread waits outside a system call */
+	GOTRACE_R_IRQ,		/* woken from an interrupt */
+	GOTRACE_R_SOFTIRQ,	/* woken from a softirq */
+	GOTRACE_R_NR
+};
+
+/* Program ids: the reserved ones, then names in order of appearance. */
+#define GOTRACE_PROG_MAX	4096
+#define GOTRACE_PROG_IRQ	0	/* wakeups from interrupt context */
+#define GOTRACE_PROG_OTHER	1	/* names past GOTRACE_PROG_MAX */
+#define GOTRACE_PROG_FIRST	2
+
+/*
+ * Cheap stacks: [reason, program], or [program] for a create stack. The id
+ * encodes both, so a probe finds it without a lookup.
+ */
+#define GOTRACE_STACKS_NR	(1 + GOTRACE_PROG_MAX * GOTRACE_R_NR)
+
+/* Kernel stacks (kstacks.c) take the stack ids after the cheap ones. */
+#define GOTRACE_KSTACK_ID(slot)	(GOTRACE_STACKS_NR + (slot))
+
+/*
+ * String ids and frame keys (PCs) of the footer: cheap frames' file, one
+ * string per reason, one per program, then function and file of each
+ * distinct kernel frame.
+ */
+#define GOTRACE_STR_FILE	1
+#define GOTRACE_STR_REASON(r)	(2 + (r))
+#define GOTRACE_STR_PROG(p)	(2 + GOTRACE_R_NR + (p))
+#define GOTRACE_STR_KFUNC(i)	(GOTRACE_STR_PROG(GOTRACE_PROG_MAX) + 2 * (i))
+#define GOTRACE_STR_KFILE(i)	(GOTRACE_STR_KFUNC(i) + 1)
+#define GOTRACE_PC_REASON(r)	(1 + (r))
+#define GOTRACE_PC_PROG(p)	(1 + GOTRACE_R_NR + (p))
+#define GOTRACE_PC_KFRAME(i)	(GOTRACE_PC_PROG(GOTRACE_PROG_MAX) + (i))
+#define GOTRACE_STRING_MAX	255
+
+/* The footer is generated a page at a time. */
+#define GOTRACE_FOOTER_PAGE	PAGE_SIZE
 
 /* Recording modes, read by every probe. */
 enum gotrace_mode {
@@ -101,14 +160,28 @@ enum gotrace_tstate {
 /**
  * struct gotrace_thread - trace state of one thread id
  * @seq:	Go sequence number the thread's next GoStart/GoUnblock carries.
+ * @tag:	identity of the task holding the id (gotrace_tag()).
+ * @wake_stack:	stack of its last waker; written by the waker's CPU.
  * @gen:	how many earlier threads held this id in this trace; the
  *		goroutine id is tid + gen * PID_MAX_LIMIT.
+ * @prog:	program id of its name; written by a renaming CPU.
  * @state:	enum gotrace_tstate.
+ * @in_syscall:	it waits after GoSysBlock; its wakeup is a GoSysExit.
+ * @renamed:	renamed while not running; written by the renaming CPU.
+ * @pad:	zero.
+ *
+ * Apart from @wake_stack, @prog and @renamed, only the probes that the
+ * scheduler serialises for the thread (its switches and wakeups) write it.
  */
 struct gotrace_thread {
 	u32 seq;
+	u32 tag;
+	u32 wake_stack;
 	u16 gen;
+	u16 prog;
 	u8 state;
+	u8 in_syscall;
+	u8 renamed;
 	u8 pad;
 };
 
@@ -165,8 +238,16 @@ struct gotrace_cpu {
  * @buffer_size: bytes per CPU.
  * @cut_ts:	when recording was cut short (valid in GOTRACE_MODE_CUT).
  * @header:	the 16-byte trace header.
- * @footer:	frequency, strings and stacks, built at stop (vmalloc).
- * @footer_len:	its length.
+ * @progs:	program names.
+ * @kstacks:	kernel stacks, or NULL when they are off.
+ * @stacks_used: the cheap stack ids written, GOTRACE_STACKS_NR bits.
+ * @reasons_used: reasons in those stacks (computed at stop).
+ * @footer:	the page the footer is generated into.
+ * @footer_len:	bytes in it.
+ * @footer_phase: footer generation state (footer.c).
+ * @footer_pos:	its position within the phase.
+ * @footer_bytes: footer bytes generated so far.
+ * @end_ts:	when recording stopped.
  * @wq:		where readers wait.
  * @rd_hdr:	header bytes read.        Reader fields: gotrace_dev.read_lock.
  * @rd_cpu:	CPU whose chunk is being read.
@@ -184,8 +265,16 @@ struct gotrace_session {
 	u64 buffer_size;
 	u64 cut_ts;
 	char header[16];
+	struct gotrace_progs *progs;
+	struct gotrace_kstacks *kstacks;
+	unsigned long *stacks_used;
+	DECLARE_BITMAP(reasons_used, GOTRACE_R_NR);
 	u8 *footer;
 	size_t footer_len;
+	u32 footer_phase;
+	u32 footer_pos;
+	u64 footer_bytes;
+	u64 end_ts;
 	wait_queue_head_t *wq;
 
 	size_t rd_hdr;
@@ -250,28 +339,104 @@ u32 gotrace_buf_full(struct gotrace_cpu *c);
 u8 *gotrace_put_uvarint(u8 *p, u64 v);
 bool gotrace_emit(struct gotrace_cpu *c, u64 ts, enum gotrace_ev type,
 		  unsigned int nargs, const u64 *args, bool closing);
-size_t gotrace_footer_size(void);
-size_t gotrace_footer_write(u8 *buf, u64 ts);
+
+/* encode.c: footer records */
+u8 *gotrace_put_string(u8 *p, u64 id, const char *str);
+u8 *gotrace_put_frame(u8 *p, u64 pc, u64 func, u64 file);
+
+/* footer.c */
+void gotrace_footer_prepare(struct gotrace_session *s, u64 ts);
+size_t gotrace_footer_fill(struct gotrace_session *s);
+
+/* kstacks.c */
+struct gotrace_kstacks *gotrace_kstacks_alloc(void);
+void gotrace_kstacks_free(struct gotrace_kstacks *ks);
+u32 gotrace_kstack(struct gotrace_session *s, u32 prog);
+void gotrace_kstacks_prepare(struct gotrace_session *s);
+u8 *gotrace_kstacks_frame(struct gotrace_session *s, u32 i, u8 *p);
+u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p);
+
+/* programs.c */
+struct gotrace_progs *gotrace_progs_alloc(void);
+void gotrace_progs_free(struct gotrace_progs *pt);
+u32 gotrace_prog_id(struct gotrace_progs *pt, const char *comm);
+const char *gotrace_prog_name(struct gotrace_progs *pt, u32 id);
+u32 gotrace_progs_count(struct gotrace_progs *pt);
+
+/* reasons.c */
+bool gotrace_still_runnable(bool preempt, struct task_struct *prev,
+			    unsigned int prev_state);
+int gotrace_syscall_of(struct task_struct *p);
+enum gotrace_ev gotrace_classify(struct task_struct *p, bool preempt,
+				 unsigned int prev_state, u32 *reason);
+u32 gotrace_waker_reason(void);
+const char *gotrace_reason_name(u32 reason, char *buf, size_t size);
+
+/**
+ * gotrace_stack - id of the cheap stack [@reason, @prog], marked as used
+ * @s: session
+ * @prog: program id
+ * @reason: enum gotrace_reason or a system call number
+ */
+static inline u32 gotrace_stack(struct gotrace_session *s, u32 prog, u32 reason)
+{
+	u32 id = 1 + prog * GOTRACE_R_NR + reason;
+
+	if (!test_bit(id, s->stacks_used))
+		set_bit(id, s->stacks_used);
+	return id;
+}
 
 /* threads.c */
 struct gotrace_thread *gotrace_threads_alloc(u32 max_tid);
 void gotrace_threads_free(struct gotrace_thread *threads);
-bool gotrace_thread_create(struct gotrace_cpu *c, struct gotrace_thread *t,
-			   pid_t tid, u64 ts);
+bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
+		      struct gotrace_thread *t, struct task_struct *p,
+		      u32 prog, u32 creator, u64 ts);
+bool gotrace_g_unblock(struct gotrace_cpu *c, struct gotrace_thread *t,
+		       pid_t tid, u64 ts);
+bool gotrace_g_start(struct gotrace_session *s, struct gotrace_cpu *c,
+		     struct gotrace_thread *t, struct task_struct *p, u64 ts);
+bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
+		    struct gotrace_thread *t, struct task_struct *p,
+		    bool preempt, unsigned int prev_state, u64 ts);
+bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
+		      struct gotrace_thread *t, struct task_struct *p,
+		      const char *comm, u64 ts);
 
 /**
- * gotrace_thread_of - the trace state of @p, or NULL if @p's id is too big
+ * gotrace_tag - a 32-bit identity of a task, to tell holders of an id apart
+ * @p: the task
+ */
+static inline u32 gotrace_tag(struct task_struct *p)
+{
+	return hash_ptr(p, 32);
+}
+
+/**
+ * gotrace_thread_of - the trace state of @p
  * @s: session
  * @p: task
+ *
+ * Return: the entry, or NULL if @p's id is not below max_tid or its live
+ * entry belongs to another task. The latter happens when a thread that is
+ * not its process's leader calls execve() and takes the leader's id, or when
+ * an id is reused before its previous holder's last switch; recording is
+ * then cut, as the trace cannot follow it.
  */
 static inline struct gotrace_thread *
 gotrace_thread_of(struct gotrace_session *s, struct task_struct *p)
 {
 	u32 tid = p->pid;
+	struct gotrace_thread *t;
 
 	if (unlikely(tid >= s->max_tid))
 		return NULL;
-	return &s->threads[tid];
+	t = &s->threads[tid];
+	if (unlikely(t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD &&
+		     t->tag != gotrace_tag(p)))
+		return NULL;
+	return t;
 }
 
 /**
@@ -299,8 +464,8 @@ bool gotrace_proc_start(struct gotrace_cpu *c, u64 ts);
 int gotrace_snapshot(struct gotrace_session *s);
 
 /* session.c */
-int gotrace_session_start(struct gotrace_dev *dev, u32 format, u64 buffer_size,
-			  u32 max_tid);
+int gotrace_session_start(struct gotrace_dev *dev, u32 flags, u32 format,
+			  u64 buffer_size, u32 max_tid);
 int gotrace_session_stop(struct gotrace_dev *dev);
 void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s);
 void gotrace_session_destroy(struct gotrace_dev *dev);

@@ -96,7 +96,7 @@ static int gotrace_start_args(struct gotrace_start *args,
 	if (ret)
 		return ret;
 
-	if (args->flags)
+	if (args->flags & ~GOTRACE_START_FLAGS)
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(args->reserved); i++)
 		if (args->reserved[i])
@@ -132,8 +132,8 @@ static long gotrace_ioctl_start(struct gotrace_dev *dev,
 		return ret;
 
 	mutex_lock(&dev->lock);
-	ret = gotrace_session_start(dev, args.format, args.buffer_size,
-				    args.max_tid);
+	ret = gotrace_session_start(dev, args.flags, args.format,
+				    args.buffer_size, args.max_tid);
 	mutex_unlock(&dev->lock);
 	return ret;
 }

@@ -2,10 +2,14 @@
 /*
  * gotrace probes: scheduler tracepoints turned into goroutine events.
  *
- * sched_switch out:   GoEnd (TASK_DEAD), GoPreempt (still runnable) or GoBlock
+ * sched_switch out:   GoEnd (TASK_DEAD), GoPreempt / GoSched (still runnable),
+ *                     or a block event chosen by reasons.c
  * sched_switch in:    GoStart
- * sched_wakeup(_new): GoUnblock, only for a thread waiting in the trace
+ * sched_waking:       remembers the waker, for the wakeup's stack
+ * sched_wakeup(_new): GoUnblock or GoSysExit, only for a waiting thread
  * sched_process_fork: GoCreate
+ * task_rename:        the thread's goroutine ends; one with the new name
+ *                     takes its place (threads.c)
  *
  * The probes are attached at the first start and stay attached until the
  * module is unloaded: attaching patches the kernel's text (static keys), which
@@ -32,9 +36,12 @@ static void gotrace_probe_switch(void *data, bool preempt,
 				 struct task_struct *prev,
 				 struct task_struct *next,
 				 unsigned int prev_state);
+static void gotrace_probe_waking(void *data, struct task_struct *p);
 static void gotrace_probe_wakeup(void *data, struct task_struct *p);
 static void gotrace_probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child);
+static void gotrace_probe_rename(void *data, struct task_struct *p,
+				 const char *comm);
 
 /* The tracepoints we attach to; found by name when the module loads. */
 static struct gotrace_tp {
@@ -43,9 +50,11 @@ static struct gotrace_tp {
 	struct tracepoint *tp;
 } gotrace_tps[] = {
 	{ "sched_switch",	gotrace_probe_switch },
+	{ "sched_waking",	gotrace_probe_waking },
 	{ "sched_wakeup",	gotrace_probe_wakeup },
 	{ "sched_wakeup_new",	gotrace_probe_wakeup },
 	{ "sched_process_fork",	gotrace_probe_fork },
+	{ "task_rename",	gotrace_probe_rename },
 };
 
 /* The session being recorded, or NULL. */
@@ -197,107 +206,13 @@ bool gotrace_proc_start(struct gotrace_cpu *c, u64 ts)
 	return true;
 }
 
-static bool gotrace_unblock(struct gotrace_cpu *c, struct gotrace_thread *t,
-			    pid_t tid, u64 ts)
-{
-	u64 args[3] = { gotrace_gid(t, tid), t->seq, 0 };
-
-	if (!gotrace_emit(c, ts, GO_EV_GO_UNBLOCK, 3, args, false))
-		return false;
-	t->seq++;
-	t->state = GOTRACE_T_RUNNABLE;
-	return true;
-}
-
-/*
- * Whether @prev stays on its runqueue. __schedule() dequeues a task only on a
- * voluntary switch with a sleeping state and no signal that would wake it;
- * @prev_state is the state it read before clearing it for such a signal.
- * Calling a blocked task runnable is harmless (its wakeup is then ignored);
- * the reverse would leave it waiting for a wakeup that never comes.
- */
-static bool gotrace_still_runnable(bool preempt, struct task_struct *prev,
-				   unsigned int prev_state)
-{
-	return preempt || !prev_state || signal_pending_state(prev_state, prev);
-}
-
-static bool gotrace_switch_out(struct gotrace_session *s, struct gotrace_cpu *c,
-			       u64 ts, bool preempt, struct task_struct *prev,
-			       unsigned int prev_state)
-{
-	struct gotrace_thread *t;
-	enum gotrace_ev ev;
-	u8 state;
-	u64 stack = 0;
-
-	if (!prev->pid)			/* the idle task is G 0 */
-		return true;
-	t = gotrace_thread_of(s, prev);
-	if (!t)
-		return false;
-	if (t->state != GOTRACE_T_RUNNING)
-		return true;
-
-	if (prev_state & TASK_DEAD) {
-		ev = GO_EV_GO_END;
-		state = GOTRACE_T_DEAD;
-	} else if (gotrace_still_runnable(preempt, prev, prev_state)) {
-		ev = GO_EV_GO_PREEMPT;
-		state = GOTRACE_T_RUNNABLE;
-	} else {
-		ev = GO_EV_GO_BLOCK;
-		state = GOTRACE_T_WAITING;
-	}
-	if (!gotrace_emit(c, ts, ev, ev == GO_EV_GO_END ? 0 : 1, &stack, false))
-		return false;
-	t->state = state;
-	c->cur_g = 0;
-	return true;
-}
-
-static bool gotrace_switch_in(struct gotrace_session *s, struct gotrace_cpu *c,
-			      u64 ts, struct task_struct *next)
-{
-	struct gotrace_thread *t;
-	u64 args[2];
-
-	if (!next->pid)
-		return true;
-	t = gotrace_thread_of(s, next);
-	if (!t)
-		return false;
-
-	/*
-	 * A thread created without sched_process_fork (create_io_thread()
-	 * makes io_uring workers that way) is created here; one woken without
-	 * sched_wakeup would be unblocked here. The P runs no goroutine at this
-	 * point, so G 0 does both.
-	 */
-	if (t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD) {
-		if (!gotrace_thread_create(c, t, next->pid, ts))
-			return false;
-	} else if (t->state == GOTRACE_T_WAITING) {
-		if (!gotrace_unblock(c, t, next->pid, ts))
-			return false;
-	}
-
-	args[0] = gotrace_gid(t, next->pid);
-	args[1] = t->seq;
-	if (!gotrace_emit(c, ts, GO_EV_GO_START, 2, args, false))
-		return false;
-	t->seq++;
-	t->state = GOTRACE_T_RUNNING;
-	c->cur_g = args[0];
-	return true;
-}
-
 static void gotrace_probe_switch(void *data, bool preempt,
 				 struct task_struct *prev,
 				 struct task_struct *next,
 				 unsigned int prev_state)
 {
 	struct gotrace_session *s;
+	struct gotrace_thread *t;
 	struct gotrace_cpu *c;
 	u64 ts;
 
@@ -306,10 +221,56 @@ static void gotrace_probe_switch(void *data, bool preempt,
 	if (!c)
 		return;
 	ts = gotrace_clock();
-	if (!gotrace_proc_start(c, ts) ||
-	    !gotrace_switch_out(s, c, ts, preempt, prev, prev_state) ||
-	    !gotrace_switch_in(s, c, ts, next))
-		gotrace_cut(s, c, ts);
+	if (!gotrace_proc_start(c, ts))
+		goto cut;
+	if (prev->pid) {		/* the idle task is G 0 */
+		t = gotrace_thread_of(s, prev);
+		if (!t)
+			goto cut;
+		if (t->state == GOTRACE_T_RUNNING &&
+		    !gotrace_g_stop(s, c, t, prev, preempt, prev_state, ts))
+			goto cut;
+	}
+	if (next->pid) {
+		t = gotrace_thread_of(s, next);
+		if (!t || !gotrace_proc_start(c, ts) ||
+		    !gotrace_g_start(s, c, t, next, ts))
+			goto cut;
+	}
+	return;
+cut:
+	gotrace_cut(s, c, ts);
+}
+
+/*
+ * sched_waking runs in the waker's context: remember who wakes, for the
+ * scheduler latency profile, which charges a wakeup to its GoUnblock's stack.
+ */
+static void gotrace_probe_waking(void *data, struct task_struct *p)
+{
+	struct gotrace_thread *t, *waker;
+	struct gotrace_session *s;
+	struct gotrace_cpu *c;
+	unsigned long flags;
+	u32 reason, prog = GOTRACE_PROG_IRQ;
+
+	local_irq_save(flags);
+	c = gotrace_begin(&s);
+	if (!c)
+		goto out;
+	t = gotrace_thread_of(s, p);
+	if (!t || t->state == GOTRACE_T_NONE)
+		goto out;
+	reason = gotrace_waker_reason();
+	if (reason != GOTRACE_R_IRQ && reason != GOTRACE_R_SOFTIRQ) {
+		waker = current->pid ? gotrace_thread_of(s, current) : NULL;
+		if (!waker || waker->state == GOTRACE_T_NONE)
+			goto out;
+		prog = waker->prog;
+	}
+	WRITE_ONCE(t->wake_stack, gotrace_stack(s, prog, reason));
+out:
+	local_irq_restore(flags);
 }
 
 /*
@@ -334,7 +295,7 @@ static void gotrace_probe_wakeup(void *data, struct task_struct *p)
 	if (t && t->state != GOTRACE_T_WAITING)
 		goto out;
 	ts = gotrace_clock();
-	if (!t || !gotrace_proc_start(c, ts) || !gotrace_unblock(c, t, p->pid, ts))
+	if (!t || !gotrace_proc_start(c, ts) || !gotrace_g_unblock(c, t, p->pid, ts))
 		gotrace_cut(s, c, ts);
 out:
 	local_irq_restore(flags);
@@ -343,8 +304,8 @@ out:
 static void gotrace_probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child)
 {
+	struct gotrace_thread *t, *pt;
 	struct gotrace_session *s;
-	struct gotrace_thread *t;
 	struct gotrace_cpu *c;
 	unsigned long flags;
 	u64 ts;
@@ -356,14 +317,40 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 		goto out;
 	ts = gotrace_clock();
 	t = gotrace_thread_of(s, child);
+	pt = gotrace_thread_of(s, parent);
 	/*
 	 * A live entry means the id's previous thread released it but has not
 	 * switched out for the last time yet: two threads cannot share one
 	 * entry, so recording ends here, consistently.
 	 */
-	if (!t || (t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD) ||
+	if (!t || !pt || (t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD) ||
 	    !gotrace_proc_start(c, ts) ||
-	    !gotrace_thread_create(c, t, child->pid, ts))
+	    !gotrace_g_create(s, c, t, child, pt->prog,
+			      gotrace_stack(s, pt->prog, GOTRACE_R_FORK), ts))
+		gotrace_cut(s, c, ts);
+out:
+	local_irq_restore(flags);
+}
+
+/* exec, prctl(PR_SET_NAME), a kernel thread named by its creator. */
+static void gotrace_probe_rename(void *data, struct task_struct *p,
+				 const char *comm)
+{
+	struct gotrace_session *s;
+	struct gotrace_thread *t;
+	struct gotrace_cpu *c;
+	unsigned long flags;
+	u64 ts;
+
+	local_irq_save(flags);
+	c = gotrace_begin(&s);
+	if (!c || !p->pid)
+		goto out;
+	t = gotrace_thread_of(s, p);
+	if (t && (t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD))
+		goto out;	/* it will be created under its new name */
+	ts = gotrace_clock();
+	if (!t || !gotrace_proc_start(c, ts) || !gotrace_g_rename(s, c, t, p, comm, ts))
 		gotrace_cut(s, c, ts);
 out:
 	local_irq_restore(flags);

@@ -55,6 +55,17 @@ static void gotrace_read_advance_chunk(struct gotrace_session *s, u32 len,
 	s->rd_cpu = gotrace_next_cpu(s->rd_cpu);
 }
 
+/* Whether footer bytes are left, generating the next page if needed. */
+static bool gotrace_read_footer(struct gotrace_session *s)
+{
+	if (s->rd_footer == s->footer_len) {
+		s->footer_len = gotrace_footer_fill(s);
+		s->rd_footer = 0;
+		WRITE_ONCE(s->footer_bytes, s->footer_bytes + s->footer_len);
+	}
+	return s->footer_len;
+}
+
 /*
  * Copy what is available now. Returns the bytes copied or -EFAULT; sets
  * @eof when the whole trace has been read.
@@ -79,7 +90,7 @@ static ssize_t gotrace_copy(struct gotrace_session *s, char __user *buf,
 		} else if (src) {
 			src += s->rd_off;
 			n = len - s->rd_off;
-		} else if (stopped && s->rd_footer < s->footer_len) {
+		} else if (stopped && gotrace_read_footer(s)) {
 			src = s->footer + s->rd_footer;
 			n = s->footer_len - s->rd_footer;
 		} else {

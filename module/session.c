@@ -31,6 +31,12 @@ static void gotrace_session_release(struct gotrace_session *s)
 		gotrace_buf_free(per_cpu_ptr(s->cpus, cpu));
 	gotrace_threads_free(s->threads);
 	s->threads = NULL;
+	gotrace_progs_free(s->progs);
+	s->progs = NULL;
+	gotrace_kstacks_free(s->kstacks);
+	s->kstacks = NULL;
+	vfree(s->stacks_used);
+	s->stacks_used = NULL;
 	vfree(s->footer);
 	s->footer = NULL;
 }
@@ -43,8 +49,8 @@ static void gotrace_session_free(struct gotrace_session *s)
 }
 
 static struct gotrace_session *
-gotrace_session_alloc(struct gotrace_dev *dev, u32 format, u64 buffer_size,
-		      u32 max_tid)
+gotrace_session_alloc(struct gotrace_dev *dev, u32 flags, u32 format,
+		      u64 buffer_size, u32 max_tid)
 {
 	struct gotrace_session *s;
 	int cpu;
@@ -71,9 +77,16 @@ gotrace_session_alloc(struct gotrace_dev *dev, u32 format, u64 buffer_size,
 			goto err_free;
 	}
 	s->threads = gotrace_threads_alloc(max_tid);
-	s->footer = vmalloc(gotrace_footer_size());
-	if (!s->threads || !s->footer)
+	s->progs = gotrace_progs_alloc();
+	s->stacks_used = vzalloc(BITS_TO_LONGS(GOTRACE_STACKS_NR) * sizeof(long));
+	s->footer = vmalloc(GOTRACE_FOOTER_PAGE);
+	if (!s->threads || !s->progs || !s->stacks_used || !s->footer)
 		goto err_free;
+	if (flags & GOTRACE_START_KSTACKS) {
+		s->kstacks = gotrace_kstacks_alloc();
+		if (!s->kstacks)
+			goto err_free;
+	}
 	return s;
 
 err_free:
@@ -95,6 +108,7 @@ static void gotrace_session_sync_wake(struct gotrace_session *s)
 /**
  * gotrace_session_start - GOTRACE_START: snapshot, then record
  * @dev: the device, locked
+ * @flags: GOTRACE_START_* flags
  * @format: 11, 19 or 21
  * @buffer_size: bytes per CPU, whole chunks
  * @max_tid: thread table size
@@ -104,8 +118,8 @@ static void gotrace_session_sync_wake(struct gotrace_session *s)
  *
  * Return: 0, -EBUSY, -ENOMEM, -ENOSPC or -ERANGE (see gotrace_snapshot()).
  */
-int gotrace_session_start(struct gotrace_dev *dev, u32 format, u64 buffer_size,
-			  u32 max_tid)
+int gotrace_session_start(struct gotrace_dev *dev, u32 flags, u32 format,
+			  u64 buffer_size, u32 max_tid)
 {
 	struct gotrace_session *old = gotrace_dev_sess(dev), *s;
 	int ret;
@@ -115,7 +129,7 @@ int gotrace_session_start(struct gotrace_dev *dev, u32 format, u64 buffer_size,
 		    (old->state == GOTRACE_SESS_STOPPED && dev->reader_open)))
 		return -EBUSY;
 
-	s = gotrace_session_alloc(dev, format, buffer_size, max_tid);
+	s = gotrace_session_alloc(dev, flags, format, buffer_size, max_tid);
 	if (!s)
 		return -ENOMEM;
 	ret = gotrace_probes_attach();
@@ -162,8 +176,8 @@ static void gotrace_close_cpu(struct gotrace_cpu *c, u64 ts)
  *
  * Recording stops at once. What each P runs gets a GoSched and each P a
  * ProcStop, stamped when recording stopped (or was cut short); the partial
- * batches are committed and the footer is built, so the reader gets the rest
- * of the trace and then end of file.
+ * batches are committed and the footer is set up, so the reader gets the
+ * rest of the trace and then end of file.
  *
  * Return: 0, or -EINVAL if no trace is being recorded.
  */
@@ -188,7 +202,7 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 	gotrace_session_sync_wake(s);
 	for_each_possible_cpu(cpu)
 		gotrace_buf_flush(per_cpu_ptr(s->cpus, cpu));
-	s->footer_len = gotrace_footer_write(s->footer, ts);
+	gotrace_footer_prepare(s, ts);
 
 	/* Pairs with the acquire in the reader: chunks and footer first. */
 	smp_store_release(&s->state, GOTRACE_SESS_STOPPED);
@@ -246,7 +260,7 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 	st->format = s->format;
 	st->max_tid = s->max_tid;
 	st->buffer_size = s->buffer_size;
-	st->bytes = sizeof(s->header) + s->footer_len;
+	st->bytes = sizeof(s->header) + READ_ONCE(s->footer_bytes);
 	st->bytes_read = READ_ONCE(s->bytes_read);
 	for_each_possible_cpu(cpu) {
 		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);

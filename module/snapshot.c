@@ -58,7 +58,8 @@ static int gotrace_snapshot_create(struct gotrace_session *s,
 	t = gotrace_thread_of(s, p);
 	if (!t)
 		return -ERANGE;
-	if (!gotrace_thread_create(c, t, p->pid, ts))
+	if (!gotrace_g_create(s, c, t, p, gotrace_prog_id(s->progs, p->comm),
+			      0, ts))
 		return -ENOSPC;
 	return 0;
 }

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gotrace thread table: Linux threads as goroutines, indexed by thread id.
+ * gotrace threads: Linux threads as goroutines, their table and transitions.
  *
- * One 8-byte entry per thread id below max_tid, allocated when a session
- * starts, so probes never allocate and find a thread in O(1). With the
- * default max_tid (PID_MAX_LIMIT, 4194304 on 64-bit) the table takes 32 MiB;
- * gotrace start passes the running system's pid_max instead (32768 ids by
- * default: 256 KiB).
+ * One 20-byte entry per thread id below max_tid, allocated when a session
+ * starts, so probes never allocate and find a thread in O(1). gotrace start
+ * passes the running system's pid_max (32768 ids by default: 640 KiB); the
+ * module default covers PID_MAX_LIMIT ids (4194304 on 64-bit: 80 MiB).
+ *
+ * Each function below writes the Go events of one transition on a CPU's
+ * buffer and updates the entry only if they all fit. It returns false when
+ * the buffer is full; the caller then cuts the recording.
  */
 
 #include <linux/vmalloc.h>
@@ -32,36 +35,220 @@ void gotrace_threads_free(struct gotrace_thread *threads)
 }
 
 /**
- * gotrace_thread_create - a new goroutine for the thread holding @tid
- * @c: the CPU's buffer; the creator is what its P runs (or nothing)
- * @t: the thread's entry
- * @tid: its id
+ * gotrace_g_create - GoCreate for @p, by what @c's P runs (or G 0)
+ * @s: session
+ * @c: the CPU's buffer
+ * @t: @p's entry
+ * @p: the new thread
+ * @prog: the program it runs
+ * @creator: stack id of the creator, or 0
  * @ts: time stamp
  *
  * An id that held a thread earlier in this trace gets the next goroutine id
  * for it (see gotrace_gid()). The goroutine starts runnable with seq 1.
  *
- * Return: false if the buffer is full or @tid was reused 65535 times.
+ * Return: false if the buffer is full or @p's id was reused 65535 times.
  */
-bool gotrace_thread_create(struct gotrace_cpu *c, struct gotrace_thread *t,
-			   pid_t tid, u64 ts)
+bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
+		      struct gotrace_thread *t, struct task_struct *p,
+		      u32 prog, u32 creator, u64 ts)
 {
+	u16 gen = t->gen;
 	u64 args[3];
 
 	if (t->state != GOTRACE_T_NONE) {
-		if (t->gen == U16_MAX)
-			return false;	/* out of goroutine ids for @tid */
-		t->gen++;
+		if (gen == U16_MAX)
+			return false;	/* out of goroutine ids for this tid */
+		gen++;
 	}
-	args[0] = gotrace_gid(t, tid);
-	args[1] = GOTRACE_STACK_THREAD;
-	args[2] = 0;
-	if (!gotrace_emit(c, ts, GO_EV_GO_CREATE, 3, args, false)) {
-		if (t->state != GOTRACE_T_NONE)
-			t->gen--;
+	args[0] = (u64)p->pid + (u64)gen * PID_MAX_LIMIT;
+	args[1] = gotrace_stack(s, prog, GOTRACE_R_THREAD);
+	args[2] = creator;
+	if (!gotrace_emit(c, ts, GO_EV_GO_CREATE, 3, args, false))
 		return false;
-	}
+	t->gen = gen;
+	t->tag = gotrace_tag(p);
+	t->prog = prog;
 	t->seq = 1;
 	t->state = GOTRACE_T_RUNNABLE;
+	t->in_syscall = 0;
+	t->wake_stack = 0;
+	WRITE_ONCE(t->renamed, 0);
+	return true;
+}
+
+/**
+ * gotrace_g_unblock - a waiting goroutine becomes runnable
+ * @c: the CPU's buffer
+ * @t: the thread's entry, GOTRACE_T_WAITING
+ * @tid: its id
+ * @ts: time stamp
+ *
+ * GoSysExit if it blocked in a system call (GoSysBlock), else GoUnblock
+ * charged to its waker's stack.
+ */
+bool gotrace_g_unblock(struct gotrace_cpu *c, struct gotrace_thread *t,
+		       pid_t tid, u64 ts)
+{
+	u64 args[3] = { gotrace_gid(t, tid), t->seq, 0 };
+	enum gotrace_ev ev = GO_EV_GO_SYSEXIT;
+
+	if (!t->in_syscall) {
+		ev = GO_EV_GO_UNBLOCK;
+		args[2] = READ_ONCE(t->wake_stack);
+	}
+	if (!gotrace_emit(c, ts, ev, 3, args, false))
+		return false;
+	t->seq++;
+	t->state = GOTRACE_T_RUNNABLE;
+	t->in_syscall = 0;
+	return true;
+}
+
+static bool gotrace_g_run(struct gotrace_cpu *c, struct gotrace_thread *t,
+			  pid_t tid, u64 ts)
+{
+	u64 args[2] = { gotrace_gid(t, tid), t->seq };
+
+	if (!gotrace_emit(c, ts, GO_EV_GO_START, 2, args, false))
+		return false;
+	t->seq++;
+	t->state = GOTRACE_T_RUNNING;
+	c->cur_g = args[0];
+	return true;
+}
+
+/*
+ * The running thread @p now goes by a new name: its goroutine ends and a new
+ * one, created with the new name, takes its place on this P.
+ */
+static bool gotrace_g_reincarnate(struct gotrace_session *s,
+				  struct gotrace_cpu *c,
+				  struct gotrace_thread *t,
+				  struct task_struct *p, u32 prog, u64 ts)
+{
+	if (!gotrace_emit(c, ts, GO_EV_GO_END, 0, NULL, false))
+		return false;
+	c->cur_g = 0;
+	t->state = GOTRACE_T_DEAD;
+	return gotrace_g_create(s, c, t, p, prog,
+				gotrace_stack(s, prog, GOTRACE_R_RENAME), ts) &&
+	       gotrace_g_run(c, t, p->pid, ts);
+}
+
+/**
+ * gotrace_g_start - GoStart for @p, switching in
+ * @s: session
+ * @c: the CPU's buffer; its P runs nothing
+ * @t: @p's entry
+ * @p: the thread
+ * @ts: time stamp
+ *
+ * A thread created without sched_process_fork (create_io_thread() makes
+ * io_uring workers that way) is created here; one woken without a
+ * sched_wakeup would be unblocked here; one renamed while not running is
+ * reincarnated here. The P runs no goroutine at this point, so G 0 does it.
+ */
+bool gotrace_g_start(struct gotrace_session *s, struct gotrace_cpu *c,
+		     struct gotrace_thread *t, struct task_struct *p, u64 ts)
+{
+	if (t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD) {
+		if (!gotrace_g_create(s, c, t, p, gotrace_prog_id(s->progs, p->comm),
+				      0, ts))
+			return false;
+	} else if (t->state == GOTRACE_T_WAITING) {
+		if (!gotrace_g_unblock(c, t, p->pid, ts))
+			return false;
+	}
+	if (!gotrace_g_run(c, t, p->pid, ts))
+		return false;
+	if (likely(!READ_ONCE(t->renamed)))
+		return true;
+	return gotrace_g_reincarnate(s, c, t, p, READ_ONCE(t->prog), ts);
+}
+
+/**
+ * gotrace_g_stop - @p switches out: end of its run, and why
+ * @s: session
+ * @c: the CPU's buffer; its P runs @p
+ * @t: @p's entry, GOTRACE_T_RUNNING
+ * @p: the thread
+ * @preempt: sched_switch's preempt
+ * @prev_state: sched_switch's prev_state
+ * @ts: time stamp
+ */
+bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
+		    struct gotrace_thread *t, struct task_struct *p,
+		    bool preempt, unsigned int prev_state, u64 ts)
+{
+	u32 reason = 0;
+	enum gotrace_ev ev = gotrace_classify(p, preempt, prev_state, &reason);
+	u64 stack = 0;
+	u8 state = GOTRACE_T_WAITING;
+
+	/* Where it blocks, if kernel stacks are on and have room. */
+	if (s->kstacks && ev != GO_EV_GO_END && ev != GO_EV_GO_PREEMPT &&
+	    ev != GO_EV_GO_SCHED)
+		stack = gotrace_kstack(s, t->prog);
+	if (!stack)
+		stack = gotrace_stack(s, t->prog, reason);
+
+	switch (ev) {
+	case GO_EV_GO_END:
+		if (!gotrace_emit(c, ts, ev, 0, NULL, false))
+			return false;
+		state = GOTRACE_T_DEAD;
+		break;
+	case GO_EV_GO_SYSBLOCK:
+		/*
+		 * As Go's runtime hands off a P whose goroutine blocks in a
+		 * system call: the P stops, and restarts with its next event.
+		 * Go 1.23's viewer ends the goroutine's slice at that stop.
+		 */
+		if (!gotrace_emit(c, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
+		    !gotrace_emit(c, ts, ev, 0, NULL, false))
+			return false;
+		if (!gotrace_emit(c, ts, GO_EV_PROC_STOP, 0, NULL, false))
+			return false;
+		c->proc_started = false;
+		t->in_syscall = 1;
+		break;
+	case GO_EV_GO_PREEMPT:
+	case GO_EV_GO_SCHED:
+		state = GOTRACE_T_RUNNABLE;
+		fallthrough;
+	default:
+		if (!gotrace_emit(c, ts, ev, 1, &stack, false))
+			return false;
+	}
+	t->state = state;
+	c->cur_g = 0;
+	return true;
+}
+
+/**
+ * gotrace_g_rename - @p takes a new name: exec, prctl(PR_SET_NAME), or a
+ * kernel thread named by its creator
+ * @s: session
+ * @c: this CPU's buffer
+ * @t: @p's entry, a live goroutine
+ * @p: the thread
+ * @comm: the new name
+ * @ts: time stamp
+ *
+ * The running thread is reincarnated at once; another one when it next
+ * switches in (its entry is then written from this CPU: only @t->prog and
+ * @t->renamed, which its own CPU reads once).
+ */
+bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
+		      struct gotrace_thread *t, struct task_struct *p,
+		      const char *comm, u64 ts)
+{
+	u32 prog = gotrace_prog_id(s->progs, comm);
+
+	if (p == current && t->state == GOTRACE_T_RUNNING)
+		return gotrace_g_reincarnate(s, c, t, p, prog, ts);
+	WRITE_ONCE(t->prog, prog);
+	WRITE_ONCE(t->renamed, 1);
 	return true;
 }

@@ -134,6 +134,8 @@ TEST_F(ioctl, start_unknown_flags)
 	unsigned int bit;
 
 	for (bit = 0; bit < 32; bit++) {
+		if (GOTRACE_START_FLAGS & 1U << bit)
+			continue;
 		start_args(&args)->flags = 1U << bit;
 		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
 		EXPECT_EQ(EINVAL, errno) {

@@ -20,8 +20,10 @@ static void start_help(void)
 	       "  -f, --format VER       trace format: 1.11, 1.19 or 1.21 (default 1.21)\n"
 	       "  -b, --buffer-size SIZE buffer per CPU, with K, M or G suffix\n"
 	       "                         (default: the module parameter buffer_size)\n"
-	       "  -t, --max-tid N        thread ids the thread table covers, 8 bytes each\n"
+	       "  -t, --max-tid N        thread ids the thread table covers, 20 bytes each\n"
 	       "                         (default: %s)\n"
+	       "  -k, --kernel-stacks    block events carry the kernel stack where the\n"
+	       "                         thread blocks (costs an unwind per block)\n"
 	       "  -h, --help             show this help\n",
 	       program_invocation_short_name, GOTRACE_DEVICE, GOTRACE_DEVICE, PID_MAX_FILE);
 }
@@ -78,6 +80,7 @@ int cmd_start(int argc, char *argv[])
 		{ "format", required_argument, NULL, 'f' },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "max-tid", required_argument, NULL, 't' },
+		{ "kernel-stacks", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -85,7 +88,7 @@ int cmd_start(int argc, char *argv[])
 	uint64_t buffer_size = 0;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "f:b:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:b:t:kh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!parse_format("start", optarg, &args.format))
@@ -98,6 +101,9 @@ int cmd_start(int argc, char *argv[])
 		case 't':
 			if (!parse_u32("start", "--max-tid", optarg, &args.max_tid))
 				return EXIT_FAILURE;
+			break;
+		case 'k':
+			args.flags |= GOTRACE_START_KSTACKS;
 			break;
 		case 'h':
 			start_help();

@@ -23,10 +23,14 @@
 #define GOTRACE_FORMAT_1_19	19
 #define GOTRACE_FORMAT_1_21	21
 
+/* Start flags. */
+#define GOTRACE_START_KSTACKS	0x1	/* block events carry kernel stacks */
+#define GOTRACE_START_FLAGS	GOTRACE_START_KSTACKS
+
 /**
  * struct gotrace_start - argument of GOTRACE_START
  * @size:	Input: sizeof(struct gotrace_start) as user space knows it.
- * @flags:	Input: none defined yet; set to 0.
+ * @flags:	Input: GOTRACE_START_* flags.
  * @format:	Input: one of GOTRACE_FORMAT_*.
  * @max_tid:	Input: highest thread id + 1 the thread table covers; 0 means
  *		the module parameter max_tid. Costs 8 bytes per id.

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gotrace kernel stacks: where threads block, when GOTRACE_START_KSTACKS asks.
+ *
+ * At a block point the probe saves the kernel stack (stack_trace_save()) and
+ * looks it up, with the thread's program, in a fixed open-addressing table
+ * allocated with the session: a new stack claims a slot with cmpxchg, fills
+ * it and publishes it with a release store, as programs.c does. The slot
+ * index is the stack id. When the table is full, block events fall back to
+ * the cheap [reason, program] stack.
+ *
+ * Addresses never reach the trace: the footer names each frame with
+ * kallsyms (function, and module or "vmlinux" as the file), and the frame's
+ * PC in the trace is the index of its address among the distinct addresses
+ * of the used stacks. Frames of gotrace itself and of the tracepoint
+ * iterator are dropped there.
+ */
+
+#include <linux/bsearch.h>
+#include <linux/jhash.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/sort.h>
+#include <linux/stacktrace.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "gotrace.h"
+
+#define GOTRACE_KSTACK_SLOTS	8192
+#define GOTRACE_KSTACK_DEPTH	24
+
+enum { GOTRACE_KS_EMPTY, GOTRACE_KS_BUSY, GOTRACE_KS_READY };
+
+/**
+ * struct gotrace_kstack - one distinct stack
+ * @hash:	jhash of @pcs and @prog.
+ * @state:	GOTRACE_KS_*; the rest is valid once READY (acquire).
+ * @nr:		frames in @pcs.
+ * @prog:	program id, the outermost frame.
+ * @used:	written in the trace (set by probes, read by the footer).
+ * @pcs:	return addresses, innermost first.
+ */
+struct gotrace_kstack {
+	u32 hash;
+	int state;
+	u16 nr;
+	u16 prog;
+	bool used;
+	unsigned long pcs[GOTRACE_KSTACK_DEPTH];
+};
+
+/**
+ * struct gotrace_kstacks - the table, and the footer's view of it
+ * @slot:	the stacks.
+ * @addrs:	distinct addresses of the used stacks, sorted (footer only).
+ * @nr_addrs:	their number.
+ */
+struct gotrace_kstacks {
+	struct gotrace_kstack slot[GOTRACE_KSTACK_SLOTS];
+	unsigned long *addrs;
+	u32 nr_addrs;
+};
+
+/**
+ * gotrace_kstacks_alloc - an empty table
+ */
+struct gotrace_kstacks *gotrace_kstacks_alloc(void)
+{
+	return vzalloc(sizeof(struct gotrace_kstacks));
+}
+
+/**
+ * gotrace_kstacks_free - free a table and its footer view
+ * @ks: the table, or NULL
+ */
+void gotrace_kstacks_free(struct gotrace_kstacks *ks)
+{
+	if (ks)
+		kvfree(ks->addrs);
+	vfree(ks);
+}
+
+static bool gotrace_kstack_equal(struct gotrace_kstack *k, u32 hash,
+				 unsigned int nr, u32 prog,
+				 const unsigned long *pcs)
+{
+	return k->hash == hash && k->nr == nr && k->prog == prog &&
+	       !memcmp(k->pcs, pcs, nr * sizeof(*pcs));
+}
+
+/**
+ * gotrace_kstack - the stack id of where the current thread blocks
+ * @s: session, with kernel stacks on
+ * @prog: the thread's program id
+ *
+ * Call with interrupts off, from the thread's own sched_switch.
+ *
+ * Return: a stack id, or 0 if the table is full.
+ */
+u32 gotrace_kstack(struct gotrace_session *s, u32 prog)
+{
+	struct gotrace_kstacks *ks = s->kstacks;
+	unsigned long pcs[GOTRACE_KSTACK_DEPTH];
+	unsigned int nr, i;
+	u32 hash, idx;
+	int state;
+
+	nr = stack_trace_save(pcs, ARRAY_SIZE(pcs), 0);
+	hash = jhash2((u32 *)pcs, nr * sizeof(*pcs) / sizeof(u32), prog);
+	idx = hash % GOTRACE_KSTACK_SLOTS;
+	for (i = 0; i < GOTRACE_KSTACK_SLOTS; i++) {
+		struct gotrace_kstack *k = &ks->slot[idx];
+
+		/* Pairs with the release below: a READY slot is filled. */
+		state = smp_load_acquire(&k->state);
+		if (state == GOTRACE_KS_EMPTY &&
+		    cmpxchg(&k->state, GOTRACE_KS_EMPTY, GOTRACE_KS_BUSY) ==
+		    GOTRACE_KS_EMPTY) {
+			k->hash = hash;
+			k->nr = nr;
+			k->prog = prog;
+			memcpy(k->pcs, pcs, nr * sizeof(*pcs));
+			/* Pairs with the acquire above, on any CPU. */
+			smp_store_release(&k->state, GOTRACE_KS_READY);
+			state = GOTRACE_KS_READY;
+		}
+		while (state != GOTRACE_KS_READY) {
+			cpu_relax();
+			/* As above: the filler publishes with release. */
+			state = smp_load_acquire(&k->state);
+		}
+		if (gotrace_kstack_equal(k, hash, nr, prog, pcs)) {
+			if (!READ_ONCE(k->used))
+				WRITE_ONCE(k->used, true);
+			return GOTRACE_KSTACK_ID(idx);
+		}
+		idx = (idx + 1) % GOTRACE_KSTACK_SLOTS;
+	}
+	return 0;
+}
+
+static int gotrace_addr_cmp(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether a frame is ours or the tracepoint's, which the footer drops. */
+static bool gotrace_kstack_internal(unsigned long pc)
+{
+	char name[KSYM_SYMBOL_LEN];
+
+	if (within_module(pc, THIS_MODULE))
+		return true;
+	sprint_symbol_no_offset(name, pc);
+	return str_has_prefix(name, "__traceiter_");
+}
+
+/**
+ * gotrace_kstacks_prepare - index the addresses of the used stacks
+ * @s: session; no probe runs anymore
+ *
+ * On allocation failure the footer names no kernel frame: those stacks
+ * then hold only their program.
+ */
+void gotrace_kstacks_prepare(struct gotrace_session *s)
+{
+	struct gotrace_kstacks *ks = s->kstacks;
+	u32 n = 0, i, j, w;
+
+	for (i = 0; i < GOTRACE_KSTACK_SLOTS; i++)
+		if (ks->slot[i].used)
+			n += ks->slot[i].nr;
+	ks->addrs = kvmalloc_array(n, sizeof(*ks->addrs), GFP_KERNEL);
+	if (!ks->addrs)
+		return;
+	for (i = 0; i < GOTRACE_KSTACK_SLOTS; i++) {
+		struct gotrace_kstack *k = &ks->slot[i];
+
+		if (!k->used)
+			continue;
+		/* Drop the innermost frames that are gotrace's own. */
+		for (j = 0; j < k->nr && gotrace_kstack_internal(k->pcs[j]); j++)
+			;
+		memmove(k->pcs, k->pcs + j, (k->nr - j) * sizeof(*k->pcs));
+		k->nr -= j;
+		memcpy(ks->addrs + ks->nr_addrs, k->pcs, k->nr * sizeof(*k->pcs));
+		ks->nr_addrs += k->nr;
+	}
+	sort(ks->addrs, ks->nr_addrs, sizeof(*ks->addrs), gotrace_addr_cmp, NULL);
+	for (i = 0, w = 0; i < ks->nr_addrs; i++)
+		if (!w || ks->addrs[w - 1] != ks->addrs[i])
+			ks->addrs[w++] = ks->addrs[i];
+	ks->nr_addrs = w;
+}
+
+static u32 gotrace_addr_key(struct gotrace_kstacks *ks, unsigned long pc)
+{
+	unsigned long *p = bsearch(&pc, ks->addrs, ks->nr_addrs,
+				   sizeof(*ks->addrs), gotrace_addr_cmp);
+
+	return p - ks->addrs;
+}
+
+/**
+ * gotrace_kstacks_frame - footer: the strings naming distinct frame @i
+ * @s: session
+ * @i: index among the distinct addresses
+ * @p: where to write two String events (function, then file)
+ *
+ * Return: the end of what was written, or NULL past the last frame.
+ */
+u8 *gotrace_kstacks_frame(struct gotrace_session *s, u32 i, u8 *p)
+{
+	struct gotrace_kstacks *ks = s->kstacks;
+	char sym[KSYM_SYMBOL_LEN], *mod;
+
+	if (!ks->addrs || i >= ks->nr_addrs)
+		return NULL;
+	sprint_symbol_no_offset(sym, ks->addrs[i]);
+	/* "function [module]" for a module's code, else "function". */
+	mod = strchr(sym, ' ');
+	if (mod) {
+		*mod++ = '\0';
+		mod[strcspn(mod, "]")] = '\0';
+		mod++;
+	}
+	p = gotrace_put_string(p, GOTRACE_STR_KFUNC(i), sym);
+	return gotrace_put_string(p, GOTRACE_STR_KFILE(i), mod ? mod : "vmlinux");
+}
+
+/**
+ * gotrace_kstacks_stack - footer: the next used kernel stack from slot @i on
+ * @s: session
+ * @i: slot to start at; set to the slot after the one written
+ * @p: where to write the Stack event
+ *
+ * Return: the end of what was written, or NULL past the last used slot.
+ */
+u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p)
+{
+	struct gotrace_kstacks *ks = s->kstacks;
+	struct gotrace_kstack *k;
+	u8 *lenp, *body;
+	u32 j, key;
+
+	while (*i < GOTRACE_KSTACK_SLOTS && !ks->slot[*i].used)
+		(*i)++;
+	if (*i >= GOTRACE_KSTACK_SLOTS)
+		return NULL;
+	k = &ks->slot[*i];
+
+	*p++ = GO_EV_STACK | 3 << 6;
+	lenp = p;		/* a two-byte length: the body can exceed 127 */
+	p += 2;
+	body = p;
+	p = gotrace_put_uvarint(p, GOTRACE_KSTACK_ID(*i));
+	p = gotrace_put_uvarint(p, (ks->addrs ? k->nr : 0) + 1);
+	for (j = 0; ks->addrs && j < k->nr; j++) {
+		key = gotrace_addr_key(ks, k->pcs[j]);
+		p = gotrace_put_frame(p, GOTRACE_PC_KFRAME(key),
+				      GOTRACE_STR_KFUNC(key), GOTRACE_STR_KFILE(key));
+	}
+	p = gotrace_put_frame(p, GOTRACE_PC_PROG(k->prog),
+			      GOTRACE_STR_PROG(k->prog), GOTRACE_STR_FILE);
+	lenp[0] = ((p - body) & 0x7f) | 0x80;
+	lenp[1] = (p - body) >> 7;
+	(*i)++;
+	return p;
+}
