@@ -22,11 +22,19 @@ have_pkgs() {
 }
 
 base="make gcc libc6-dev libkmod-dev kmod sparse busybox-static cpio xz-utils zstd \
-qemu-system-x86 qemu-utils golang-go curl ca-certificates linux-headers-amd64 linux-source-6.1 \
-python3 perl clang libclang-rt-14-dev"
+qemu-utils golang-go curl ca-certificates linux-headers-amd64 linux-source-6.1 \
+python3 perl clang libclang-rt-14-dev dkms"
 bpo="golang-1.21-go golang-1.23-go"
 
-if have_pkgs $base $bpo && [ -f "$BPO_LIST" ] && [ -z "${GOTRACE_DEPS_REFRESH:-}" ]; then
+# QEMU comes from bookworm-backports (10.x). Under multi-threaded TCG, bookworm's 7.2
+# mishandles kernel code the guest patches while other vCPUs run it (text_poke_bp):
+# toggling scheduler tracepoints under load ended in "Oops: int3" on 6.12 and RCU
+# stalls on 6.1, every time; with 10.0, or with thread=single, never.
+qemu_bpo() {
+	dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null | grep -q '~bpo12'
+}
+
+if have_pkgs $base $bpo && qemu_bpo && [ -f "$BPO_LIST" ] && [ -z "${GOTRACE_DEPS_REFRESH:-}" ]; then
 	# Meta packages are installed; the backports headers are checked by kernels.sh.
 	exit 0
 fi
@@ -40,3 +48,9 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends $base
 apt-get install -y -q --no-install-recommends -t bookworm-backports $bpo
+# pkg/suite picks backports for QEMU and what it needs only, not for the whole system.
+apt-get install -y -q --no-install-recommends qemu-system-x86/bookworm-backports
+qemu_bpo || {
+	echo "deps.sh: qemu-system-x86 from bookworm-backports did not install; check apt's messages above" >&2
+	exit 1
+}

@@ -94,7 +94,9 @@ moddir="$kroot/lib/modules/$kver"
 	die "kernel $kver is not in $kroot (known: $(cat "$KERNELS/list" 2>/dev/null | tr '\n' ' ')); run scripts/kernels.sh"
 [ -d "$share" ] || die "share directory '$share' does not exist; create it first"
 share=$(cd "$share" && pwd)
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found; run scripts/deps.sh (package qemu-system-x86)"
+# GOTRACE_VM_QEMU: another QEMU binary (or wrapper) to try.
+qemu=${GOTRACE_VM_QEMU:-qemu-system-x86_64}
+command -v "$qemu" >/dev/null || die "$qemu not found; run scripts/deps.sh (package qemu-system-x86)"
 [ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" >/dev/null 2>&1 ||
 	die "$BUSYBOX is missing or not static; run scripts/deps.sh (package busybox-static)"
 command -v cpio >/dev/null || die "cpio not found; run scripts/deps.sh (package cpio)"
@@ -237,12 +239,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT TERM
 
+# Multi-threaded TCG (nested KVM hangs here); GOTRACE_VM_ACCEL=tcg,thread=single helps tell
+# QEMU's cross-CPU code-patching behaviour from a kernel bug.
+accel=${GOTRACE_VM_ACCEL:-tcg,thread=multi}
 start=$(date +%s)
 # -nographic puts the serial console on stdio, which goes to the log; timeout kills a hung
 # guest. etc/sercon-port=0 keeps SeaBIOS from painting the console with escape sequences
 # (QEMU warns about the name; its stderr goes to a file of its own, shown if it fails).
-timeout -k 10 "$timeout" qemu-system-x86_64 \
-	-accel tcg,thread=multi -smp "$cpus" -m "$mem" \
+timeout -k 10 "$timeout" "$qemu" \
+	-accel "$accel" -smp "$cpus" -m "$mem" \
 	-nographic -no-reboot -nic none \
 	-fw_cfg name=etc/sercon-port,string=0 \
 	-kernel "$vmlinuz" -initrd "$initrd" \
@@ -269,7 +274,7 @@ if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
 	exit 124
 fi
 [ "$qrc" -eq 0 ] || {
-	echo "vm.sh: qemu-system-x86_64 failed (status $qrc) for $kver:" >&2
+	echo "vm.sh: $qemu failed (status $qrc) for $kver:" >&2
 	grep -v 'fw_cfg item names should be prefixed' "$log.qemu" >&2 || true
 	show_console
 	exit 1
