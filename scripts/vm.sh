@@ -25,6 +25,9 @@
 #
 # The initramfs (busybox-static, /init, the modules 9p needs, in dependency order) is
 # cached in build/vm/, keyed by the kernel package, busybox and this script.
+#
+# Environment, for comparisons: GOTRACE_VM_QEMU (QEMU binary or wrapper, default
+# qemu-system-x86_64), GOTRACE_VM_ACCEL (default tcg,thread=multi).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,7 +60,7 @@ show_console() {
 }
 
 usage() {
-	sed -n '5,27s/^# \{0,1\}//p' "$0" >&2
+	sed -n '5,32s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
