@@ -81,6 +81,8 @@ enum gotrace_ev {
 	GO_EV_GO_SYSBLOCK	= 30,
 	GO_EV_GO_WAITING	= 31,
 	GO_EV_STRING		= 37,
+	GO_EV_GO_START_LOCAL	= 38,
+	GO_EV_GO_UNBLOCK_LOCAL	= 39,
 };
 
 /*
@@ -154,6 +156,7 @@ enum gotrace_tstate {
 	GOTRACE_T_RUNNABLE,
 	GOTRACE_T_RUNNING,
 	GOTRACE_T_WAITING,
+	GOTRACE_T_SYSCALL,	/* waiting after GoSysBlock: woken by GoSysExit */
 	GOTRACE_T_DEAD,
 };
 
@@ -166,9 +169,9 @@ enum gotrace_tstate {
  *		goroutine id is tid + gen * PID_MAX_LIMIT.
  * @prog:	program id of its name; written by a renaming CPU.
  * @state:	enum gotrace_tstate.
- * @in_syscall:	it waits after GoSysBlock; its wakeup is a GoSysExit.
  * @renamed:	renamed while not running; written by the renaming CPU.
- * @pad:	zero.
+ * @last_cpu:	P of the goroutine's last transition: an event on the same P
+ *		can use Go's *Local variant, which carries no sequence number.
  *
  * Apart from @wake_stack, @prog and @renamed, only the probes that the
  * scheduler serialises for the thread (its switches and wakeups) write it.
@@ -180,9 +183,8 @@ struct gotrace_thread {
 	u16 gen;
 	u16 prog;
 	u8 state;
-	u8 in_syscall;
 	u8 renamed;
-	u8 pad;
+	u16 last_cpu;
 };
 
 /**
@@ -403,6 +405,15 @@ bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
 bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
 		      struct gotrace_thread *t, struct task_struct *p,
 		      const char *comm, u64 ts);
+
+/**
+ * gotrace_waiting - whether a thread waits in the trace (for a wakeup)
+ * @t: its entry
+ */
+static inline bool gotrace_waiting(const struct gotrace_thread *t)
+{
+	return t->state == GOTRACE_T_WAITING || t->state == GOTRACE_T_SYSCALL;
+}
 
 /**
  * gotrace_tag - a 32-bit identity of a task, to tell holders of an id apart

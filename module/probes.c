@@ -292,7 +292,7 @@ static void gotrace_probe_wakeup(void *data, struct task_struct *p)
 	if (!c)
 		goto out;
 	t = gotrace_thread_of(s, p);
-	if (t && t->state != GOTRACE_T_WAITING)
+	if (t && !gotrace_waiting(t))
 		goto out;
 	ts = gotrace_clock();
 	if (!t || !gotrace_proc_start(c, ts) || !gotrace_g_unblock(c, t, p->pid, ts))

@@ -36,6 +36,7 @@ static int gotrace_snapshot_running(struct gotrace_session *s,
 		return -ENOSPC;
 	t->seq++;
 	t->state = GOTRACE_T_RUNNING;
+	t->last_cpu = c->cpu;
 	c->cur_g = args[0];
 	return 0;
 }
@@ -84,6 +85,7 @@ static int gotrace_snapshot_status(struct gotrace_session *s,
 		return -ENOSPC;
 	t->seq++;
 	t->state = GOTRACE_T_WAITING;
+	t->last_cpu = c->cpu;
 	return 0;
 }
 

@@ -71,7 +71,7 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 	t->prog = prog;
 	t->seq = 1;
 	t->state = GOTRACE_T_RUNNABLE;
-	t->in_syscall = 0;
+	t->last_cpu = c->cpu;
 	t->wake_stack = 0;
 	WRITE_ONCE(t->renamed, 0);
 	return true;
@@ -80,40 +80,53 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 /**
  * gotrace_g_unblock - a waiting goroutine becomes runnable
  * @c: the CPU's buffer
- * @t: the thread's entry, GOTRACE_T_WAITING
+ * @t: the thread's entry, waiting
  * @tid: its id
  * @ts: time stamp
  *
  * GoSysExit if it blocked in a system call (GoSysBlock), else GoUnblock
- * charged to its waker's stack.
+ * charged to its waker's stack, as GoUnblockLocal if it blocked on this P.
+ * (GoSysExitLocal is no use here: Go takes its goroutine from the P, which
+ * does not run the exiting one.)
  */
 bool gotrace_g_unblock(struct gotrace_cpu *c, struct gotrace_thread *t,
 		       pid_t tid, u64 ts)
 {
-	u64 args[3] = { gotrace_gid(t, tid), t->seq, 0 };
-	enum gotrace_ev ev = GO_EV_GO_SYSEXIT;
+	bool sys = t->state == GOTRACE_T_SYSCALL;
+	bool local = !sys && t->last_cpu == c->cpu;
+	enum gotrace_ev ev = GO_EV_GO_UNBLOCK;
+	u64 args[3];
+	unsigned int n = 0;
 
-	if (!t->in_syscall) {
-		ev = GO_EV_GO_UNBLOCK;
-		args[2] = READ_ONCE(t->wake_stack);
-	}
-	if (!gotrace_emit(c, ts, ev, 3, args, false))
+	if (sys)
+		ev = GO_EV_GO_SYSEXIT;
+	else if (local)
+		ev = GO_EV_GO_UNBLOCK_LOCAL;
+	args[n++] = gotrace_gid(t, tid);
+	if (!local)
+		args[n++] = t->seq;
+	args[n++] = sys ? 0 : READ_ONCE(t->wake_stack);	/* real ts, or stack */
+	if (!gotrace_emit(c, ts, ev, n, args, false))
 		return false;
 	t->seq++;
 	t->state = GOTRACE_T_RUNNABLE;
-	t->in_syscall = 0;
+	t->last_cpu = c->cpu;
 	return true;
 }
 
+/* GoStart, or GoStartLocal if the goroutine became runnable on this P. */
 static bool gotrace_g_run(struct gotrace_cpu *c, struct gotrace_thread *t,
 			  pid_t tid, u64 ts)
 {
 	u64 args[2] = { gotrace_gid(t, tid), t->seq };
+	bool local = t->last_cpu == c->cpu;
 
-	if (!gotrace_emit(c, ts, GO_EV_GO_START, 2, args, false))
+	if (!gotrace_emit(c, ts, local ? GO_EV_GO_START_LOCAL : GO_EV_GO_START,
+			  local ? 1 : 2, args, false))
 		return false;
 	t->seq++;
 	t->state = GOTRACE_T_RUNNING;
+	t->last_cpu = c->cpu;
 	c->cur_g = args[0];
 	return true;
 }
@@ -156,7 +169,7 @@ bool gotrace_g_start(struct gotrace_session *s, struct gotrace_cpu *c,
 		if (!gotrace_g_create(s, c, t, p, gotrace_prog_id(s->progs, p->comm),
 				      0, ts))
 			return false;
-	} else if (t->state == GOTRACE_T_WAITING) {
+	} else if (gotrace_waiting(t)) {
 		if (!gotrace_g_unblock(c, t, p->pid, ts))
 			return false;
 	}
@@ -211,7 +224,7 @@ bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
 		if (!gotrace_emit(c, ts, GO_EV_PROC_STOP, 0, NULL, false))
 			return false;
 		c->proc_started = false;
-		t->in_syscall = 1;
+		state = GOTRACE_T_SYSCALL;
 		break;
 	case GO_EV_GO_PREEMPT:
 	case GO_EV_GO_SCHED:
@@ -222,6 +235,7 @@ bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
 			return false;
 	}
 	t->state = state;
+	t->last_cpu = c->cpu;
 	c->cur_g = 0;
 	return true;
 }
