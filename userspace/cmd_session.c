@@ -17,19 +17,13 @@ static void start_help(void)
 {
 	printf("Usage: %s start [OPTIONS]\n"
 	       "Start recording the scheduler into %s (read it with: cat %s > FILE).\n\n"
-	       "  -f, --format VER       trace format: 1.11, 1.19 or 1.21 (default 1.21)\n"
-	       "  -b, --buffer-size SIZE buffer per CPU, with K, M or G suffix\n"
-	       "                         (default: the module parameter buffer_size)\n"
-	       "  -t, --max-tid N        thread ids the thread table covers, 20 bytes each\n"
-	       "                         (default: %s)\n"
-	       "  -k, --kernel-stacks    block events carry the kernel stack where the\n"
-	       "                         thread blocks (costs an unwind per block)\n"
+	       START_OPTIONS_HELP
 	       "  -h, --help             show this help\n",
-	       program_invocation_short_name, GOTRACE_DEVICE, GOTRACE_DEVICE, PID_MAX_FILE);
+	       program_invocation_short_name, GOTRACE_DEVICE, GOTRACE_DEVICE);
 }
 
 /* Every thread id is below pid_max; 0 lets the module use its default. */
-static uint32_t pid_max(void)
+static uint32_t pid_max(const char *cmd)
 {
 	unsigned long v = 0;
 	FILE *f = fopen(PID_MAX_FILE, "re");
@@ -39,87 +33,99 @@ static uint32_t pid_max(void)
 	if (f)
 		fclose(f);
 	if (!v)
-		msg_err("start", "cannot read %s: using the module's max_tid (mount /proc to size it)",
+		msg_err(cmd, "cannot read %s: using the module's max_tid (mount /proc to size it)",
 			PID_MAX_FILE);
 	return (uint32_t)v;
 }
 
-static int start_session(const struct gotrace_start *args)
+/*
+ * GOTRACE_START on @fd with @args, after filling in what the options left
+ * to the system; false after a message naming the cause.
+ */
+bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 {
-	int fd = device_open("start");
 	int err;
 
-	if (fd < 0)
-		return EXIT_FAILURE;
+	if (!args->max_tid)
+		args->max_tid = pid_max(cmd);
 	err = ioctl(fd, GOTRACE_START, args) ? errno : 0;
-	close(fd);
 	switch (err) {
 	case 0:
-		return EXIT_SUCCESS;
+		return true;
 	case EBUSY:
-		msg_err("start", "a trace is already running, or the previous one was not read to the end: "
+		msg_err(cmd, "a trace is already running, or the previous one was not read to the end: "
 			"gotrace stop / read it (cat %s > FILE)", GOTRACE_DEVICE);
 		break;
 	case ENOMEM:
-		msg_err("start", "not enough memory for the trace buffers: lower --buffer-size or --max-tid");
+		msg_err(cmd, "not enough memory for the trace buffers: lower --buffer-size or --max-tid");
 		break;
 	case EINVAL:
-		msg_err("start", "the module rejected the parameters (format, buffer size, max tid): "
+		msg_err(cmd, "the module rejected the parameters (format, buffer size, max tid): "
 			"check the options; dmesg may say more");
 		break;
 	default:
-		device_explain("start", err);
+		device_explain(cmd, err);
 		break;
 	}
-	return EXIT_FAILURE;
+	return false;
+}
+
+/* One of START_OPTIONS into @args; false after a message if @arg is invalid. */
+bool start_option(const char *cmd, int c, const char *arg, struct gotrace_start *args)
+{
+	uint64_t size;
+
+	switch (c) {
+	case 'f':
+		return parse_format(cmd, arg, &args->format);
+	case 'b':
+		if (!parse_size(cmd, "--buffer-size", arg, &size))
+			return false;
+		args->buffer_size = size;
+		return true;
+	case 't':
+		return parse_u32(cmd, "--max-tid", arg, &args->max_tid);
+	case 'k':
+		args->flags |= GOTRACE_START_KSTACKS;
+		return true;
+	}
+	return false;
 }
 
 int cmd_start(int argc, char *argv[])
 {
 	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "buffer-size", required_argument, NULL, 'b' },
-		{ "max-tid", required_argument, NULL, 't' },
-		{ "kernel-stacks", no_argument, NULL, 'k' },
+		START_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	struct gotrace_start args = { .size = sizeof(args) };
-	uint64_t buffer_size = 0;
-	int c;
+	bool ok;
+	int c, fd;
 
-	while ((c = getopt_long(argc, argv, "f:b:t:kh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, START_SHORTOPTS "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'f':
-			if (!parse_format("start", optarg, &args.format))
-				return EXIT_FAILURE;
-			break;
-		case 'b':
-			if (!parse_size("start", "--buffer-size", optarg, &buffer_size))
-				return EXIT_FAILURE;
-			break;
-		case 't':
-			if (!parse_u32("start", "--max-tid", optarg, &args.max_tid))
-				return EXIT_FAILURE;
-			break;
-		case 'k':
-			args.flags |= GOTRACE_START_KSTACKS;
-			break;
 		case 'h':
 			start_help();
 			return EXIT_SUCCESS;
-		default:
+		case '?':
 			return msg_usage("start");
+		default:
+			if (!start_option("start", c, optarg, &args))
+				return EXIT_FAILURE;
+			break;
 		}
 	}
 	if (optind < argc) {
 		msg_err("start", "unexpected argument '%s'", argv[optind]);
 		return msg_usage("start");
 	}
-	args.buffer_size = buffer_size;
-	if (!args.max_tid)
-		args.max_tid = pid_max();
-	return start_session(&args);
+	fd = device_open("start");
+	if (fd < 0)
+		return EXIT_FAILURE;
+	ok = session_start("start", fd, &args);
+	close(fd);
+	return ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
 static void stop_help(void)
@@ -131,13 +137,31 @@ static void stop_help(void)
 	       program_invocation_short_name, GOTRACE_DEVICE);
 }
 
+/*
+ * GOTRACE_STOP on @fd. With @idle_ok, no running trace is not an error (it
+ * has been stopped by someone else). False after a message.
+ */
+bool session_stop(const char *cmd, int fd, bool idle_ok)
+{
+	int err = ioctl(fd, GOTRACE_STOP) ? errno : 0;
+
+	if (!err || (err == EINVAL && idle_ok))
+		return true;
+	if (err == EINVAL)
+		msg_err(cmd, "no trace is running: start one with: gotrace start");
+	else
+		device_explain(cmd, err);
+	return false;
+}
+
 int cmd_stop(int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	int c, fd, err;
+	bool ok;
+	int c, fd;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c != 'h')
@@ -152,13 +176,7 @@ int cmd_stop(int argc, char *argv[])
 	fd = device_open("stop");
 	if (fd < 0)
 		return EXIT_FAILURE;
-	err = ioctl(fd, GOTRACE_STOP) ? errno : 0;
+	ok = session_stop("stop", fd, false);
 	close(fd);
-	if (!err)
-		return EXIT_SUCCESS;
-	if (err == EINVAL)
-		msg_err("stop", "no trace is running: start one with: gotrace start");
-	else
-		device_explain("stop", err);
-	return EXIT_FAILURE;
+	return ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -76,6 +76,17 @@ static void status_text(const struct gotrace_status *st)
 	       (uint64_t)st->chunks_free, (uint64_t)st->events_lost, (uint64_t)st->sessions);
 }
 
+/* GOTRACE_STATUS on @fd into @st; false after a message. */
+bool session_status(const char *cmd, int fd, struct gotrace_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	if (!ioctl(fd, GOTRACE_STATUS, st))
+		return true;
+	device_explain(cmd, errno);
+	return false;
+}
+
 int cmd_status(int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -84,8 +95,8 @@ int cmd_status(int argc, char *argv[])
 		{ }
 	};
 	struct gotrace_status st;
-	bool json = false;
-	int c, fd, err;
+	bool json = false, ok;
+	int c, fd;
 
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		switch (c) {
@@ -106,14 +117,10 @@ int cmd_status(int argc, char *argv[])
 	fd = device_open("status");
 	if (fd < 0)
 		return EXIT_FAILURE;
-	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
-	err = ioctl(fd, GOTRACE_STATUS, &st) ? errno : 0;
+	ok = session_status("status", fd, &st);
 	close(fd);
-	if (err) {
-		device_explain("status", err);
+	if (!ok)
 		return EXIT_FAILURE;
-	}
 	if (json)
 		status_json(&st);
 	else

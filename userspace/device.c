@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -18,7 +20,8 @@ int device_open(const char *cmd)
 		return fd;
 	switch (errno) {
 	case ENOENT:
-		msg_err(cmd, "%s missing: load the module: insmod gotrace.ko", GOTRACE_DEVICE);
+		msg_err(cmd, "%s missing: load the module: gotrace load (or insmod gotrace.ko)",
+			GOTRACE_DEVICE);
 		break;
 	case EACCES:
 	case EPERM:
@@ -26,7 +29,7 @@ int device_open(const char *cmd)
 		break;
 	case ENXIO:
 	case ENODEV:
-		msg_err(cmd, "%s exists but no driver serves it: load the module: insmod gotrace.ko",
+		msg_err(cmd, "%s exists but no driver serves it: load the module: gotrace load",
 			GOTRACE_DEVICE);
 		break;
 	default:
@@ -52,4 +55,21 @@ void device_explain(const char *cmd, int err)
 		msg_err(cmd, "%s: %s", GOTRACE_DEVICE, strerror(err));
 		break;
 	}
+}
+
+bool device_module_loaded(void)
+{
+	return access("/sys/module/" GOTRACE_MODULE, F_OK) == 0;
+}
+
+bool device_wait(int ms)
+{
+	const struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+
+	for (; ms > 0; ms -= 10) {
+		if (access(GOTRACE_DEVICE, F_OK) == 0)
+			return true;
+		nanosleep(&tick, NULL);
+	}
+	return access(GOTRACE_DEVICE, F_OK) == 0;
 }

@@ -9,6 +9,9 @@
 static int cmd_help(int argc, char *argv[]);
 
 static const struct gt_cmd cmds[] = {
+	{ "record", cmd_record, "record the scheduler into a file while a command runs" },
+	{ "load", cmd_load, "load the gotrace module" },
+	{ "unload", cmd_unload, "unload the gotrace module" },
 	{ "start", cmd_start, "start recording the scheduler into " GOTRACE_DEVICE },
 	{ "stop", cmd_stop, "stop the running trace" },
 	{ "status", cmd_status, "show the session's state and counters" },
@@ -39,7 +42,8 @@ static void help(void)
 	       "Commands:\n", program_invocation_short_name);
 	for (i = 0; i < NR_CMDS; i++)
 		printf("  %-8s %s\n", cmds[i].name, cmds[i].help);
-	printf("\n'%s COMMAND --help' describes a command. Exit status: 0 on success, 1 on error.\n",
+	printf("\n'%s COMMAND --help' describes a command. Exit status: 0 on success, 1 on\n"
+	       "error (record: the status of the command it ran).\n",
 	       program_invocation_short_name);
 }
 

@@ -7,15 +7,20 @@
 
 #include "cli.h"
 
+void msg_verr(const char *cmd, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s %s: ", program_invocation_short_name, cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void msg_err(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s %s: ", program_invocation_short_name, cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	msg_verr(cmd, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* After a bad command line: point to --help and fail. */

@@ -87,3 +87,30 @@ bool parse_format(const char *cmd, const char *s, uint32_t *out)
 	msg_err(cmd, "unknown trace format '%s': choose 1.11, 1.19 or 1.21", s);
 	return false;
 }
+
+/* A module parameter as init_module() takes it: NAME=VALUE, one word. */
+bool parse_param(const char *cmd, const char *s)
+{
+	size_t name = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+
+	if (name && s[name] == '=' && s[name + 1] && !strpbrk(s, " \t\n\"'"))
+		return true;
+	msg_err(cmd, "invalid module parameter '%s': give NAME=VALUE, e.g. buffer_size=4194304", s);
+	return false;
+}
+
+/* A duration: positive seconds, fractions allowed (0.5), at most a year. */
+bool parse_seconds(const char *cmd, const char *opt, const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (isdigit((unsigned char)*s) && !*end && !errno && v > 0 && v <= 366 * 86400.0) {
+		*out = v;
+		return true;
+	}
+	msg_err(cmd, "invalid %s '%s': give seconds, a number above 0 (e.g. 10 or 0.5)", opt, s);
+	return false;
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/* gotrace load and gotrace unload: the module, with a running trace in mind. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* How long unload --force waits for readers to take the rest of the trace. */
+#define FORCE_WAIT_MS 10000
+
+static void load_help(void)
+{
+	printf("Usage: %s load [--path FILE] [PARAM=VALUE...]\n"
+	       "Load gotrace.ko: the one installed for the running kernel (as modprobe,\n"
+	       "with its options from /etc/modprobe.d), or FILE (as insmod).\n"
+	       "Parameters: buffer_size=BYTES (per CPU), max_tid=N (see gotrace(4)).\n\n"
+	       "  -p, --path FILE  load this module file\n"
+	       "  -h, --help       show this help\n\n"
+	       "Exit status: 0 when the module is loaded and %s exists; 1 otherwise,\n"
+	       "also when it was loaded already.\n",
+	       program_invocation_short_name, GOTRACE_DEVICE);
+}
+
+int cmd_load(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "path", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *path = NULL;
+	int c, i;
+
+	while ((c = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			path = optarg;
+			break;
+		case 'h':
+			load_help();
+			return EXIT_SUCCESS;
+		default:
+			return msg_usage("load");
+		}
+	}
+	for (i = optind; i < argc; i++)
+		if (!parse_param("load", argv[i]))
+			return msg_usage("load");
+	return module_load("load", path, argv + optind, argc - optind);
+}
+
+static void unload_help(void)
+{
+	printf("Usage: %s unload [--force]\n"
+	       "Unload gotrace.ko. It refuses while a trace is running or a stopped trace\n"
+	       "has not been read to the end, and while a program has %s open.\n\n"
+	       "  -f, --force  stop a running trace (discarding what no reader takes), wait\n"
+	       "               up to %d s for readers to finish, then unload\n"
+	       "  -h, --help   show this help\n\n"
+	       "Exit status: 0 when the module is unloaded; 1 otherwise.\n",
+	       program_invocation_short_name, GOTRACE_DEVICE, FORCE_WAIT_MS / 1000);
+}
+
+/* Refuse, or with @force stop, a session that unloading would throw away. */
+static bool session_released(bool force)
+{
+	struct gotrace_status st;
+	int fd = open(GOTRACE_DEVICE, O_WRONLY | O_CLOEXEC);
+	bool ok = true;
+
+	if (fd < 0)	/* no device or no permission: removal says why */
+		return true;
+	if (!session_status("unload", fd, &st)) {
+		ok = false;
+	} else if (st.state == GOTRACE_STATE_TRACING && !force) {
+		msg_err("unload", "a trace is running (%" PRIu64 " events so far): stop it first "
+			"(gotrace stop), or stop it and unload: gotrace unload --force",
+			(uint64_t)st.events);
+		ok = false;
+	} else if (st.state == GOTRACE_STATE_TRACING) {
+		ok = session_stop("unload", fd, true);
+	} else if (st.state == GOTRACE_STATE_STOPPED && !force) {
+		msg_err("unload", "a stopped trace has not been read to the end (%" PRIu64
+			" bytes left): read it (cat %s > FILE), or discard it: gotrace unload --force",
+			(uint64_t)(st.bytes - st.bytes_read), GOTRACE_DEVICE);
+		ok = false;
+	}
+	close(fd);
+	return ok;
+}
+
+int cmd_unload(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	bool force = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			force = true;
+			break;
+		case 'h':
+			unload_help();
+			return EXIT_SUCCESS;
+		default:
+			return msg_usage("unload");
+		}
+	}
+	if (optind < argc) {
+		msg_err("unload", "unexpected argument '%s'", argv[optind]);
+		return msg_usage("unload");
+	}
+	if (!device_module_loaded()) {
+		msg_err("unload", "%s is not loaded", GOTRACE_MODULE);
+		return EXIT_FAILURE;
+	}
+	if (!session_released(force))
+		return EXIT_FAILURE;
+	return module_remove("unload", force ? FORCE_WAIT_MS : 0);
+}

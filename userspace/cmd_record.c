@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gotrace record: load the module if needed, start a trace, run CMD, copy
+ * /dev/gotrace into FILE until CMD exits, a signal or --duration, stop, take
+ * the rest of the trace, and exit with CMD's status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "record.h"
+
+static void record_help(void)
+{
+	printf("Usage: %s record [OPTIONS] [-- CMD [ARGS...]]\n"
+	       "Record the scheduler into FILE while CMD runs (without CMD: until Ctrl-C or\n"
+	       "--duration). Loads the module if it is not loaded. On a terminal a line\n"
+	       "shows the progress; at the end, a summary and how to open the trace.\n\n"
+	       "  -o, --output FILE      write the trace to FILE (default gotrace.trace; an\n"
+	       "                         existing FILE is kept as FILE.old; - for stdout)\n"
+	       "  -d, --duration SECS    stop after SECS seconds (CMD keeps running)\n"
+	       START_OPTIONS_HELP
+	       "  -p, --path FILE        the module file to load if none is loaded\n"
+	       "                         (default: the installed one)\n"
+	       "  -q, --quiet            no progress line\n"
+	       "  -h, --help             show this help\n\n"
+	       "Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the recording; the trace is still\n"
+	       "complete. The signal then goes on to CMD if it still runs.\n"
+	       "Exit status: CMD's (128+N if a signal N killed it, 127 if it cannot run);\n"
+	       "without CMD 0. 1 if the trace could not be recorded or is incomplete (and\n"
+	       "CMD succeeded).\n", program_invocation_short_name);
+}
+
+/* The options; -1 to go on, else the exit status. */
+static int parse_args(struct record *r, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "path", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		START_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int c;
+
+	/* '+': CMD's own options are not ours, even without "--". */
+	while ((c = getopt_long(argc, argv, "+o:d:p:q" START_SHORTOPTS "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			r->out_path = optarg;
+			break;
+		case 'd':
+			if (!parse_seconds("record", "--duration", optarg, &r->duration))
+				return msg_usage("record");
+			break;
+		case 'p':
+			r->module_path = optarg;
+			break;
+		case 'q':
+			r->quiet = true;
+			break;
+		case 'h':
+			record_help();
+			return EXIT_SUCCESS;
+		case '?':
+			return msg_usage("record");
+		default:
+			if (!start_option("record", c, optarg, &r->start))
+				return msg_usage("record");
+			break;
+		}
+	}
+	if (!*r->out_path) {
+		msg_err("record", "empty output file name: give -o FILE");
+		return msg_usage("record");
+	}
+	if (optind < argc)
+		r->argv = argv + optind;
+	return -1;
+}
+
+/*
+ * Signals arrive through a signalfd only: nothing interrupts a copy half-way.
+ * An ignored signal would never arrive (a shell's "&" ignores SIGINT), and
+ * a SIGINT must stop the recording, as it does perf record's: the stopping
+ * signals get their default action back, which their blocking then holds.
+ */
+static bool signals_block(struct record *r)
+{
+	static const int stoppers[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(stoppers) / sizeof(stoppers[0]); i++)
+		sigaddset(&set, stoppers[i]);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &r->oldmask);
+	for (i = 0; i < sizeof(stoppers) / sizeof(stoppers[0]); i++)
+		signal(stoppers[i], SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+	r->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (r->sig_fd >= 0)
+		return true;
+	msg_err("record", "signalfd: %s", strerror(errno));
+	return false;
+}
+
+static bool ensure_loaded(struct record *r)
+{
+	if (device_module_loaded())
+		return true;
+	if (module_load("record", r->module_path, NULL, 0) != EXIT_SUCCESS)
+		return false;
+	msg_err("record", "loaded %s.ko; it stays loaded (gotrace unload removes it)",
+		GOTRACE_MODULE);
+	return true;
+}
+
+/* The reader's open, O_RDONLY; -1 after a message. */
+static int open_reader(void)
+{
+	int fd = open(GOTRACE_DEVICE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0 && errno == EBUSY)
+		msg_err("record", "another program is reading %s (a gotrace record or cat): "
+			"end it first (fuser -v %s names it)", GOTRACE_DEVICE, GOTRACE_DEVICE);
+	else if (fd < 0)
+		device_explain("record", errno);
+	return fd;
+}
+
+/*
+ * Start a session and open its reader. The reader opens first, so that no
+ * other one can take this trace; a stopped trace nobody read would then
+ * block the start, so it is discarded as a start with no reader does.
+ */
+static bool session_open(struct record *r)
+{
+	struct gotrace_status st;
+
+	r->ctl_fd = device_open("record");
+	if (r->ctl_fd < 0)
+		return false;
+	r->rd_fd = open_reader();
+	if (r->rd_fd < 0 || !session_status("record", r->ctl_fd, &st))
+		return false;
+	if (st.state == GOTRACE_STATE_TRACING) {
+		msg_err("record", "a trace is already running (gotrace start?): stop it first: "
+			"gotrace stop");
+		return false;
+	}
+	if (st.state == GOTRACE_STATE_STOPPED) {
+		msg_err("record", "discarding an earlier trace that was stopped but never read");
+		close(r->rd_fd);
+		r->rd_fd = -1;
+	}
+	if (!session_start("record", r->ctl_fd, &r->start))
+		return false;
+	r->started = true;
+	if (r->rd_fd < 0)
+		r->rd_fd = open_reader();
+	return r->rd_fd >= 0;
+}
+
+/* Stop, take the rest of the trace, close FILE. */
+static void session_close(struct record *r)
+{
+	if (session_stop("record", r->ctl_fd, true))
+		record_drain(r);
+	else
+		r->failed = true;
+	if (!output_close(r))
+		r->failed = true;
+	session_status("record", r->ctl_fd, &r->st);
+	if (r->end == END_EOF)
+		msg_err("record", "the trace was stopped by someone else (gotrace stop?)");
+	record_summary(r);
+}
+
+static int record(struct record *r)
+{
+	int status;
+
+	if (!ensure_loaded(r) || !signals_block(r) || !child_spawn(r))
+		return EXIT_FAILURE;
+	if (!session_open(r) || !output_open(r)) {
+		if (r->started && session_stop("record", r->ctl_fd, true) && r->rd_fd >= 0)
+			record_drain(r);	/* out_fd is -1: the trace is dropped */
+		child_cancel(r);
+		return EXIT_FAILURE;
+	}
+	r->t0 = now_seconds();
+	child_release(r);
+	record_stream(r);
+	session_close(r);
+	status = child_finish(r);
+	if (status < 0)
+		return r->failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return r->failed && !status ? EXIT_FAILURE : status;
+}
+
+int cmd_record(int argc, char *argv[])
+{
+	struct record r = {
+		.out_path = "gotrace.trace",
+		.start = { .size = sizeof(r.start) },
+		.ctl_fd = -1, .rd_fd = -1, .out_fd = -1, .sig_fd = -1, .cork = -1,
+	};
+	int ret = parse_args(&r, argc, argv);
+
+	if (ret >= 0)
+		return ret;
+	r.tty = !r.quiet && isatty(STDERR_FILENO);
+	ret = record(&r);
+	if (r.rd_fd >= 0)
+		close(r.rd_fd);
+	if (r.ctl_fd >= 0)
+		close(r.ctl_fd);
+	return ret;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* gotrace record: the state its parts share (session, output, CMD, progress). */
+#ifndef GOTRACE_RECORD_H
+#define GOTRACE_RECORD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cli.h"
+
+/* Why the recording ended. */
+enum record_end {
+	END_NONE,
+	END_CMD,	/* CMD exited */
+	END_SIGNAL,	/* SIGINT, SIGTERM or SIGHUP */
+	END_DURATION,	/* --duration elapsed */
+	END_EOF,	/* someone else stopped the trace (gotrace stop) */
+	END_ERROR,	/* reading the device or writing the output failed */
+};
+
+struct record {
+	/* Options. */
+	const char *out_path;		/* "-": standard output */
+	double duration;		/* seconds; 0: until CMD exits or a signal */
+	bool quiet;			/* no progress line */
+	const char *module_path;	/* --path, for loading the module */
+	struct gotrace_start start;
+	char **argv;			/* CMD ARGS..., or NULL */
+
+	/* The session. */
+	int ctl_fd, rd_fd, out_fd, sig_fd;
+	sigset_t oldmask;		/* the mask to give CMD back */
+	double t0, t_end;		/* monotonic seconds: start, end of recording */
+	uint64_t bytes;			/* written to the output */
+	bool out_file;			/* the output is a regular file */
+	struct gotrace_status st;	/* the last status read */
+	bool started;			/* GOTRACE_START succeeded */
+	enum record_end end;
+	int end_sig;			/* the signal behind END_SIGNAL */
+	bool failed;			/* the trace is incomplete */
+	bool cut_told, drain_told;
+
+	/* CMD. */
+	pid_t child;			/* 0: none, or reaped */
+	int cork;			/* CMD execs when a byte arrives here */
+	int child_status;		/* wait status once reaped */
+	bool child_reaped;
+
+	/* The progress line. */
+	bool tty;
+	bool line_shown;
+	double tick;			/* when the line was last drawn */
+	uint64_t tick_events;
+};
+
+double now_seconds(void);
+
+/* record_stream.c: the loop that copies /dev/gotrace while recording, and the drain. */
+void record_stream(struct record *r);
+void record_drain(struct record *r);
+/* The signals that arrived, taken from the signalfd. */
+void record_signals(struct record *r, bool draining);
+
+/* record_output.c: FILE, the previous one kept as FILE.old. */
+bool output_open(struct record *r);
+bool output_write(struct record *r, const void *buf, size_t len);
+bool output_close(struct record *r);
+
+/* record_child.c: CMD, forked before the trace starts and released after. */
+bool child_spawn(struct record *r);
+void child_release(struct record *r);
+void child_cancel(struct record *r);
+void child_reap(struct record *r, bool block);
+/* Waits for CMD (passing on signals); its status as a shell reports it. */
+int child_finish(struct record *r);
+
+/* record_progress.c: the live line on a terminal and the summary. */
+void progress_tick(struct record *r);
+void progress_clear(struct record *r);
+void progress_note(struct record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void record_summary(struct record *r);
+
+#endif /* GOTRACE_RECORD_H */

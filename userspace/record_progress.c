@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/* gotrace record's live progress line on a terminal, its notes, and the closing summary. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "record.h"
+
+#define MIB (1024.0 * 1024.0)
+
+void progress_clear(struct record *r)
+{
+	if (r->tty && r->line_shown)
+		fputs("\r\033[K", stderr);
+	r->line_shown = false;
+}
+
+void progress_note(struct record *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	progress_clear(r);
+	va_start(ap, fmt);
+	msg_verr("record", fmt, ap);
+	va_end(ap);
+}
+
+static void warn_cut(struct record *r)
+{
+	if (r->cut_told || !(r->st.flags & GOTRACE_STATUS_CUT))
+		return;
+	r->cut_told = true;
+	progress_note(r, "the buffers ran full and recording was cut: the trace ends there; "
+		      "a larger --buffer-size (now %" PRIu64 " KiB per CPU) keeps up",
+		      (uint64_t)r->st.buffer_size / 1024);
+}
+
+/* Every tick: the session's counters; on a terminal, the line redrawn. */
+void progress_tick(struct record *r)
+{
+	double now = now_seconds(), rate;
+
+	if (!session_status("record", r->ctl_fd, &r->st))
+		return;
+	warn_cut(r);
+	rate = now > r->tick ? (r->st.events - r->tick_events) / (now - r->tick) : 0;
+	r->tick = now;
+	r->tick_events = r->st.events;
+	if (!r->tty)
+		return;
+	fprintf(stderr, "\r\033[Kgotrace: %.1f s  %" PRIu64 " events  %.2f MiB  %.0f events/s  "
+		"%" PRIu64 " not recorded", now - r->t0, (uint64_t)r->st.events, r->bytes / MIB,
+		rate, (uint64_t)r->st.events_lost);
+	r->line_shown = true;
+}
+
+/* A path as the user can paste it into a shell. */
+static void print_path(const char *path)
+{
+	const char *p;
+
+	if (path[strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			"0123456789._/+-,:@")] == '\0') {
+		fputs(path, stderr);
+		return;
+	}
+	fputc('\'', stderr);
+	for (p = path; *p; p++)
+		fputs(*p == '\'' ? "'\\''" : (char[]){ *p, '\0' }, stderr);
+	fputc('\'', stderr);
+}
+
+void record_summary(struct record *r)
+{
+	bool file = strcmp(r->out_path, "-");
+
+	progress_clear(r);
+	warn_cut(r);
+	fprintf(stderr, "%s record: %.1f s, %" PRIu64 " events, %.2f MiB written to %s, "
+		"%" PRIu64 " events not recorded\n", program_invocation_short_name,
+		r->t_end - r->t0, (uint64_t)r->st.events, r->bytes / MIB,
+		file ? r->out_path : "standard output", (uint64_t)r->st.events_lost);
+	if (r->failed || !r->out_file)	/* not for stdout, a FIFO, /dev/null */
+		return;
+	fputs("Open it with: go tool trace ", stderr);
+	print_path(r->out_path);
+	fputc('\n', stderr);
+}

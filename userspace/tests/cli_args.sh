@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Command lines gotrace must refuse before doing anything (TAP output): each exits 1 with
+# "gotrace CMD: ..." on stderr naming the problem, and prints nothing on stdout. Also
+# --help of every command exits 0 with a usage line, and --version works.
+#
+# Usage: tests/cli_args.sh GOTRACE
+# Safe on any host: every refused command line fails in option parsing, before a device
+# is opened or a module loaded; and in case one slips through, gotrace runs without
+# CAP_SYS_MODULE (setpriv), so it cannot load anything into the host's kernel.
+set -u
+
+GOTRACE=$1
+GUARD=""
+if setpriv --bounding-set=-sys_module true 2>/dev/null; then
+	GUARD="setpriv --bounding-set=-sys_module"
+fi
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+n=0
+failed=0
+
+result() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		sed 's/^/#   /' "$TMP/err" "$TMP/out"
+	fi
+}
+
+# refuse PATTERN ARGS...: exit status 1, stderr matches PATTERN, stdout empty.
+refuse() {
+	pattern=$1
+	shift
+	rc=0
+	$GUARD "$GOTRACE" "$@" > "$TMP/out" 2> "$TMP/err" < /dev/null || rc=$?
+	ok=0
+	if [ "$rc" -ne 1 ]; then
+		echo "# exit status $rc, expected 1" > "$TMP/why"
+		ok=1
+	elif ! grep -q -e "$pattern" "$TMP/err"; then
+		echo "# stderr does not match '$pattern'" > "$TMP/why"
+		ok=1
+	elif [ -s "$TMP/out" ]; then
+		echo "# output on stdout" > "$TMP/why"
+		ok=1
+	fi
+	[ "$ok" -eq 0 ] || cat "$TMP/why"
+	result "$ok" "refused: gotrace $*"
+}
+
+# helps CMD: CMD --help exits 0 and prints its usage on stdout.
+helps() {
+	rc=0
+	"$GOTRACE" "$@" --help > "$TMP/out" 2> "$TMP/err" || rc=$?
+	ok=0
+	[ "$rc" -eq 0 ] && grep -q "^Usage: .*gotrace $*" "$TMP/out" || ok=1
+	result "$ok" "gotrace $* --help"
+}
+
+echo "TAP version 13"
+[ -n "$GUARD" ] || echo "# setpriv is missing: running without the CAP_SYS_MODULE guard"
+
+refuse "missing command"
+refuse "unknown command 'frobnicate'" frobnicate
+refuse "unrecognized option '--bogus'" --bogus
+
+refuse "invalid --duration 'abc'" record --duration abc
+refuse "invalid --duration '0'" record --duration 0
+refuse "invalid --duration '-1'" record --duration -1
+refuse "invalid --duration '5s'" record -d 5s
+refuse "requires an argument" record --duration
+refuse "unknown trace format '2.0'" record --format 2.0
+refuse "invalid --buffer-size '12X'" record --buffer-size 12X
+refuse "invalid --buffer-size 'M'" record -b M
+refuse "invalid --max-tid '0'" record --max-tid 0
+refuse "requires an argument" record -o
+refuse "empty output file name" record -o ''
+refuse "doesn't allow an argument" record --kernel-stacks=yes
+refuse "invalid option -- 'z'" record -z -- true
+
+refuse "invalid module parameter 'buffer_size'" load buffer_size
+refuse "invalid module parameter '=4M'" load =4M
+refuse "invalid module parameter 'buffer_size='" load buffer_size=
+refuse "invalid module parameter 'a b=1'" load 'a b=1'
+refuse "invalid module parameter 'x=\"1\"'" load 'x="1"'
+refuse "requires an argument" load --path
+refuse "unrecognized option '--force'" load --force
+
+refuse "unexpected argument 'now'" unload now
+refuse "invalid option -- 'x'" unload -x
+
+refuse "unknown trace format '1.22'" start --format 1.22
+refuse "invalid --max-tid '4294967296'" start --max-tid 4294967296
+refuse "unexpected argument 'extra'" start extra
+refuse "unexpected argument 'extra'" stop extra
+refuse "unexpected argument 'extra'" status extra
+refuse "unrecognized option '--yaml'" status --yaml
+refuse "missing FILE" check
+refuse "unknown command 'nope'" help nope
+
+for cmd in record load unload start stop status check dump stats; do
+	helps "$cmd"
+done
+
+rc=0
+"$GOTRACE" --version > "$TMP/out" 2> "$TMP/err" || rc=$?
+[ "$rc" -eq 0 ] && grep -q '^gotrace [0-9]' "$TMP/out"
+result $? "gotrace --version"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
