@@ -9,7 +9,19 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
 
 CHECKPATCH ?= build/linux-source/scripts/checkpatch.pl
 
-.PHONY: all module userspace selftests deps check demo style sparse clean
+.PHONY: all module userspace selftests deps check demo style sparse clean \
+	install uninstall dkms-src dkms-install
+
+# make install: gotrace.ko into /lib/modules/RELEASE/extra for the kernel KDIR builds for,
+# then depmod; the CLI, its man pages and the uapi header under PREFIX. DESTDIR stages it
+# all in another root (depmod -b runs there).
+PREFIX ?= /usr/local
+MOD_KVER = $(or $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+		     $(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(KVER))
+MODDIR = $(DESTDIR)/lib/modules/$(MOD_KVER)/extra
+DEPMOD = depmod $(if $(DESTDIR),-b $(DESTDIR)) $(MOD_KVER)
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_SRC = $(DESTDIR)/usr/src/gotrace-$(DKMS_VERSION)
 
 all: module userspace
 
@@ -35,6 +47,30 @@ check:
 # The main job: boot a guest, record a workload, leave out.trace here.
 demo:
 	scripts/demo.sh
+
+install: module userspace
+	install -D -m 644 gotrace.ko $(MODDIR)/gotrace.ko
+	$(DEPMOD)
+	$(MAKE) -C userspace install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+
+uninstall:
+	rm -f $(MODDIR)/gotrace.ko
+	-rmdir $(MODDIR) 2>/dev/null
+	$(DEPMOD)
+	$(MAKE) -C userspace uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+
+# The sources DKMS builds from, in /usr/src/gotrace-VERSION.
+dkms-src:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp --parents dkms.conf Kbuild $(wildcard module/*.[ch] uapi/linux/*.h) $(DKMS_SRC)/
+
+# Register them (again), build and install for the kernel KDIR builds for (as root).
+dkms-install: dkms-src
+	-dkms remove -m gotrace -v $(DKMS_VERSION) --all 2>/dev/null
+	dkms add -m gotrace -v $(DKMS_VERSION)
+	dkms build -m gotrace -v $(DKMS_VERSION) -k $(MOD_KVER)
+	dkms install -m gotrace -v $(DKMS_VERSION) -k $(MOD_KVER)
 
 style: $(CHECKPATCH)
 	$(CHECKPATCH) --strict --no-tree --terse -f module/*.c module/*.h uapi/linux/*.h
