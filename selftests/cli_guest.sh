@@ -1,0 +1,285 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest tests of the gotrace command against the real module: load and unload and their
+# errors, record (CMD's exit status, SIGINT, --duration, --force unload during a record),
+# status --json. TAP on stdout, without a plan (scripts/cli-check.sh adds its own lines
+# and the plan).
+#
+# Runs as root in the busybox guest of scripts/vm.sh. Environment:
+#   GOTRACE_CLI         the gotrace built with libkmod (dynamic)
+#   GOTRACE_SYSROOT     the shared libraries it needs and the dynamic loader, at their
+#                       paths: copied into the guest's / first
+#   GOTRACE_KO          gotrace.ko built for the running kernel
+#   GOTRACE_KO_OTHER    gotrace.ko built for another kernel, GOTRACE_KVER_OTHER that
+#                       kernel (optional: the ENOEXEC test is skipped without them)
+#   GOTRACE_BIN         where json_check is
+#   GOTRACE_TRACE_DIR   every trace recorded here goes there as cli-*.trace
+#   GOTRACE_JSON_DIR    every status --json output goes there as *.json
+# With module.sig_enforce=1 or lockdown= on the kernel command line, only the signature
+# test runs: the guest stands for a Secure Boot machine.
+
+gt=$GOTRACE_CLI
+ko=$GOTRACE_KO
+traces=$GOTRACE_TRACE_DIR
+jsons=${GOTRACE_JSON_DIR:-/tmp}
+n=0
+failed=0
+err=/tmp/cli.err
+out=/tmp/cli.out
+
+result() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2${3:+ # $3}"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+# Show a command's output as TAP comments.
+show() {
+	for shown in "$@"; do
+		[ -s "$shown" ] && sed 's/^/#   /' "$shown"
+	done
+}
+
+# expect NAME RC PATTERN CMD...: CMD exits RC and its stderr matches PATTERN (if any).
+expect() {
+	name=$1 want=$2 pattern=$3
+	shift 3
+	"$@" > "$out" 2> "$err" < /dev/null
+	rc=$?
+	echo "# \$ $*  -> exit $rc"
+	show "$err"
+	bad=0
+	if [ "$rc" -ne "$want" ]; then
+		echo "# expected exit status $want"
+		bad=1
+	elif [ -n "$pattern" ] && ! grep -q -e "$pattern" "$err"; then
+		echo "# stderr does not say: $pattern"
+		bad=1
+	fi
+	result "$bad" "$name"
+}
+
+# check NAME CONDITION...: a result from a test(1) expression or command.
+check() {
+	name=$1
+	shift
+	"$@"
+	result $? "$name"
+}
+
+# valid TRACE: gotrace's own reader (Go's rules) accepts it; the host runs Go on it too.
+valid() {
+	"$gt" check -q "$1" 2>&1 | sed 's/^/#   /'
+	"$gt" check -q "$1" > /dev/null 2>&1
+}
+
+# json NAME: status --json parses, and is kept for the host's check.
+json() {
+	"$gt" status --json > "$jsons/$1.json" 2> "$err"
+	rc=$?
+	show "$jsons/$1.json" "$err"
+	[ "$rc" -eq 0 ] && "$GOTRACE_BIN/json_check" < "$jsons/$1.json"
+	result $? "status --json parses ($1)"
+}
+
+loaded() {
+	[ -d /sys/module/gotrace ]
+}
+
+# A workload of pipes, forks and sleeps that exits with status 3.
+WORKLOAD='i=0; while [ $i -lt 30 ]; do seq 1 200 | cat > /dev/null; i=$((i + 1)); done
+sleep 0.2; exit 3'
+
+signature_tests() {
+	mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+	echo "# lockdown: $(cat /sys/kernel/security/lockdown 2>/dev/null)," \
+		"sig_enforce: $(cat /sys/module/module/parameters/sig_enforce 2>/dev/null)"
+	if grep -q 'module.sig_enforce=1' /proc/cmdline; then
+		expect "load an unsigned module under module.sig_enforce: EKEYREJECTED" 1 \
+			"rejected the signature of .*mokutil --import" "$gt" load --path "$ko"
+	else
+		expect "load an unsigned module under lockdown: EPERM" 1 \
+			"the kernel is locked down and refuses .*mokutil --import" \
+			"$gt" load --path "$ko"
+	fi
+	check "the module is not loaded" test ! -d /sys/module/gotrace
+}
+
+load_tests() {
+	expect "unload when not loaded" 1 "gotrace is not loaded" "$gt" unload
+	expect "status when not loaded" 1 "/dev/gotrace missing: load the module: gotrace load" \
+		"$gt" status
+	expect "load when not installed" 1 "gotrace.ko is not installed for Linux $(uname -r)" \
+		"$gt" load
+	expect "load a missing file" 1 "no module file /nonexistent/gotrace.ko" \
+		"$gt" load --path /nonexistent/gotrace.ko
+	if [ -n "${GOTRACE_KO_OTHER:-}" ] && [ -r "$GOTRACE_KO_OTHER" ]; then
+		expect "load a module built for Linux $GOTRACE_KVER_OTHER: ENOEXEC" 1 \
+			"was built for Linux $GOTRACE_KVER_OTHER, but this is Linux $(uname -r)" \
+			"$gt" load --path "$GOTRACE_KO_OTHER"
+	else
+		result 0 "load a module built for another kernel" "SKIP no such module"
+	fi
+	grep -q '^nobody:' /etc/passwd || echo "nobody:x:65534:65534:nobody:/:/bin/sh" >> /etc/passwd
+	expect "load as a user: EPERM" 1 "loading a module needs root" \
+		su nobody -s /bin/sh -c "$gt load --path $ko"
+	expect "load with an unknown parameter" 1 "has no parameter 'nosuch'" \
+		"$gt" load --path "$ko" nosuch=1
+	expect "load with a bad parameter value: EINVAL" 1 "rejected its parameters" \
+		"$gt" load --path "$ko" buffer_size=lots
+	check "nothing loaded after the failures" test ! -d /sys/module/gotrace
+	expect "load buffer_size=4194304" 0 "" "$gt" load --path "$ko" buffer_size=4194304
+	check "/dev/gotrace is there, buffer_size is set" test -c /dev/gotrace -a \
+		"$(cat /sys/module/gotrace/parameters/buffer_size)" = 4194304
+	expect "load twice" 1 "gotrace is already loaded" "$gt" load --path "$ko"
+	json idle
+}
+
+record_tests() {
+	f=$traces/cli-record.trace
+	expect "record -- CMD returns CMD's exit status (3)" 3 "Open it with: go tool trace $f" \
+		"$gt" record -o "$f" -- sh -c "$WORKLOAD"
+	check "the record trace is valid" valid "$f"
+	expect "record --duration 1 (FILE exists)" 0 "events not recorded" \
+		"$gt" record -o "$f" --duration 1
+	check "the previous file is kept as FILE.old, both valid" valid "$f.old"
+	check "the new FILE is valid" valid "$f"
+	f=$traces/cli-1_19-kstacks.trace
+	expect "record --format 1.19 --kernel-stacks -- seq" 0 "" \
+		"$gt" record -f 1.19 -k -b 1M -o "$f" -- seq 1 1000
+	check "the 1.19 trace is valid" valid "$f"
+	expect "record -- a missing command: 127" 127 "cannot run 'no-such-command'" \
+		"$gt" record -o /tmp/missing.trace -- no-such-command
+}
+
+# sigint_test NAME FILE WANT CMD...: SIGINT to a background record; its status is WANT.
+sigint_test() {
+	name=$1 f=$2 want=$3
+	shift 3
+	"$gt" record -o "$f" "$@" > "$out" 2> "$err" &
+	pid=$!
+	sleep 3
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	show "$err"
+	check "$name: exit status $rc, expected $want" test "$rc" -eq "$want"
+	check "$name: the trace is complete" valid "$f"
+}
+
+signal_tests() {
+	sigint_test "SIGINT to record -- sleep 60" "$traces/cli-sigint-cmd.trace" 130 -- sleep 60
+	sigint_test "SIGINT to record without CMD" "$traces/cli-sigint.trace" 0
+}
+
+# SIGINTs during the final drain: the output is a FIFO read 512 bytes at a time, so the
+# rest of the trace takes seconds to write after the first SIGINT, and the others land
+# while it is written. The file must come out complete all the same.
+drain_test() {
+	f=$traces/cli-sigint-drain.trace
+	rm -f /tmp/fifo "$f"
+	mkfifo /tmp/fifo
+	(
+		while :; do
+			got=$(dd bs=512 count=1 2> /dev/null | tee -a "$f" | wc -c)
+			[ "$got" -eq 0 ] && break
+			usleep 50000
+		done
+	) < /tmp/fifo &
+	reader=$!
+	"$gt" record -o /tmp/fifo -- sh -c 'while :; do seq 1 100 | cat > /dev/null; done' \
+		> "$out" 2> "$err" &
+	pid=$!
+	sleep 3
+	i=0
+	while [ $i -lt 100 ] && kill -INT "$pid" 2> /dev/null; do
+		usleep 200000
+		i=$((i + 1))
+	done
+	wait "$pid"
+	rc=$?
+	wait "$reader"
+	show "$err"
+	echo "# $i SIGINTs sent, one every 0.2 s"
+	check "SIGINTs during the drain: told, and went on writing" \
+		grep -q "stopping: writing the rest of the trace" "$err"
+	check "SIGINTs during the drain: exit status $rc (the shell loop's 130)" test "$rc" -eq 130
+	check "SIGINTs during the drain: the trace is complete" valid "$f"
+}
+
+unload_tests() {
+	expect "start" 0 "" "$gt" start -b 1M
+	json tracing
+	check "status --json says tracing" grep -q '"state": "tracing"' "$jsons/tracing.json"
+	expect "record while a trace runs" 1 "a trace is already running" \
+		"$gt" record -o /tmp/busy.trace -- true
+	expect "unload while tracing" 1 "a trace is running .*gotrace unload --force" "$gt" unload
+	check "still loaded" loaded
+	expect "stop" 0 "" "$gt" stop
+	expect "unload with a stopped, unread trace" 1 "a stopped trace has not been read" \
+		"$gt" unload
+	f=$traces/cli-after-unread.trace
+	expect "record discards the stopped, unread trace" 0 "discarding an earlier trace" \
+		"$gt" record -o "$f" -- true
+	check "that trace is valid" valid "$f"
+	cat /dev/gotrace > /dev/null &
+	cat=$!
+	sleep 1
+	expect "unload while a reader has /dev/gotrace open" 1 "gotrace is in use: 1 open file" \
+		"$gt" unload
+	kill "$cat"
+	wait "$cat"
+	expect "start again" 0 "" "$gt" start -b 1M
+	expect "unload --force while tracing" 0 "" "$gt" unload --force
+	check "unloaded" test ! -d /sys/module/gotrace
+	f=$traces/cli-autoload.trace
+	expect "record loads the module (--path)" 0 "loaded gotrace.ko" \
+		"$gt" record -p "$ko" -o "$f" -- true
+	check "the autoload trace is valid" valid "$f"
+	f=$traces/cli-forced.trace
+	"$gt" record -o "$f" > /dev/null 2> /tmp/rec.err &
+	pid=$!
+	sleep 3
+	expect "unload --force during a record" 0 "" "$gt" unload --force
+	wait "$pid"
+	rc=$?
+	show /tmp/rec.err
+	check "the record ends (status $rc) with a complete trace" test "$rc" -eq 0
+	check "its trace is valid" valid "$f"
+	check "unloaded" test ! -d /sys/module/gotrace
+	expect "load, for the last status" 0 "" "$gt" load --path "$ko"
+	expect "record -o - > FILE" 0 "written to standard output" \
+		sh -c "$gt record -o - -- true > $traces/cli-stdout.trace"
+	check "the stdout trace is valid" valid "$traces/cli-stdout.trace"
+	json after
+	expect "unload" 0 "" "$gt" unload
+}
+
+echo "TAP version 13"
+echo "# kernel $(uname -r), $(nproc) CPUs; cmdline: $(cat /proc/cmdline)"
+if [ -n "$GOTRACE_SYSROOT" ]; then
+	cp -a "$GOTRACE_SYSROOT/." / || { echo "Bail out! cannot install $GOTRACE_SYSROOT"; exit 1; }
+fi
+if ! "$gt" --version > /tmp/v 2>&1; then
+	cat /tmp/v
+	echo "Bail out! $gt does not run (libkmod and the loader from GOTRACE_SYSROOT?)"
+	exit 1
+fi
+echo "# $(cat /tmp/v)"
+mkdir -p "$traces" "$jsons"
+if grep -q -e 'module.sig_enforce=1' -e 'lockdown=' /proc/cmdline; then
+	signature_tests
+else
+	load_tests
+	record_tests
+	signal_tests
+	drain_test
+	unload_tests
+fi
+loaded && rmmod gotrace
+echo "# $failed of $n failed"
+[ "$failed" -eq 0 ]
