@@ -239,6 +239,8 @@ struct gotrace_cpu {
  * @format:	11, 19 or 21.
  * @buffer_size: bytes per CPU.
  * @cut_ts:	when recording was cut short (valid in GOTRACE_MODE_CUT).
+ * @snapshot_ns: how long the start snapshot held every CPU.
+ * @snapshot_threads: threads it recorded.
  * @header:	the 16-byte trace header.
  * @progs:	program names.
  * @kstacks:	kernel stacks, or NULL when they are off.
@@ -266,6 +268,8 @@ struct gotrace_session {
 	u32 format;
 	u64 buffer_size;
 	u64 cut_ts;
+	u64 snapshot_ns;
+	u32 snapshot_threads;
 	char header[16];
 	struct gotrace_progs *progs;
 	struct gotrace_kstacks *kstacks;

@@ -262,6 +262,8 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 	st->buffer_size = s->buffer_size;
 	st->bytes = sizeof(s->header) + READ_ONCE(s->footer_bytes);
 	st->bytes_read = READ_ONCE(s->bytes_read);
+	st->snapshot_ns = s->snapshot_ns;
+	st->snapshot_threads = s->snapshot_threads;
 	for_each_possible_cpu(cpu) {
 		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
 		u32 full = gotrace_buf_full(c);

@@ -62,6 +62,7 @@ static int gotrace_snapshot_create(struct gotrace_session *s,
 	if (!gotrace_g_create(s, c, t, p, gotrace_prog_id(s->progs, p->comm),
 			      0, ts))
 		return -ENOSPC;
+	s->snapshot_threads++;
 	return 0;
 }
 
@@ -93,7 +94,8 @@ static int gotrace_snapshot_stopped(void *data)
 {
 	struct gotrace_session *s = data;
 	struct gotrace_cpu *c = this_cpu_ptr(s->cpus);
-	u64 ts = gotrace_clock() - 2;
+	u64 begin = ktime_get_mono_fast_ns();
+	u64 ts = (begin >> GOTRACE_TS_SHIFT) - 2;
 	struct task_struct *g, *p;
 	u64 args[2];
 	int cpu, ret = 0;
@@ -131,6 +133,7 @@ out_unlock:
 
 	WRITE_ONCE(s->mode, GOTRACE_MODE_ON);
 	gotrace_probes_publish(s);
+	s->snapshot_ns = ktime_get_mono_fast_ns() - begin;
 	return 0;
 }
 

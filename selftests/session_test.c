@@ -51,6 +51,9 @@ static void get_status(struct __test_metadata *_metadata, int fd,
 	EXPECT_NE(GT_JUNK64, st->chunks_free);
 	EXPECT_NE(GT_JUNK64, st->events_lost);
 	EXPECT_NE(GT_JUNK64, st->sessions);
+	EXPECT_NE(GT_JUNK64, st->snapshot_ns);
+	EXPECT_NE(GT_JUNK32, st->snapshot_threads);
+	EXPECT_EQ(0, st->reserved0);
 	for (i = 0; i < ARRAY_SIZE(st->reserved); i++)
 		EXPECT_EQ(0, st->reserved[i]);
 }
@@ -114,6 +117,9 @@ TEST_F_TIMEOUT(session, transitions, 120)
 	EXPECT_LE(GT_MIN_BUFFER, st1.buffer_size);
 	EXPECT_GE(GT_MAX_BUFFER, st1.buffer_size);
 	EXPECT_EQ(0, st1.buffer_size % self->page_size);
+	EXPECT_LT(0, st1.snapshot_ns);
+	/* This process, its reader thread and the kernel's threads at least. */
+	EXPECT_LT(2, st1.snapshot_threads);
 	EXPECT_LE(GT_HEADER_LEN, st1.bytes);
 	EXPECT_EQ(0, st1.bytes_read);
 	EXPECT_LT(0, st1.chunks_free);

@@ -73,6 +73,10 @@ struct gotrace_start {
  * @events_lost: Output: scheduler events not recorded because recording
  *		was cut short (full buffers or a thread id >= max_tid).
  * @sessions:	Output: sessions started since the module was loaded.
+ * @snapshot_ns: Output: how long the start snapshot held every CPU
+ *		(the stopped world), in nanoseconds.
+ * @snapshot_threads: Output: threads in the start snapshot.
+ * @reserved0:	Output: zero.
  * @reserved:	Output: zero.
  */
 struct gotrace_status {
@@ -90,7 +94,10 @@ struct gotrace_status {
 	__u64 chunks_free;
 	__u64 events_lost;
 	__u64 sessions;
-	__u64 reserved[4];
+	__u64 snapshot_ns;
+	__u32 snapshot_threads;
+	__u32 reserved0;
+	__u64 reserved[2];
 };
 
 #define GOTRACE_IOC_MAGIC	0xB9
