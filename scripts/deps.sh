@@ -48,8 +48,11 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends $base
 apt-get install -y -q --no-install-recommends -t bookworm-backports $bpo
-# pkg/suite picks backports for QEMU and what it needs only, not for the whole system.
-apt-get install -y -q --no-install-recommends qemu-system-x86/bookworm-backports
+# pkg/suite picks backports for these packages only, not for the whole system; apt does not
+# carry the choice over to dependencies, so every package that must be newer is named.
+apt-get install -y -q --no-install-recommends qemu-system-x86/bookworm-backports \
+	qemu-system-common/bookworm-backports qemu-system-data/bookworm-backports \
+	seabios/bookworm-backports
 qemu_bpo || {
 	echo "deps.sh: qemu-system-x86 from bookworm-backports did not install; check apt's messages above" >&2
 	exit 1
