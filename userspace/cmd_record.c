@@ -197,6 +197,7 @@ static int record(struct record *r)
 		return EXIT_FAILURE;
 	}
 	r->t0 = now_seconds();
+	progress_begin(r);
 	child_release(r);
 	record_stream(r);
 	session_close(r);

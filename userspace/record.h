@@ -49,8 +49,8 @@ struct record {
 	bool child_reaped;
 
 	/* The progress line. */
-	bool tty;
-	bool line_shown;
+	bool tty;			/* the line is drawn (on the last of @rows) */
+	int rows;
 	double tick;			/* when the line was last drawn */
 	uint64_t tick_events;
 };
@@ -77,8 +77,9 @@ void child_reap(struct record *r, bool block);
 int child_finish(struct record *r);
 
 /* record_progress.c: the live line on a terminal and the summary. */
+void progress_begin(struct record *r);
 void progress_tick(struct record *r);
-void progress_clear(struct record *r);
+void progress_end(struct record *r);
 void progress_note(struct record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void record_summary(struct record *r);
 

@@ -1,25 +1,49 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gotrace record's live progress line on a terminal, its notes, and the closing summary. */
+/*
+ * gotrace record's live progress line on a terminal, its notes, and the
+ * closing summary. The line keeps to the terminal's last row, which a
+ * scrolling region takes out of what scrolls (as apt's progress bar does),
+ * so CMD's output on the same terminal scrolls above it untouched.
+ */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "record.h"
 
 #define MIB (1024.0 * 1024.0)
 
-void progress_clear(struct record *r)
+/* A new last line, made the only one that does not scroll; the cursor above it. */
+void progress_begin(struct record *r)
 {
-	if (r->tty && r->line_shown)
-		fputs("\r\033[K", stderr);
-	r->line_shown = false;
+	struct winsize ws;
+
+	if (!r->tty)
+		return;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) || ws.ws_row < 2) {
+		r->tty = false;
+		return;
+	}
+	r->rows = ws.ws_row;
+	fprintf(stderr, "\n\0337\033[1;%dr\0338\033[1A", r->rows - 1);
+}
+
+/* The last line cleared and scrolling over the whole screen again. */
+void progress_end(struct record *r)
+{
+	if (!r->tty)
+		return;
+	fprintf(stderr, "\0337\033[%d;1H\033[K\033[r\0338", r->rows);
+	r->tty = false;
 }
 
 void progress_note(struct record *r, const char *fmt, ...)
 {
 	va_list ap;
 
-	progress_clear(r);
+	(void)r;
 	va_start(ap, fmt);
 	msg_verr("record", fmt, ap);
 	va_end(ap);
@@ -48,10 +72,9 @@ void progress_tick(struct record *r)
 	r->tick_events = r->st.events;
 	if (!r->tty)
 		return;
-	fprintf(stderr, "\r\033[Kgotrace: %.1f s  %" PRIu64 " events  %.2f MiB  %.0f events/s  "
-		"%" PRIu64 " not recorded", now - r->t0, (uint64_t)r->st.events, r->bytes / MIB,
-		rate, (uint64_t)r->st.events_lost);
-	r->line_shown = true;
+	fprintf(stderr, "\0337\033[%d;1H\033[Kgotrace: %.1f s  %" PRIu64 " events  %.2f MiB  "
+		"%.0f events/s  %" PRIu64 " not recorded\0338", r->rows, now - r->t0,
+		(uint64_t)r->st.events, r->bytes / MIB, rate, (uint64_t)r->st.events_lost);
 }
 
 /* A path as the user can paste it into a shell. */
@@ -74,7 +97,7 @@ void record_summary(struct record *r)
 {
 	bool file = strcmp(r->out_path, "-");
 
-	progress_clear(r);
+	progress_end(r);
 	warn_cut(r);
 	fprintf(stderr, "%s record: %.1f s, %" PRIu64 " events, %.2f MiB written to %s, "
 		"%" PRIu64 " events not recorded\n", program_invocation_short_name,
