@@ -176,27 +176,45 @@ signal_tests() {
 	sigint_test "SIGINT to record without CMD" "$traces/cli-sigint.trace" 0
 }
 
-# SIGINTs during the final drain: the output is a FIFO read 512 bytes at a time, so the
-# rest of the trace takes seconds to write after the first SIGINT, and the others land
-# while it is written. The file must come out complete all the same.
+# Trace bytes produced so far (status --json's "bytes").
+trace_bytes() {
+	b=$("$gt" status --json 2> /dev/null | sed -n 's/^ *"bytes": \([0-9]*\).*/\1/p')
+	echo "${b:-0}"
+}
+
+# SIGINTs during the final drain. The output is a FIFO nobody reads at first: once more
+# than it holds (64 KiB) is produced, record is stuck in a write, and the first SIGINT
+# waits. Then a reader takes 4 KiB every 0.1 s: record sees the SIGINT, stops, and writes
+# the rest of the trace slowly, while a SIGINT every 0.2 s arrives. The file must come
+# out complete all the same.
 drain_test() {
 	f=$traces/cli-sigint-drain.trace
-	rm -f /tmp/fifo "$f"
+	rm -f /tmp/fifo /tmp/go "$f"
 	mkfifo /tmp/fifo
 	(
+		while [ ! -e /tmp/go ]; do
+			usleep 100000
+		done
 		while :; do
-			got=$(dd bs=512 count=1 2> /dev/null | tee -a "$f" | wc -c)
+			got=$(dd bs=4096 count=1 2> /dev/null | tee -a "$f" | wc -c)
 			[ "$got" -eq 0 ] && break
-			usleep 50000
+			usleep 100000
 		done
 	) < /tmp/fifo &
 	reader=$!
 	"$gt" record -o /tmp/fifo -- sh -c 'while :; do seq 1 100 | cat > /dev/null; done' \
 		> "$out" 2> "$err" &
 	pid=$!
-	sleep 3
 	i=0
-	while [ $i -lt 100 ] && kill -INT "$pid" 2> /dev/null; do
+	while [ $i -lt 600 ] && [ "$(trace_bytes)" -lt 100000 ]; do
+		usleep 100000
+		i=$((i + 1))
+	done
+	echo "# $(trace_bytes) trace bytes after $((i / 10)) s; SIGINT, and the reader starts"
+	kill -INT "$pid"
+	touch /tmp/go
+	i=1
+	while [ $i -lt 150 ] && kill -INT "$pid" 2> /dev/null; do
 		usleep 200000
 		i=$((i + 1))
 	done

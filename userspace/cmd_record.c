@@ -169,13 +169,16 @@ static bool session_open(struct record *r)
 	return r->rd_fd >= 0;
 }
 
-/* Stop, take the rest of the trace, close FILE. */
+/*
+ * Stop, take the rest of the trace, close FILE. After end of file someone
+ * else stopped it, and a stop now could end the next trace of someone else.
+ */
 static void session_close(struct record *r)
 {
-	if (session_stop("record", r->ctl_fd, true))
-		record_drain(r);
-	else
+	if (r->end != END_EOF && !session_stop("record", r->ctl_fd, true))
 		r->failed = true;
+	else
+		record_drain(r);
 	if (!output_close(r))
 		r->failed = true;
 	session_status("record", r->ctl_fd, &r->st);
