@@ -8,6 +8,10 @@
 #   scripts/kernels.sh --kdir KVER     print the kernel build tree to build modules for KVER
 #   scripts/kernels.sh --source-only   extract checkpatch and the kselftest headers from
 #                                      linux-source-6.1 into build/linux-source/
+#   scripts/kernels.sh --rt            fetch Debian 12's PREEMPT_RT kernel (linux-image-rt-amd64)
+#                                      the same way; record it in build/kernels/list-rt (not in
+#                                      list: make check-debug tests it, make check does not);
+#                                      print its KVER
 #
 # The kernels are Debian 12's 6.1 (linux-image-amd64 from bookworm) and bookworm-backports'
 # 6.12. For each, the image .deb is downloaded and extracted (never installed) into
@@ -59,12 +63,13 @@ pkg_depends() {
 		sed -n 's/^ *|\{0,1\}\(Pre\)\{0,1\}Depends: \([^<][^ ]*\)$/\2/p'
 }
 
-# The versioned image package linux-image-amd64 points to in suite $1 ("-": default policy).
+# The versioned image package the meta package $2 (default linux-image-amd64) points to in
+# suite $1 ("-": default policy).
 resolve_image() {
 	if [ "$1" = - ]; then
-		apt-cache depends linux-image-amd64 2>/dev/null
+		apt-cache depends "${2:-linux-image-amd64}" 2>/dev/null
 	else
-		apt-cache depends -t "$1" linux-image-amd64 2>/dev/null
+		apt-cache depends -t "$1" "${2:-linux-image-amd64}" 2>/dev/null
 	fi | sed -n 's/^ *Depends: \(linux-image-[^ <]*\)$/\1/p' | head -n 1
 }
 
@@ -245,6 +250,21 @@ case "${1:-}" in
 	list
 	exit 0
 	;;
+--rt)
+	command -v depmod >/dev/null || die "needs depmod; run scripts/deps.sh (package kmod)"
+	pkg=$(resolve_image - linux-image-rt-amd64)
+	kver=${pkg#linux-image-}
+	case "$kver" in
+	6.1.*-rt-amd64) ;;
+	*) die "linux-image-rt-amd64 resolves to '${pkg:-nothing}', not a 6.1 -rt kernel; run: GOTRACE_DEPS_REFRESH=1 scripts/deps.sh" ;;
+	esac
+	mkdir -p "$KERNELS"
+	fetch_headers "$kver"
+	fetch_image "$kver"
+	echo "$kver" > "$KERNELS/list-rt"
+	echo "$kver"
+	exit 0
+	;;
 --kdir)
 	[ $# -eq 2 ] || die "usage: $0 --kdir KVER"
 	kdir=$(cat "$KERNELS/$2/kdir" 2>/dev/null) || die "no build tree recorded for $2; run scripts/kernels.sh"
@@ -254,7 +274,7 @@ case "${1:-}" in
 	;;
 "") ;;
 *)
-	die "unknown argument '$1'; usage: $0 [--list | --kdir KVER | --source-only]"
+	die "unknown argument '$1'; usage: $0 [--list | --kdir KVER | --source-only | --rt]"
 	;;
 esac
 
