@@ -486,6 +486,23 @@ bool gt_wait_blocked(pid_t tid, unsigned int ms)
 	return false;
 }
 
+/*
+ * A test's size parameter: the number in environment variable @name, or
+ * @def if it is unset or not a number.
+ */
+unsigned long gt_env_ulong(const char *name, unsigned long def)
+{
+	const char *v = getenv(name);
+	unsigned long n;
+	char *end;
+
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	n = strtoul(v, &end, 0);
+	return errno || *end ? def : n;
+}
+
 int gt_read_ulong(const char *path, unsigned long *val)
 {
 	FILE *f = fopen(path, "re");

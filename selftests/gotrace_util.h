@@ -102,6 +102,7 @@ int gt_possible_cpus(void);
 __u64 gt_now_ms(void);
 void gt_msleep(unsigned int ms);
 bool gt_wait_blocked(pid_t tid, unsigned int ms);
+unsigned long gt_env_ulong(const char *name, unsigned long def);
 int gt_read_ulong(const char *path, unsigned long *val);
 int gt_write_ulong(const char *path, unsigned long val);
 

@@ -364,6 +364,7 @@ struct unpriv {
 	bool stop;		/* Input: also try GOTRACE_STOP */
 	int open_rd;		/* Output: errno of each call, or 0 */
 	int open_wr;
+	int open_rdwr;
 	int start;
 	int stop_err;
 };
@@ -379,6 +380,7 @@ static int unpriv_calls(void *arg)
 
 	u->open_rd = unpriv_errno(gt_open(O_RDONLY));
 	u->open_wr = unpriv_errno(gt_open(O_WRONLY));
+	u->open_rdwr = unpriv_errno(gt_open(O_RDWR));
 	u->start = unpriv_errno(gt_start(u->ctl, GOTRACE_FORMAT_DEFAULT, 0));
 	if (u->stop)
 		u->stop_err = unpriv_errno(gt_stop(u->ctl));
@@ -407,10 +409,41 @@ TEST_F(ioctl, no_capabilities)
 		       GT_CAP(CAP_SYS_ADMIN) | GT_CAP(CAP_PERFMON), true);
 	EXPECT_EQ(EPERM, u->open_rd);
 	EXPECT_EQ(EPERM, u->open_wr);
+	EXPECT_EQ(EPERM, u->open_rdwr);
 	EXPECT_EQ(EPERM, u->start);
 	EXPECT_EQ(EPERM, u->stop_err);
 	munmap(u, sizeof(*u));
 	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+/*
+ * With the device idle, START without the capabilities is refused (not
+ * just busy) and starts nothing; neither reading nor the ioctls can be
+ * had through a new open either.
+ */
+TEST_F(ioctl, no_capabilities_idle)
+{
+	struct gotrace_status st;
+	struct unpriv *u;
+
+	end_session(_metadata, &self->s);
+	u = run_unpriv(_metadata, self->s.ctl,
+		       GT_CAP(CAP_SYS_ADMIN) | GT_CAP(CAP_PERFMON), true);
+	EXPECT_EQ(EPERM, u->open_rd);
+	EXPECT_EQ(EPERM, u->open_wr);
+	EXPECT_EQ(EPERM, u->open_rdwr);
+	EXPECT_EQ(EPERM, u->start);
+	EXPECT_EQ(EPERM, u->stop_err);
+	munmap(u, sizeof(*u));
+	ASSERT_EQ(0, gt_status(self->s.ctl, &st));
+	EXPECT_EQ(GOTRACE_STATE_IDLE, st.state);
+	EXPECT_EQ(self->sessions, st.sessions);
+
+	/* A privileged start still works: the refusals left nothing behind. */
+	ASSERT_EQ(0, gt_start(self->s.fd, GOTRACE_FORMAT_DEFAULT, 0));
+	EXPECT_EQ(0, gt_stop(self->s.ctl));
+	ASSERT_EQ(0, gt_status(self->s.ctl, &st));
+	EXPECT_EQ(self->sessions + 1, st.sessions);
 }
 
 /* Either capability is enough: the calls then fail only as they would. */
@@ -426,6 +459,7 @@ TEST_F(ioctl, perfmon_or_sys_admin)
 		u = run_unpriv(_metadata, self->s.ctl, drops[i], false);
 		EXPECT_EQ(EBUSY, u->open_rd);
 		EXPECT_EQ(0, u->open_wr);
+		EXPECT_EQ(EBUSY, u->open_rdwr);
 		EXPECT_EQ(EBUSY, u->start);
 		munmap(u, sizeof(*u));
 	}

@@ -9,10 +9,17 @@
 #                      script's directory)
 #   GOTRACE_TRACE_DIR  where the tests write every trace as NAME.trace, for
 #                      the host's Go check (created)
+#   GOTRACE_KMEMLEAK   "required" or "if-present": before loading, mark the
+#                      kernel's own suspected leaks as seen; at the end (after
+#                      rmmod) have kmemleak scan and fail on any new report,
+#                      and fail if lockdep switched itself off (it does after
+#                      its first report). "required" fails on a kernel
+#                      without kmemleak.
 # Prints one TAP stream on stdout: each test program's own TAP as "# "
 # lines, then its "ok"/"not ok" line. Exits non-zero if anything failed.
 
-TESTS="device_test ioctl_test session_test exhaustion_test workload_test module_test views_test"
+TESTS="device_test ioctl_test session_test exhaustion_test workload_test module_test views_test
+accounting_test fault_test fuzz_test stress_test"
 
 GOTRACE_BIN=${GOTRACE_BIN:-$(dirname "$0")}
 export GOTRACE_KO GOTRACE_BIN GOTRACE_TRACE_DIR
@@ -21,6 +28,9 @@ timeout=0
 if [ -f "$GOTRACE_BIN/settings" ]; then
 	timeout=$(sed -n 's/^timeout=//p' "$GOTRACE_BIN/settings")
 fi
+# GOTRACE_TEST_TIMEOUT (seconds per test program) overrides settings, for
+# long runs (GOTRACE_LONG_MIB=1024) and slow kernels (the debug kernel).
+timeout=${GOTRACE_TEST_TIMEOUT:-$timeout}
 
 num=0
 failed=0
@@ -105,6 +115,53 @@ unload_module() {
 	fi
 }
 
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+# Whether this run checks for leaks; fails if it must and cannot.
+kmemleak_wanted() {
+	case "${GOTRACE_KMEMLEAK:-}" in
+	"") return 1 ;;
+	required)
+		[ -w "$KMEMLEAK" ] && return 0
+		echo "no $KMEMLEAK: this kernel lacks CONFIG_DEBUG_KMEMLEAK, or kmemleak disabled itself (see dmesg)"
+		return 2 ;;
+	*) [ -w "$KMEMLEAK" ] ;;
+	esac
+}
+
+# Scan now and forget what is found: leaks from before the tests are not theirs.
+kmemleak_clear() {
+	kmemleak_wanted || return $(($? == 2 ? 1 : 4))
+	echo scan > "$KMEMLEAK" && cat "$KMEMLEAK" > /tmp/kmemleak.before
+	echo "$(grep -c '^unreferenced object' /tmp/kmemleak.before) suspected leaks from before the tests, marked as seen"
+	echo clear > "$KMEMLEAK"
+}
+
+# After rmmod: a leak is an object nothing points to any more for 5 s.
+debug_checks() {
+	rc=4
+	if [ -r /proc/lockdep_stats ]; then
+		locks=$(sed -n 's/^ *debug_locks: *//p' /proc/lockdep_stats)
+		echo "lockdep: debug_locks $locks"
+		rc=0
+		if [ "$locks" != 1 ]; then
+			echo "lockdep has switched itself off: it reported a problem (see dmesg)"
+			rc=1
+		fi
+	fi
+	kmemleak_wanted || { w=$?; [ "$w" -ne 2 ] || rc=1; return $rc; }
+	sleep 6
+	echo scan > "$KMEMLEAK" && echo scan > "$KMEMLEAK" || return 1
+	if [ -s "$KMEMLEAK" ]; then
+		echo "kmemleak reports $(grep -c '^unreferenced object' "$KMEMLEAK") new suspected leaks:"
+		cat "$KMEMLEAK"
+		return 1
+	fi
+	echo "kmemleak: no new suspected leak"
+	[ "$rc" -eq 1 ] || rc=0
+	return $rc
+}
+
 run_test() {
 	if [ "$timeout" -gt 0 ]; then
 		timeout "$timeout" "$GOTRACE_BIN/$1"
@@ -114,7 +171,9 @@ run_test() {
 }
 
 echo "TAP version 13"
-echo "1..$(($(echo "$TESTS" | wc -w) + 3))"
+extra=0
+[ -z "${GOTRACE_KMEMLEAK:-}" ] || extra=2
+echo "1..$(($(echo "$TESTS" | wc -w) + 3 + extra))"
 echo "# kernel $(uname -r), $(nproc) CPUs"
 if [ -z "$GOTRACE_KO" ] || [ ! -r "$GOTRACE_KO" ]; then
 	echo "Bail out! GOTRACE_KO='$GOTRACE_KO' is not a readable file"
@@ -125,12 +184,14 @@ if [ -n "$GOTRACE_TRACE_DIR" ] && ! mkdir -p "$GOTRACE_TRACE_DIR"; then
 	exit 1
 fi
 
+[ "$extra" -eq 0 ] || step "kmemleak: forget earlier suspects" kmemleak_clear
 step "insmod gotrace.ko" load_module
 step "second insmod fails" load_again
 for t in $TESTS; do
 	step "selftests: gotrace: $t" run_test "$t"
 done
 step "rmmod gotrace" unload_module
+[ "$extra" -eq 0 ] || step "kernel debug checks: lockdep on, no kmemleak report" debug_checks
 
 echo "# $failed of $num failed"
 [ "$failed" -eq 0 ]

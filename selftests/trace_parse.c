@@ -89,6 +89,7 @@ struct gt_p {
 	__u64 id;
 	__u64 ts;	/* base of the next timestamp delta */
 	__u64 last;	/* timestamp of the P's last timed event */
+	__u64 g;	/* goroutine running on it, 0 for none */
 };
 
 struct gt_parser {
@@ -99,6 +100,8 @@ struct gt_parser {
 	struct gt_ids goroutines, strings;
 	__u64 args[GT_MAX_EVENT_LEN + 3];
 	unsigned int nargs;
+	__u64 watch;			/* goroutine counted in gs, if gs */
+	struct gt_gstats *gs;
 };
 
 static int gt_fail(struct gt_parser *ps, const char *fmt, ...)
@@ -267,6 +270,7 @@ static int gt_batch(struct gt_parser *ps, unsigned int nr_cpus)
 		ps->st->nr_ps++;
 		p->id = id;
 		p->last = 0;
+		p->g = 0;
 	}
 	p->ts = ts;
 	ps->cur = p;
@@ -288,6 +292,52 @@ static int gt_timed(struct gt_parser *ps, __u64 delta)
 			       (unsigned long long)(p->last - p->ts));
 	p->last = p->ts;
 	return 0;
+}
+
+/*
+ * Follow which goroutine each P runs, and count what the watched one does.
+ * Block, preempt and end events name no goroutine: they are about the one
+ * the P runs, which a P's batches tell in order.
+ */
+static void gt_watch(struct gt_parser *ps, unsigned int typ)
+{
+	struct gt_gstats *gs = ps->gs;
+	bool running = ps->cur->g == ps->watch;
+
+	switch (typ) {
+	case GT_EV_GO_START:
+	case GT_EV_GO_START_LOCAL:
+	case GT_EV_GO_START_LABEL:
+		ps->cur->g = ps->args[1];
+		gs->starts += ps->args[1] == ps->watch;
+		return;
+	case GT_EV_GO_CREATE:
+		gs->creates += ps->args[1] == ps->watch;
+		return;
+	case GT_EV_GO_UNBLOCK:
+	case GT_EV_GO_UNBLOCK_LOCAL:
+	case GT_EV_GO_SYS_EXIT:
+	case GT_EV_GO_SYS_EXIT_LOCAL:
+		gs->unblocks += ps->args[1] == ps->watch;
+		return;
+	case 15:	/* GoEnd */
+	case 16:	/* GoStop */
+		gs->ends += running;
+		break;
+	case 17:	/* GoSched */
+	case 18:	/* GoPreempt */
+		gs->preempts += running;
+		break;
+	case 19 ... 20:	/* GoSleep, GoBlock */
+	case 22 ... 27:	/* GoBlockSend ... GoBlockNet */
+	case 30:	/* GoSysBlock */
+	case 42:	/* GoBlockGC */
+		gs->blocks += running;
+		break;
+	default:
+		return;
+	}
+	ps->cur->g = 0;
 }
 
 static int gt_parse_event(struct gt_parser *ps, unsigned int nr_cpus)
@@ -317,6 +367,8 @@ static int gt_parse_event(struct gt_parser *ps, unsigned int nr_cpus)
 			return gt_fail(ps, "out of memory");
 		break;
 	}
+	if (ps->gs)
+		gt_watch(ps, typ);
 	return gt_events[typ].timed ? gt_timed(ps, ps->args[0]) : 0;
 }
 
@@ -327,8 +379,8 @@ static int gt_parse_event(struct gt_parser *ps, unsigned int nr_cpus)
  * Frequency, and goroutine and string ids defined once. Returns 0, or -1
  * with the reason in st->error.
  */
-int gt_parse(const void *data, size_t len, unsigned int nr_cpus,
-	     struct gt_stats *st)
+static int gt_parse_watch(const void *data, size_t len, unsigned int nr_cpus,
+			  __u64 goid, struct gt_gstats *gs, struct gt_stats *st)
 {
 	struct gt_parser *ps = calloc(1, sizeof(*ps));
 	__u64 dup;
@@ -339,6 +391,10 @@ int gt_parse(const void *data, size_t len, unsigned int nr_cpus,
 		snprintf(st->error, sizeof(st->error), "out of memory");
 		return -1;
 	}
+	if (gs)
+		memset(gs, 0, sizeof(*gs));
+	ps->watch = goid;
+	ps->gs = gs;
 	ps->start = data;
 	ps->p = ps->start;
 	ps->end = ps->p + len;
@@ -361,6 +417,22 @@ int gt_parse(const void *data, size_t len, unsigned int nr_cpus,
 	free(ps->strings.v);
 	free(ps);
 	return ret;
+}
+
+int gt_parse(const void *data, size_t len, unsigned int nr_cpus,
+	     struct gt_stats *st)
+{
+	return gt_parse_watch(data, len, nr_cpus, 0, NULL, st);
+}
+
+/*
+ * gt_parse(), also counting in @gs what goroutine @goid did: how often it
+ * was put on a P, taken off it (waiting, or still runnable), made runnable.
+ */
+int gt_parse_goroutine(const void *data, size_t len, unsigned int nr_cpus,
+		       __u64 goid, struct gt_gstats *gs, struct gt_stats *st)
+{
+	return gt_parse_watch(data, len, nr_cpus, goid, gs, st);
 }
 
 /* Goroutines put on a P: every wakeup or creation ends in one of these. */

@@ -31,8 +31,20 @@ struct gt_stats {
 	char error[160];			/* why the trace is malformed */
 };
 
+/* What one goroutine did in a trace: see gt_parse_goroutine(). */
+struct gt_gstats {
+	unsigned long starts;	/* put on a P: GoStart, GoStartLocal, GoStartLabel */
+	unsigned long blocks;	/* off its P, waiting: GoSleep, GoBlock*, GoSysBlock */
+	unsigned long preempts;	/* off its P, runnable: GoPreempt, GoSched */
+	unsigned long ends;	/* off its P for good: GoEnd, GoStop */
+	unsigned long unblocks;	/* made runnable: GoUnblock*, GoSysExit* */
+	unsigned long creates;	/* GoCreate of it */
+};
+
 int gt_parse(const void *data, size_t len, unsigned int nr_cpus,
 	     struct gt_stats *st);
+int gt_parse_goroutine(const void *data, size_t len, unsigned int nr_cpus,
+		       __u64 goid, struct gt_gstats *gs, struct gt_stats *st);
 unsigned long gt_starts(const struct gt_stats *st);
 unsigned long gt_wakeups(const struct gt_stats *st);
 

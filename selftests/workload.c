@@ -6,9 +6,12 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -428,4 +431,113 @@ long gt_fork_storm(unsigned int forks, unsigned int parallel)
 			reused = -1;
 	free(seen);
 	return reused;
+}
+
+/* What a storm child runs every other time; the others just exit. */
+#define GT_STORM_EXEC	"/bin/true"
+
+/* Shared with the storm processes. */
+struct gt_storm_shared {
+	bool stop;			/* atomic: end the storm */
+	unsigned long forks[64];	/* atomic: per process */
+	unsigned long failures[64];	/* atomic: forks, execs or exits that failed */
+};
+
+/* One storm process: fork a child that execs GT_STORM_EXEC or exits, reap it. */
+static int gt_storm_main(struct gt_storm_shared *sh, unsigned int i)
+{
+	char *const argv[] = { GT_STORM_EXEC, NULL };
+	unsigned long n;
+	int status;
+	pid_t pid;
+
+	for (n = 0; !__atomic_load_n(&sh->stop, __ATOMIC_RELAXED); n++) {
+		pid = fork();
+		if (pid == 0) {
+			if (n & 1)
+				execv(argv[0], argv);
+			_exit(n & 1 ? 127 : 0);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			__atomic_add_fetch(&sh->failures[i], 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&sh->forks[i], 1, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+/*
+ * Start a fork/exec/exit storm: one process per online CPU (at most 64),
+ * each pinned to its CPU, forking children that alternately exec
+ * GT_STORM_EXEC and exit at once, as fast as they can.
+ */
+int gt_storm_start(struct gt_storm *s)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct gt_storm_shared *sh;
+	cpu_set_t set;
+	long cpu;
+
+	memset(s, 0, sizeof(*s));
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return -1;
+	memset(sh, 0, sizeof(*sh));
+	s->shared = sh;
+	for (cpu = 0; cpu < ncpus && s->nr < 64; cpu++) {
+		fflush(NULL);
+		s->pids[s->nr] = fork();
+		if (s->pids[s->nr] < 0)
+			return -1;
+		if (s->pids[s->nr] == 0) {
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			if (sched_setaffinity(0, sizeof(set), &set) ||
+			    prctl(PR_SET_NAME, "gt-storm", 0, 0, 0) ||
+			    prctl(PR_SET_PDEATHSIG, SIGKILL))
+				_exit(1);
+			_exit(gt_storm_main(sh, s->nr));
+		}
+		s->nr++;
+	}
+	return 0;
+}
+
+/* Forks the storm has made so far. */
+unsigned long gt_storm_forks(const struct gt_storm *s)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++)
+		n += __atomic_load_n(&s->shared->forks[i], __ATOMIC_RELAXED);
+	return n;
+}
+
+/*
+ * Stop the storm and wait for it; add up its forks and its failed forks,
+ * execs or exits. Returns 0 if every storm process ended well.
+ */
+int gt_storm_stop(struct gt_storm *s, unsigned long *forks,
+		  unsigned long *failures)
+{
+	unsigned int i;
+	int ret = 0;
+
+	*forks = 0;
+	*failures = 0;
+	if (!s->shared)
+		return -1;
+	__atomic_store_n(&s->shared->stop, true, __ATOMIC_RELAXED);
+	for (i = 0; i < s->nr; i++) {
+		if (gt_reap(s->pids[i]))
+			ret = -1;
+		*forks += s->shared->forks[i];
+		*failures += s->shared->failures[i];
+	}
+	munmap(s->shared, sizeof(*s->shared));
+	s->shared = NULL;
+	s->nr = 0;
+	return ret;
 }

@@ -15,6 +15,20 @@ long gt_fork_storm(unsigned int forks, unsigned int parallel);
 int gt_pipe_timer(unsigned int ticks, long ns, const char *timer_name);
 int gt_hogs(unsigned int threads, unsigned int ms);
 
+/* Fork/exec/exit loops, one per online CPU, until gt_storm_stop(). */
+struct gt_storm_shared;
+
+struct gt_storm {
+	unsigned int nr;		/* processes, one per CPU */
+	pid_t pids[64];
+	struct gt_storm_shared *shared;	/* their counters */
+};
+
+int gt_storm_start(struct gt_storm *s);
+unsigned long gt_storm_forks(const struct gt_storm *s);
+int gt_storm_stop(struct gt_storm *s, unsigned long *forks,
+		  unsigned long *failures);
+
 pid_t gt_spawn(const char *name, int (*fn)(void *arg), void *arg);
 int gt_reap(pid_t pid);
 

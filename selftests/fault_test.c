@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gotrace under faults: rmmod attempted while a reader reads and while
+ * sessions start and stop, a reader killed in the middle of a trace, and
+ * a start whose allocation fails. Each leaves the device usable, the
+ * module loaded and its reference count where it was.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "gotrace_util.h"
+#include "workload.h"
+
+#define REFCNT		"/sys/module/gotrace/refcnt"
+#define RMMOD_TRIES	50
+#define CYCLES		50
+
+FIXTURE(fault) {
+	unsigned long refcnt;	/* the module's, with no file of this test open */
+	pid_t child;		/* or 0 */
+};
+
+FIXTURE_SETUP(fault)
+{
+	GT_REQUIRE_DEVICE();
+	ASSERT_EQ(0, gt_reset());
+	ASSERT_EQ(0, gt_read_ulong(REFCNT, &self->refcnt));
+}
+
+FIXTURE_TEARDOWN(fault)
+{
+	unsigned long refcnt;
+
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		waitpid(self->child, NULL, 0);
+	}
+	EXPECT_EQ(0, gt_reset());
+	/* Every file this test opened is closed: no reference is left. */
+	EXPECT_EQ(0, gt_read_ulong(REFCNT, &refcnt));
+	EXPECT_EQ(self->refcnt, refcnt);
+}
+
+/* rmmod must fail as "in use" and change nothing. */
+static void rmmod_refused(struct __test_metadata *_metadata)
+{
+	EXPECT_EQ(-1, gt_unload_module());
+	EXPECT_EQ(EWOULDBLOCK, errno);
+	EXPECT_TRUE(gt_module_loaded());
+}
+
+/* A recorder reads a busy session; rmmod is tried again and again. */
+TEST_F_TIMEOUT(fault, rmmod_during_read, 600)
+{
+	struct gotrace_status st;
+	struct gt_session s;
+	struct gt_stats stats;
+	size_t bytes = 0;
+	int i;
+
+	ASSERT_EQ(0, gt_session_start(&s, GOTRACE_FORMAT_DEFAULT));
+	for (i = 0; i < RMMOD_TRIES; i++) {
+		ASSERT_EQ(100, gt_pingpong(100, 0));
+		rmmod_refused(_metadata);
+	}
+	bytes = gt_recorder_bytes(&s.rec);
+	EXPECT_LT(GT_HEADER_LEN, bytes);
+	ASSERT_EQ(0, gt_status(s.ctl, &st));
+	EXPECT_EQ(GOTRACE_STATE_TRACING, st.state);
+	EXPECT_EQ(0, st.flags);
+	EXPECT_EQ(0, gt_session_end(&s, &stats, "fault-rmmod_during_read")) {
+		TH_LOG("%s", stats.error);
+	}
+	EXPECT_EQ(0, gt_session_close(&s));
+}
+
+/* What a child hammering delete_module() saw. */
+struct hammer {
+	bool stop;		/* atomic */
+	unsigned long tries;	/* atomic */
+	unsigned long unloaded;	/* delete_module() succeeded: must stay 0 */
+	unsigned long other;	/* failed with another errno than EWOULDBLOCK */
+};
+
+static void hammer_main(struct hammer *h)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED)) {
+		if (!gt_unload_module())
+			h->unloaded++;
+		else if (errno != EWOULDBLOCK)
+			h->other++;
+		__atomic_add_fetch(&h->tries, 1, __ATOMIC_RELAXED);
+	}
+	_exit(0);
+}
+
+/*
+ * Sessions start and stop (stop_machine(), RCU grace periods, buffers
+ * allocated and freed) while another process tries to unload the module.
+ */
+TEST_F_TIMEOUT(fault, rmmod_during_start_stop, 900)
+{
+	struct gt_trace t = { 0 };
+	struct gt_stats stats;
+	unsigned long tries;
+	struct hammer *h;
+	int fd, i;
+
+	h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, h);
+	memset(h, 0, sizeof(*h));
+	/* Forked first: the hammer holds no file of the device itself. */
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0)
+		hammer_main(h);
+	fd = gt_open_reader();
+	ASSERT_LE(0, fd);
+	for (i = 0; i < CYCLES && _metadata->passed; i++) {
+		tries = __atomic_load_n(&h->tries, __ATOMIC_RELAXED);
+		ASSERT_EQ(0, gt_start(fd, GOTRACE_FORMAT_DEFAULT, 0));
+		/* At least one try while it records, one during the stop. */
+		while (__atomic_load_n(&h->tries, __ATOMIC_RELAXED) == tries)
+			gt_msleep(1);
+		ASSERT_EQ(0, gt_finish(fd, &t));
+		if (i == CYCLES - 1)
+			EXPECT_EQ(0, gt_keep_trace(&t, GOTRACE_FORMAT_DEFAULT,
+						   &stats,
+						   "fault-rmmod_during_start_stop"));
+		EXPECT_EQ(0, gt_check_trace(&t, GOTRACE_FORMAT_DEFAULT, &stats)) {
+			TH_LOG("cycle %d: %s", i, stats.error);
+		}
+		gt_trace_free(&t);
+	}
+	__atomic_store_n(&h->stop, true, __ATOMIC_RELAXED);
+	ASSERT_EQ(self->child, waitpid(self->child, NULL, 0));
+	self->child = 0;
+	EXPECT_EQ(0, h->unloaded);
+	EXPECT_EQ(0, h->other);
+	EXPECT_LE(CYCLES, h->tries);
+	EXPECT_TRUE(gt_module_loaded());
+	TH_LOG("%d start/stop cycles, %lu rmmod attempts, all refused",
+	       i, h->tries);
+	EXPECT_EQ(0, gt_close_reader(fd));
+	munmap(h, sizeof(*h));
+}
+
+/*
+ * A reader is killed while a busy session streams to it: the session goes
+ * on undisturbed, the device takes a new reader, which gets the rest up to
+ * end of file, and the next session is whole.
+ */
+TEST_F_TIMEOUT(fault, reader_killed_mid_read, 600)
+{
+	struct gotrace_status st1, st2, st3;
+	size_t *bytes = mmap(NULL, sizeof(*bytes), PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct gt_trace t = { 0 };
+	struct gt_session s;
+	struct gt_stats stats;
+	__u64 deadline;
+	char buf[4096];
+	int ctl, fd;
+	ssize_t n;
+
+	ASSERT_NE(MAP_FAILED, bytes);
+	*bytes = 0;
+	ctl = gt_open(O_WRONLY);
+	ASSERT_LE(0, ctl);
+	ASSERT_EQ(0, gt_start(ctl, GOTRACE_FORMAT_DEFAULT, 0));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		fd = gt_open(O_RDONLY);
+		while (fd >= 0 && (n = read(fd, buf, 512)) > 0)
+			__atomic_add_fetch(bytes, n, __ATOMIC_RELAXED);
+		_exit(1);
+	}
+	/* Kill it once it has read some, with more coming. */
+	deadline = gt_now_ms() + GT_TIMEOUT_MS;
+	while (__atomic_load_n(bytes, __ATOMIC_RELAXED) < 8192 &&
+	       gt_now_ms() < deadline)
+		ASSERT_EQ(100, gt_pingpong(100, 0));
+	ASSERT_LE(8192, __atomic_load_n(bytes, __ATOMIC_RELAXED));
+	ASSERT_EQ(0, kill(self->child, SIGKILL));
+	ASSERT_EQ(self->child, waitpid(self->child, NULL, 0));
+	self->child = 0;
+
+	ASSERT_EQ(0, gt_status(ctl, &st1));
+	ASSERT_EQ(200, gt_pingpong(200, 0));
+	ASSERT_EQ(0, gt_status(ctl, &st2));
+	EXPECT_EQ(GOTRACE_STATE_TRACING, st2.state);
+	EXPECT_EQ(0, st2.flags);
+	EXPECT_LT(st1.events, st2.events);
+	EXPECT_EQ(*bytes, st1.bytes_read);
+
+	/* The reader's place is free; the new one reads on to the end. */
+	fd = gt_open(O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, gt_finish(fd, &t));
+	ASSERT_EQ(0, gt_status(ctl, &st3));
+	EXPECT_EQ(GOTRACE_STATE_IDLE, st3.state);
+	EXPECT_EQ(st3.bytes, st3.bytes_read);
+	EXPECT_EQ(st3.bytes, *bytes + t.len);
+	gt_trace_free(&t);
+	close(fd);
+	close(ctl);
+
+	ASSERT_EQ(0, gt_session_start(&s, GOTRACE_FORMAT_DEFAULT));
+	ASSERT_EQ(500, gt_pingpong(500, 0));
+	EXPECT_EQ(0, gt_session_end(&s, &stats, "fault-after-killed-reader")) {
+		TH_LOG("%s", stats.error);
+	}
+	EXPECT_EQ(0, gt_session_close(&s));
+	munmap(bytes, sizeof(*bytes));
+}
+
+/* MemTotal of /proc/meminfo, in bytes. */
+static __u64 mem_total(void)
+{
+	unsigned long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %lu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024ULL;
+}
+
+/*
+ * A start whose buffers cannot be had: ENOMEM, nothing started, nothing
+ * left allocated (kmemleak checks that on the debug kernel), and the
+ * device starts the next session normally.
+ *
+ * Each CPU's buffer is asked as bigger than all of memory, which vmalloc()
+ * refuses at once. (A size that fits but not for every CPU would instead
+ * make the kernel reclaim and kill processes to find the memory.)
+ */
+TEST_F_TIMEOUT(fault, start_enomem, 300)
+{
+	__u64 size = GT_MAX_BUFFER, mem = mem_total();
+	struct gotrace_status st0, st;
+	struct gt_session s;
+	struct gt_stats stats;
+	int ctl;
+
+	if (!getenv("GOTRACE_TEST_ENOMEM"))
+		SKIP(return, "GOTRACE_TEST_ENOMEM unset: the buffer vmalloc() lacks __GFP_NOWARN");
+	if (!mem || mem >= size)
+		SKIP(return, "needs a guest with less than 1 GiB of memory (MemTotal %llu)",
+		     (unsigned long long)mem);
+	ctl = gt_open(O_WRONLY);
+	ASSERT_LE(0, ctl);
+	ASSERT_EQ(0, gt_status(ctl, &st0));
+	EXPECT_EQ(-1, gt_start(ctl, GOTRACE_FORMAT_DEFAULT, size));
+	EXPECT_EQ(ENOMEM, errno);
+	ASSERT_EQ(0, gt_status(ctl, &st));
+	EXPECT_EQ(GOTRACE_STATE_IDLE, st.state);
+	EXPECT_EQ(st0.sessions, st.sessions);
+	close(ctl);
+
+	ASSERT_EQ(0, gt_session_start(&s, GOTRACE_FORMAT_DEFAULT));
+	ASSERT_EQ(200, gt_pingpong(200, 0));
+	EXPECT_EQ(0, gt_session_end(&s, &stats, "fault-after-enomem")) {
+		TH_LOG("%s", stats.error);
+	}
+	EXPECT_EQ(0, gt_session_close(&s));
+}
+
+TEST_HARNESS_MAIN
