@@ -9,7 +9,8 @@
 # static gotrace CLI into build/check/bin; for each kernel build gotrace.ko out of tree
 # and boot a QEMU guest (2 vCPUs) that runs selftests/run_guest.sh with build/check shared
 # at /host; then feed every trace the guests left in build/check/traces to
-# scripts/go-check.sh, and each kernel's views-*.trace to scripts/views-check.sh (Go's
+# scripts/go-check.sh and scripts/addr-scan.sh (no raw kernel address), and each kernel's
+# views-*.trace to scripts/views-check.sh (Go's
 # profiles and goroutine page must name the views workload's waits). Each suite's TAP is
 # saved under build/check/ and counted; the command fails if any test fails, any suite does
 # not run, or a guest shows a kernel splat.
@@ -228,6 +229,9 @@ if [ ! -x scripts/go-check.sh ]; then
 else
 	run_tap go-check "$OUT/go-check.tap" scripts/go-check.sh "$TRACES"
 fi
+
+step "no raw kernel address in any trace (scripts/addr-scan.sh)"
+run_tap addr-scan "$OUT/addr-scan.tap" scripts/addr-scan.sh "$TRACES"
 
 step "Go's profiles of the views workload (scripts/views-check.sh)"
 for kver in $kvers; do
