@@ -15,7 +15,10 @@
 static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,
 		     const char *format, va_list args)
 {
-	(void)priority, (void)file, (void)line, (void)fn;
+	(void)priority;
+	(void)file;
+	(void)line;
+	(void)fn;
 	fprintf(stderr, "%s %s: libkmod: ", program_invocation_short_name, (const char *)data);
 	vfprintf(stderr, format, args);
 }

@@ -6,7 +6,8 @@
 
 int module_load(const char *cmd, const char *path, char *const params[], int nparams)
 {
-	(void)params, (void)nparams;
+	(void)params;
+	(void)nparams;
 	msg_err(cmd, "this gotrace is a static build without libkmod and cannot load modules: "
 		"load it with: insmod %s, or use the gotrace built by make", path ? path : "gotrace.ko");
 	return EXIT_FAILURE;
