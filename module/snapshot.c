@@ -8,9 +8,11 @@
  * ProcStart and GoStart for what each CPU runs (its stopper), then
  * Gomaxprocs, which tells modern Go readers that the snapshot is over.
  *
- * GoCreates are stamped two ticks before the clock read here, the rest one
- * tick before: every live event, read after the world restarts, is strictly
- * later. Modern Go drops the snapshot's GoCreates and starts the trace at
+ * One pass over the threads. GoCreates are stamped two ticks before the
+ * clock read here, the rest one tick before (later GoCreates are raised to
+ * that too: a batch never goes back in time): every live event, read after
+ * the world restarts, is strictly later, and the trace's first event is a
+ * GoCreate. Modern Go drops the snapshot's GoCreates and starts the trace at
  * its first status event; a goroutine running at that very instant would be
  * taken for "never started" by Go 1.23's viewer.
  */
@@ -21,6 +23,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/stop_machine.h>
+#include <linux/string.h>
 
 #include "gotrace.h"
 
@@ -41,12 +44,48 @@ static int gotrace_snapshot_running(struct gotrace_session *s,
 	return 0;
 }
 
-/* First pass: every thread exists. */
-static int gotrace_snapshot_create(struct gotrace_session *s,
-				   struct gotrace_cpu *c,
-				   struct task_struct *p, u64 ts)
+/* What the snapshot carries from one thread to the next. */
+struct gotrace_snap {
+	struct gotrace_session *s;
+	struct gotrace_cpu *c;		/* the CPU writing the snapshot */
+	u64 ts;				/* the clock, in ticks */
+	const char *comm;		/* the previous thread's name... */
+	u32 prog;			/* ...and its program id */
+};
+
+/*
+ * A process's threads come one after the other and mostly share its name:
+ * look a name up only when it differs from the previous thread's.
+ */
+static u32 gotrace_snapshot_prog(struct gotrace_snap *sn, struct task_struct *p)
+{
+	if (!sn->comm || strncmp(sn->comm, p->comm, TASK_COMM_LEN)) {
+		sn->prog = gotrace_prog_id(sn->s->progs, p->comm);
+		sn->comm = p->comm;
+	}
+	return sn->prog;
+}
+
+/* GoWaiting: it sleeps, off its runqueue. */
+static int gotrace_snapshot_waiting(struct gotrace_snap *sn,
+				    struct task_struct *p,
+				    struct gotrace_thread *t)
+{
+	u64 gid = gotrace_gid(t, p->pid);
+
+	if (!gotrace_emit(sn->c, sn->ts - 1, GO_EV_GO_WAITING, 1, &gid, false))
+		return -ENOSPC;
+	t->seq++;
+	t->state = GOTRACE_T_WAITING;
+	t->last_cpu = sn->c->cpu;
+	return 0;
+}
+
+static int gotrace_snapshot_thread(struct gotrace_snap *sn,
+				   struct task_struct *p)
 {
 	unsigned int state = READ_ONCE(p->__state);
+	struct gotrace_session *s = sn->s;
 	struct gotrace_thread *t;
 
 	/*
@@ -59,66 +98,42 @@ static int gotrace_snapshot_create(struct gotrace_session *s,
 	t = gotrace_thread_of(s, p);
 	if (!t)
 		return -ERANGE;
-	if (!gotrace_g_create(s, c, t, p, gotrace_prog_id(s->progs, p->comm),
-			      0, ts))
+	if (!gotrace_g_create(s, sn->c, t, p, gotrace_snapshot_prog(sn, p), 0,
+			      sn->ts - 2))
 		return -ENOSPC;
 	s->snapshot_threads++;
-	return 0;
-}
-
-/* Second pass: what each CPU runs (its stopper) and who sleeps. */
-static int gotrace_snapshot_status(struct gotrace_session *s,
-				   struct gotrace_cpu *c,
-				   struct task_struct *p, u64 ts)
-{
-	struct gotrace_thread *t = gotrace_thread_of(s, p);
-	u64 gid;
-
-	if (!p->pid || !t || t->state != GOTRACE_T_RUNNABLE)
-		return 0;
 	if (READ_ONCE(p->on_cpu))
-		return gotrace_snapshot_running(s, p, t, ts);
+		return gotrace_snapshot_running(s, p, t, sn->ts - 1);
 	if (READ_ONCE(p->on_rq))
 		return 0;
-
-	gid = gotrace_gid(t, p->pid);
-	if (!gotrace_emit(c, ts, GO_EV_GO_WAITING, 1, &gid, false))
-		return -ENOSPC;
-	t->seq++;
-	t->state = GOTRACE_T_WAITING;
-	t->last_cpu = c->cpu;
-	return 0;
+	return gotrace_snapshot_waiting(sn, p, t);
 }
 
 static int gotrace_snapshot_stopped(void *data)
 {
 	struct gotrace_session *s = data;
-	struct gotrace_cpu *c = this_cpu_ptr(s->cpus);
 	u64 begin = ktime_get_mono_fast_ns();
-	u64 ts = (begin >> GOTRACE_TS_SHIFT) - 2;
+	struct gotrace_snap sn = {
+		.s = s,
+		.c = this_cpu_ptr(s->cpus),
+		.ts = begin >> GOTRACE_TS_SHIFT,
+	};
 	struct task_struct *g, *p;
 	u64 args[2];
 	int cpu, ret = 0;
 
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
-		ret = gotrace_snapshot_create(s, c, p, ts);
+		ret = gotrace_snapshot_thread(&sn, p);
 		if (ret)
-			goto out_unlock;
+			break;
 	}
-	ts++;
-	for_each_process_thread(g, p) {
-		ret = gotrace_snapshot_status(s, c, p, ts);
-		if (ret)
-			goto out_unlock;
-	}
-out_unlock:
 	rcu_read_unlock();
 	if (ret)
 		return ret;
 
 	for_each_online_cpu(cpu)
-		if (!gotrace_proc_start(per_cpu_ptr(s->cpus, cpu), ts))
+		if (!gotrace_proc_start(per_cpu_ptr(s->cpus, cpu), sn.ts - 1))
 			return -ENOSPC;
 
 	/*
@@ -127,8 +142,8 @@ out_unlock:
 	 */
 	args[0] = num_possible_cpus();
 	args[1] = 0;
-	if (!gotrace_emit(c, ts, GO_EV_GOMAXPROCS, 2, args, false) ||
-	    !gotrace_emit(c, ts, GO_EV_GOMAXPROCS, 2, args, false))
+	if (!gotrace_emit(sn.c, sn.ts - 1, GO_EV_GOMAXPROCS, 2, args, false) ||
+	    !gotrace_emit(sn.c, sn.ts - 1, GO_EV_GOMAXPROCS, 2, args, false))
 		return -ENOSPC;
 
 	WRITE_ONCE(s->mode, GOTRACE_MODE_ON);
