@@ -177,6 +177,10 @@ else
 	echo "check.sh: userspace/Makefile has no 'check' target: no host unit tests to run"
 fi
 
+step "DKMS and make install on the host (scripts/dkms-check.sh, scripts/install-check.sh)"
+run_tap dkms "$OUT/dkms.tap" scripts/dkms-check.sh
+run_tap install "$OUT/install.tap" scripts/install-check.sh
+
 step "selftests: build into $BIN"
 selftests_ok=""
 if [ ! -f selftests/Makefile ]; then
@@ -219,6 +223,9 @@ for kver in $kvers; do
 	[ "$rc" -eq 0 ] || note="guest: exit status $rc; see $kout/console.log"
 	record "selftests/$kver" "$rc" "$kout/selftests.tap" "$note"
 	echo "check.sh: TAP of the selftests on $kver: $kout/selftests.tap"
+
+	step "kernel $kver: the gotrace CLI in a guest (scripts/cli-check.sh)"
+	run_tap "cli/$kver" "$kout/cli.tap" scripts/cli-check.sh "$kver" "$kout/cli" "$TRACES/$kver"
 done
 
 step "Go's trace readers on build/check/traces (scripts/go-check.sh)"
