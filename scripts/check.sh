@@ -15,7 +15,7 @@
 # saved under build/check/ and counted; the command fails if any test fails, any suite does
 # not run, or a guest shows a kernel splat.
 #
-# Environment: GOTRACE_VM_TIMEOUT (seconds per guest, default 1200), GOTRACE_VM_MEM (MB,
+# Environment: GOTRACE_VM_TIMEOUT (seconds per guest, default 2400), GOTRACE_VM_MEM (MB,
 # default 2048), GOTRACE_KERNELS (space-separated KVERs to test instead of all).
 set -eu
 
@@ -24,7 +24,7 @@ OUT="$ROOT/build/check"
 BIN="$OUT/bin"
 TRACES="$OUT/traces"
 RESULTS="$OUT/results"
-VM_TIMEOUT=${GOTRACE_VM_TIMEOUT:-1200}
+VM_TIMEOUT=${GOTRACE_VM_TIMEOUT:-2400}
 VM_MEM=${GOTRACE_VM_MEM:-2048}
 VM_CPUS=2
 
