@@ -12,6 +12,8 @@
 #   --quiet         do not copy the console to the terminal
 #   --append ARGS   extra kernel command line arguments
 #   --allow-splats  report kernel splats in the guest's dmesg but do not fail on them
+#   --qemu-arg ARG  one more QEMU argument, repeatable and kept in order, e.g.
+#                   --qemu-arg -plugin --qemu-arg /path/insn_window.so,out=/tmp/w.txt
 #
 # KVER is a kernel scripts/kernels.sh fetched (build/kernels/<KVER>/). SHAREDIR is mounted
 # read-write at /host in the guest (9p over virtio). COMMAND's words are joined with spaces
@@ -60,11 +62,16 @@ show_console() {
 }
 
 usage() {
-	sed -n '5,32s/^# \{0,1\}//p' "$0" >&2
+	sed -n '5,34s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
-cpus=2 mem=1024 timeout=600 log="" stdout="" quiet="" append="" allow_splats=""
+# quote ARG: ARG in single quotes, for eval.
+quote() {
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
+cpus=2 mem=1024 timeout=600 log="" stdout="" quiet="" append="" allow_splats="" qemu_args=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--cpus) [ $# -ge 2 ] || usage; cpus=$2; shift 2 ;;
@@ -75,6 +82,7 @@ while [ $# -gt 0 ]; do
 	--append) [ $# -ge 2 ] || usage; append=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--allow-splats) allow_splats=1; shift ;;
+	--qemu-arg) [ $# -ge 2 ] || usage; qemu_args="$qemu_args $(quote "$2")"; shift 2 ;;
 	-h|--help) usage ;;
 	--) break ;;
 	-*) echo "vm.sh: unknown option $1" >&2; usage ;;
@@ -246,6 +254,8 @@ trap 'cleanup; exit 130' INT TERM
 # QEMU's cross-CPU code-patching behaviour from a kernel bug.
 accel=${GOTRACE_VM_ACCEL:-tcg,thread=multi}
 start=$(date +%s)
+# The --qemu-arg arguments, last on QEMU's command line ("$@" is free: .vm-cmd is written).
+eval "set -- $qemu_args"
 # -nographic puts the serial console on stdio, which goes to the log; timeout kills a hung
 # guest. etc/sercon-port=0 keeps SeaBIOS from painting the console with escape sequences
 # (QEMU warns about the name; its stderr goes to a file of its own, shown if it fails).
@@ -256,7 +266,7 @@ timeout -k 10 "$timeout" "$qemu" \
 	-kernel "$vmlinuz" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet $append" \
 	-virtfs "local,path=$share,mount_tag=host0,security_model=none,id=host0" \
-	< /dev/null > "$log" 2> "$log.qemu" &
+	"$@" < /dev/null > "$log" 2> "$log.qemu" &
 qpid=$!
 if [ -z "$quiet" ]; then
 	tail -n +1 -f --pid="$qpid" "$log" &
