@@ -187,6 +187,21 @@ struct gotrace_thread {
 	u16 last_cpu;
 };
 
+/* Aliases: see threads.c. */
+#define GOTRACE_ALIASES		256
+
+/**
+ * struct gotrace_alias - an entry for a thread whose id's entry is taken
+ * @busy:	claimed (cmpxchg); released with a store when the thread dies.
+ * @tid:	the thread's id.
+ * @t:		its trace state.
+ */
+struct gotrace_alias {
+	int busy;
+	u32 tid;
+	struct gotrace_thread t;
+};
+
 /**
  * struct gotrace_cpu - one CPU's trace buffer, a ring of chunks
  * @mem:	nr_chunks chunks of GOTRACE_CHUNK_SIZE bytes (vmalloc).
@@ -235,6 +250,8 @@ struct gotrace_cpu {
  *		read locklessly by the reader (acquire).
  * @cpus:	per-CPU buffers.
  * @threads:	thread table, max_tid entries (vmalloc).
+ * @aliases:	entries of threads whose id's entry another thread holds.
+ * @nr_aliases:	aliases in use; written with atomics.
  * @max_tid:	thread ids the table covers.
  * @format:	11, 19 or 21.
  * @buffer_size: bytes per CPU.
@@ -264,6 +281,8 @@ struct gotrace_session {
 	int state;
 	struct gotrace_cpu __percpu *cpus;
 	struct gotrace_thread *threads;
+	struct gotrace_alias *aliases;
+	atomic_t nr_aliases;
 	u32 max_tid;
 	u32 format;
 	u64 buffer_size;
@@ -396,6 +415,11 @@ static inline u32 gotrace_stack(struct gotrace_session *s, u32 prog, u32 reason)
 /* threads.c */
 struct gotrace_thread *gotrace_threads_alloc(u32 max_tid);
 void gotrace_threads_free(struct gotrace_thread *threads);
+struct gotrace_thread *gotrace_thread_slow(struct gotrace_session *s,
+					   struct task_struct *p,
+					   struct gotrace_thread *t);
+struct gotrace_thread *gotrace_thread_alias(struct gotrace_session *s,
+					    struct task_struct *p);
 bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 		      struct gotrace_thread *t, struct task_struct *p,
 		      u32 prog, u32 creator, u64 ts);
@@ -429,32 +453,6 @@ static inline u32 gotrace_tag(struct task_struct *p)
 }
 
 /**
- * gotrace_thread_of - the trace state of @p
- * @s: session
- * @p: task
- *
- * Return: the entry, or NULL if @p's id is not below max_tid or its live
- * entry belongs to another task. The latter happens when a thread that is
- * not its process's leader calls execve() and takes the leader's id, or when
- * an id is reused before its previous holder's last switch; recording is
- * then cut, as the trace cannot follow it.
- */
-static inline struct gotrace_thread *
-gotrace_thread_of(struct gotrace_session *s, struct task_struct *p)
-{
-	u32 tid = p->pid;
-	struct gotrace_thread *t;
-
-	if (unlikely(tid >= s->max_tid))
-		return NULL;
-	t = &s->threads[tid];
-	if (unlikely(t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD &&
-		     t->tag != gotrace_tag(p)))
-		return NULL;
-	return t;
-}
-
-/**
  * gotrace_gid - goroutine id of the thread holding @tid, state @t
  * @t: thread state
  * @tid: thread id
@@ -465,6 +463,32 @@ gotrace_thread_of(struct gotrace_session *s, struct task_struct *p)
 static inline u64 gotrace_gid(const struct gotrace_thread *t, pid_t tid)
 {
 	return (u64)tid + (u64)t->gen * PID_MAX_LIMIT;
+}
+
+/**
+ * gotrace_thread_of - the trace state of @p
+ * @s: session
+ * @p: task
+ *
+ * Return: @p's entry: its id's entry if @p holds it, else its alias (see
+ * threads.c), else the id's entry if it is free (never used, or dead) for
+ * @p to be created in; NULL if @p's id is not below max_tid or another task
+ * holds the entry and @p has no alias. The prober decides what NULL means:
+ * switch-in and fork claim an alias, others cut the recording.
+ */
+static inline struct gotrace_thread *
+gotrace_thread_of(struct gotrace_session *s, struct task_struct *p)
+{
+	u32 tid = p->pid;
+	struct gotrace_thread *t;
+
+	if (unlikely(tid >= s->max_tid))
+		return NULL;
+	t = &s->threads[tid];
+	if (likely(t->tag == gotrace_tag(p) &&
+		   t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD))
+		return t;
+	return gotrace_thread_slow(s, p, t);
 }
 
 /* probes.c */

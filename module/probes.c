@@ -225,14 +225,16 @@ static void gotrace_probe_switch(void *data, bool preempt,
 		goto cut;
 	if (prev->pid) {		/* the idle task is G 0 */
 		t = gotrace_thread_of(s, prev);
-		if (!t)
+		/* What the P runs must be @prev: else its identity is lost. */
+		if (c->cur_g && (!t || t->state != GOTRACE_T_RUNNING ||
+				 gotrace_gid(t, prev->pid) != c->cur_g))
 			goto cut;
-		if (t->state == GOTRACE_T_RUNNING &&
+		if (c->cur_g &&
 		    !gotrace_g_stop(s, c, t, prev, preempt, prev_state, ts))
 			goto cut;
 	}
 	if (next->pid) {
-		t = gotrace_thread_of(s, next);
+		t = gotrace_thread_of(s, next) ?: gotrace_thread_alias(s, next);
 		if (!t || !gotrace_proc_start(c, ts) ||
 		    !gotrace_g_start(s, c, t, next, ts))
 			goto cut;
@@ -315,16 +317,19 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 	c = gotrace_begin(&s);
 	if (!c)
 		goto out;
-	ts = gotrace_clock();
 	t = gotrace_thread_of(s, child);
-	pt = gotrace_thread_of(s, parent);
+	/* Created in the start snapshot already? */
+	if (t && t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD)
+		goto out;
+	ts = gotrace_clock();
 	/*
-	 * A live entry means the id's previous thread released it but has not
-	 * switched out for the last time yet: two threads cannot share one
-	 * entry, so recording ends here, consistently.
+	 * No entry: the id's previous thread released it but has not switched
+	 * out for the last time yet; the child takes an alias.
 	 */
-	if (!t || !pt || (t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD) ||
-	    !gotrace_proc_start(c, ts) ||
+	if (!t)
+		t = gotrace_thread_alias(s, child);
+	pt = gotrace_thread_of(s, parent);
+	if (!t || !pt || !gotrace_proc_start(c, ts) ||
 	    !gotrace_g_create(s, c, t, child, pt->prog,
 			      gotrace_stack(s, pt->prog, GOTRACE_R_FORK), ts))
 		gotrace_cut(s, c, ts);

@@ -31,6 +31,8 @@ static void gotrace_session_release(struct gotrace_session *s)
 		gotrace_buf_free(per_cpu_ptr(s->cpus, cpu));
 	gotrace_threads_free(s->threads);
 	s->threads = NULL;
+	kfree(s->aliases);
+	s->aliases = NULL;
 	gotrace_progs_free(s->progs);
 	s->progs = NULL;
 	gotrace_kstacks_free(s->kstacks);
@@ -77,10 +79,12 @@ gotrace_session_alloc(struct gotrace_dev *dev, u32 flags, u32 format,
 			goto err_free;
 	}
 	s->threads = gotrace_threads_alloc(max_tid);
+	s->aliases = kcalloc(GOTRACE_ALIASES, sizeof(*s->aliases), GFP_KERNEL);
 	s->progs = gotrace_progs_alloc();
 	s->stacks_used = vzalloc(BITS_TO_LONGS(GOTRACE_STACKS_NR) * sizeof(long));
 	s->footer = vmalloc(GOTRACE_FOOTER_PAGE);
-	if (!s->threads || !s->progs || !s->stacks_used || !s->footer)
+	if (!s->threads || !s->aliases || !s->progs || !s->stacks_used ||
+	    !s->footer)
 		goto err_free;
 	if (flags & GOTRACE_START_KSTACKS) {
 		s->kstacks = gotrace_kstacks_alloc();

@@ -7,6 +7,14 @@
  * passes the running system's pid_max (32768 ids by default: 640 KiB); the
  * module default covers PID_MAX_LIMIT ids (4194304 on 64-bit: 80 MiB).
  *
+ * Linux frees a thread's id (release_task()) a little before the thread's
+ * last switch-out, so a new thread can get the id while the old one still
+ * runs its last instructions (a fork storm with a small pid_max does it).
+ * The newcomer then takes an alias: one of GOTRACE_ALIASES entries, found
+ * by id and tag, which it keeps until it dies; each thread only ever writes
+ * its own entry. Goroutine ids stay unique: every generation of an id,
+ * aliases' included, is counted in the id's own entry.
+ *
  * Each function below writes the Go events of one transition on a CPU's
  * buffer and updates the entry only if they all fit. It returns false when
  * the buffer is full; the caller then cuts the recording.
@@ -34,6 +42,102 @@ void gotrace_threads_free(struct gotrace_thread *threads)
 	vfree(threads);
 }
 
+static bool gotrace_is_alias(struct gotrace_session *s, struct gotrace_thread *t)
+{
+	return (void *)t >= (void *)s->aliases &&
+	       (void *)t < (void *)(s->aliases + GOTRACE_ALIASES);
+}
+
+/**
+ * gotrace_thread_slow - gotrace_thread_of() when @p does not hold @t
+ * @s: session
+ * @p: task
+ * @t: the entry of @p's id
+ */
+struct gotrace_thread *gotrace_thread_slow(struct gotrace_session *s,
+					   struct task_struct *p,
+					   struct gotrace_thread *t)
+{
+	u32 tag = gotrace_tag(p);
+	int i;
+
+	if (atomic_read(&s->nr_aliases)) {
+		for (i = 0; i < GOTRACE_ALIASES; i++) {
+			struct gotrace_alias *a = &s->aliases[i];
+
+			/* Pairs with the release in gotrace_thread_alias(). */
+			if (smp_load_acquire(&a->busy) && a->tid == p->pid &&
+			    a->t.tag == tag)
+				return &a->t;
+		}
+	}
+	if (t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD)
+		return t;
+	return NULL;
+}
+
+/**
+ * gotrace_thread_alias - claim an alias for @p, whose id's entry is taken
+ * @s: session
+ * @p: the task, to be created next
+ *
+ * Return: the alias, empty; NULL if all are taken, or if @p's id is not
+ * below max_tid (its generations are counted in the id's entry).
+ */
+struct gotrace_thread *gotrace_thread_alias(struct gotrace_session *s,
+					    struct task_struct *p)
+{
+	int i;
+
+	if ((u32)p->pid >= s->max_tid)
+		return NULL;
+	for (i = 0; i < GOTRACE_ALIASES; i++) {
+		struct gotrace_alias *a = &s->aliases[i];
+
+		if (READ_ONCE(a->busy) || cmpxchg(&a->busy, 0, -1))
+			continue;
+		memset(&a->t, 0, sizeof(a->t));
+		a->tid = p->pid;
+		a->t.tag = gotrace_tag(p);
+		atomic_inc(&s->nr_aliases);
+		/* Pairs with the acquire in gotrace_thread_slow(). */
+		smp_store_release(&a->busy, 1);
+		return &a->t;
+	}
+	return NULL;
+}
+
+static void gotrace_thread_unalias(struct gotrace_session *s,
+				   struct gotrace_thread *t)
+{
+	struct gotrace_alias *a = container_of(t, struct gotrace_alias, t);
+
+	atomic_dec(&s->nr_aliases);
+	/* Its last use of the alias is done before anyone may claim it. */
+	smp_store_release(&a->busy, 0);
+}
+
+/*
+ * The next generation of @tid's goroutine ids, counted in the id's entry
+ * (written only by creations, which the id's holders do in turn).
+ */
+static bool gotrace_next_gen(struct gotrace_session *s, struct gotrace_thread *t,
+			     pid_t tid, u16 *gen)
+{
+	struct gotrace_thread *owner = &s->threads[tid];
+	u16 g = READ_ONCE(owner->gen);
+
+	if (!gotrace_is_alias(s, t) && t->state == GOTRACE_T_NONE) {
+		*gen = g;
+		return true;
+	}
+	if (g == U16_MAX)
+		return false;	/* out of goroutine ids for this tid */
+	WRITE_ONCE(owner->gen, g + 1);
+	*gen = g + 1;
+	return true;
+}
+
 /**
  * gotrace_g_create - GoCreate for @p, by what @c's P runs (or G 0)
  * @s: session
@@ -53,14 +157,11 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 		      struct gotrace_thread *t, struct task_struct *p,
 		      u32 prog, u32 creator, u64 ts)
 {
-	u16 gen = t->gen;
+	u16 gen;
 	u64 args[3];
 
-	if (t->state != GOTRACE_T_NONE) {
-		if (gen == U16_MAX)
-			return false;	/* out of goroutine ids for this tid */
-		gen++;
-	}
+	if (!gotrace_next_gen(s, t, p->pid, &gen))
+		return false;
 	args[0] = (u64)p->pid + (u64)gen * PID_MAX_LIMIT;
 	args[1] = gotrace_stack(s, prog, GOTRACE_R_THREAD);
 	args[2] = creator;
@@ -211,6 +312,11 @@ bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
 		if (!gotrace_emit(c, ts, ev, 0, NULL, false))
 			return false;
 		state = GOTRACE_T_DEAD;
+		if (gotrace_is_alias(s, t)) {
+			c->cur_g = 0;
+			gotrace_thread_unalias(s, t);
+			return true;
+		}
 		break;
 	case GO_EV_GO_SYSBLOCK:
 		/*
