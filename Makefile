@@ -9,7 +9,7 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
 
 CHECKPATCH ?= build/linux-source/scripts/checkpatch.pl
 
-.PHONY: all module userspace selftests deps check demo style sparse clean \
+.PHONY: all module userspace selftests deps check demo bench style sparse clean \
 	install uninstall dkms-src dkms-install
 
 # make install: gotrace.ko into /lib/modules/RELEASE/extra for the kernel KDIR builds for,
@@ -56,6 +56,11 @@ debug-kernel:
 # The main job: boot a guest, record a workload, leave out.trace here.
 demo:
 	scripts/demo.sh
+
+# gotrace against ftrace in guest instructions, one 1-vCPU guest; results in build/bench.
+# BENCH_ARGS: scripts/bench.sh options, e.g. BENCH_ARGS="--rev HEAD~1 -- --rounds 5".
+bench:
+	scripts/bench.sh $(BENCH_ARGS)
 
 install: module userspace
 	install -D -m 644 gotrace.ko $(MODDIR)/gotrace.ko

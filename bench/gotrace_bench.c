@@ -1,0 +1,1386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gotrace_bench - the guest side of make bench (see bench/README.md).
+ *
+ * Runs scheduler workloads inside instruction-counting windows (the marker
+ * instructions bench/insn_window.c recognises) and prints one line per
+ * window saying what it measured; the host joins the lines with the
+ * plugin's counts in window order. In one run, on one vCPU:
+ *
+ *   bare      each workload's untraced window once a round, before
+ *             gotrace.ko is loaded (no probes attached to the tracepoints);
+ *   rounds    a warm-up round, then for each round and workload three
+ *             windows, in an order that turns from round to round:
+ *             untraced, gotrace
+ *             (START, a reader process copying /dev/gotrace to tmpfs, the
+ *             workload, STOP, the reader at end of file: all inside), ftrace
+ *             (the same six tracepoints as trace events into the ring buffer,
+ *             enabled beforehand; the window holds tracing_on 1, the
+ *             workload, tracing_on 0);
+ *   snapshot  GOTRACE_START alone in a window, without and with N extra
+ *             sleeping threads: wall time of the ioctl, instructions, and
+ *             the stop_machine() callback's duration from function_graph;
+ *   rate      paced ping-pong under gotrace with a small buffer, the pace
+ *             doubling until events are lost or the guest cannot go faster.
+ *
+ * Every gotrace trace is copied to the trace directory for Go's checks.
+ * The results, lines of "KIND key=value ...", go to stdout at the end;
+ * progress goes to stderr.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/gotrace.h>
+
+#define DEV		"/dev/gotrace"
+#define TMP_TRACE	"/tmp/gotrace_bench.trace"
+#define READ_CHUNK	(64 * 1024)
+#define MAX_THREADS	64
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const char *const ftrace_events[] = {
+	"sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
+	"sched/sched_wakeup_new", "sched/sched_process_fork",
+	"task/task_rename",
+};
+
+static struct {
+	const char *ko;
+	const char *trace_dir;
+	unsigned int rounds;
+	unsigned long pingpong;
+	unsigned long forks;
+	unsigned int mutex_threads;
+	unsigned long mutex_iters;
+	unsigned int snap_threads;
+	unsigned int snap_reps;
+	unsigned int rate_secs;
+	unsigned long rate_buffer_kb;
+	unsigned long ftrace_buffer_kb;
+	unsigned int settle_ms;
+	const char *workloads;
+	bool skip_rounds, skip_snapshot, skip_rate;
+} opt = {
+	.trace_dir = "/host/traces",
+	.rounds = 3,
+	.pingpong = 5000,
+	.forks = 500,
+	.mutex_threads = 4,
+	.mutex_iters = 1000,
+	.snap_threads = 10000,
+	.snap_reps = 3,
+	.rate_secs = 1,
+	.rate_buffer_kb = 64,
+	.ftrace_buffer_kb = 32768,
+	.settle_ms = 100,
+};
+
+static const char *tracefs;
+static char *out_buf;
+static size_t out_len, out_cap;
+static unsigned int next_window;
+static int gt_ctl = -1;
+
+/*
+ * The results are kept in memory and printed at the end: output during the
+ * run would wake the guest's tee, whose write to the 9p share completes
+ * whenever the host gets to it, in the middle of some later window.
+ */
+static void out(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(out_buf + out_len, out_cap - out_len, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && out_len + n < out_cap)
+			break;
+		out_cap = out_cap ? out_cap * 2 : 1 << 16;
+		out_buf = realloc(out_buf, out_cap);
+		if (!out_buf)
+			abort();
+	}
+	out_len += n;
+}
+
+static void out_flush(void)
+{
+	if (out_len)
+		fwrite(out_buf, 1, out_len, stdout);
+	out_len = 0;
+	fflush(stdout);
+}
+
+/* A line on the console (stderr, not the captured stdout) to show progress. */
+static void progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "gotrace_bench: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	int err = errno;
+
+	out_flush();
+	fprintf(stderr, "gotrace_bench: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (err)
+		fprintf(stderr, ": %s", strerror(err));
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static long futex(int *uaddr, int op, int val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+static void futex_wait_while(int *uaddr, int val)
+{
+	while (__atomic_load_n(uaddr, __ATOMIC_ACQUIRE) == val)
+		futex(uaddr, FUTEX_WAIT_PRIVATE, val);
+}
+
+static void futex_set_wake(int *uaddr, int val)
+{
+	__atomic_store_n(uaddr, val, __ATOMIC_RELEASE);
+	futex(uaddr, FUTEX_WAKE_PRIVATE, INT_MAX);
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int read_byte(int fd, char *c)
+{
+	ssize_t n;
+
+	do {
+		n = read(fd, c, 1);
+	} while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : -1;
+}
+
+static void reap(pid_t pid, const char *what)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid %s", what);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		errno = 0;
+		die("%s failed (status 0x%x)", what, status);
+	}
+}
+
+/* --- Files: tracefs, /proc --- */
+
+static int write_file(const char *path, const char *val, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write_all(fd, val, strlen(val));
+	close(fd);
+	return ret;
+}
+
+static int tfs_write(const char *file, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
+	return write_file(path, val, O_TRUNC);
+}
+
+static void tfs_must(const char *file, const char *val)
+{
+	if (tfs_write(file, val))
+		die("write '%s' to %s/%s", val, tracefs, file);
+}
+
+/* Read a whole small file into a malloc()ed string. */
+static char *read_text(const char *path)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (!buf || fd < 0)
+		die("read %s", path);
+	for (;;) {
+		if (len + 1 >= cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			if (!buf)
+				die("realloc");
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("read %s", path);
+		if (!n)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = 0;
+	return buf;
+}
+
+static unsigned long read_ulong(const char *path)
+{
+	char *s = read_text(path);
+	unsigned long v = strtoul(s, NULL, 10);
+
+	free(s);
+	return v;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	static char buf[READ_CHUNK];
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ssize_t n;
+
+	if (in < 0 || out < 0)
+		die("copy %s to %s", from, to);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write_all(out, buf, n))
+			die("write %s", to);
+	if (n < 0)
+		die("read %s", from);
+	close(in);
+	if (close(out))
+		die("close %s", to);
+}
+
+/* --- Windows --- */
+
+/*
+ * Let deferred work finish before a window opens: the RCU callbacks, timers
+ * and workqueue items that the previous window and its clean-up left would
+ * otherwise run in this one, more in some rounds than in others. Idle time
+ * costs no instructions.
+ */
+static void settle(void)
+{
+	struct timespec ts = {
+		.tv_sec = opt.settle_ms / 1000,
+		.tv_nsec = (opt.settle_ms % 1000) * 1000000L,
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* The markers: xchg %bx,%bx opens a window, xchg %cx,%cx closes it. */
+static unsigned int window_open(void)
+{
+	unsigned int seq = next_window++;
+
+	asm volatile(".byte 0x66, 0x87, 0xdb" ::: "memory");
+	return seq;
+}
+
+static void window_close(void)
+{
+	asm volatile(".byte 0x66, 0x87, 0xc9" ::: "memory");
+}
+
+/* --- Workloads: set up outside the window, run inside, torn down after --- */
+
+struct workload {
+	const char *name;
+	bool skip;		/* not in --workloads */
+	unsigned long units;	/* round trips, forks, lock acquisitions */
+	void (*setup)(struct workload *w);
+	void (*run)(struct workload *w);
+	void (*teardown)(struct workload *w);
+	/* state */
+	int ping, pong;		/* pingpong: the parent's ends */
+	pid_t child;
+	int go, done, release;	/* mutex: futex words */
+	unsigned int nthreads;
+	unsigned long iters, counter;
+	pthread_mutex_t lock;
+	pthread_t threads[MAX_THREADS];
+};
+
+static void nop_work(struct workload *w)
+{
+	(void)w;
+}
+
+/*
+ * Ping-pong: a child process echoes a byte through two pipes, so each round
+ * trip blocks and wakes each side once.
+ */
+static void pingpong_setup(struct workload *w)
+{
+	int ping[2], pong[2];
+	char c = 'x';
+
+	if (pipe2(ping, O_CLOEXEC) || pipe2(pong, O_CLOEXEC))
+		die("pipe");
+	w->child = fork();
+	if (w->child < 0)
+		die("fork");
+	if (!w->child) {
+		close(ping[1]);
+		close(pong[0]);
+		while (read_byte(ping[0], &c) == 0)
+			if (write_all(pong[1], &c, 1))
+				_exit(1);
+		_exit(0);
+	}
+	close(ping[0]);
+	close(pong[1]);
+	w->ping = ping[1];
+	w->pong = pong[0];
+	/* One round trip so that the child is up and waiting. */
+	if (write_all(w->ping, &c, 1) || read_byte(w->pong, &c))
+		die("ping-pong warm-up");
+}
+
+static void pingpong_run(struct workload *w)
+{
+	unsigned long i;
+	char c = 'x';
+
+	for (i = 0; i < w->units; i++)
+		if (write_all(w->ping, &c, 1) || read_byte(w->pong, &c))
+			die("ping-pong");
+}
+
+static void pingpong_teardown(struct workload *w)
+{
+	close(w->ping);
+	close(w->pong);
+	reap(w->child, "ping-pong child");
+}
+
+/*
+ * Fork storm: a child that exits at once, forked and waited for, again and
+ * again. A fork costs in proportion to what its parent has mapped and writes
+ * between forks, so the forks come from a small process of their own,
+ * started first thing and told through a pipe how many to do.
+ */
+static struct {
+	pid_t pid;
+	int cmd;	/* write the number of forks to do */
+	int reply;	/* then read a byte: 0 when done */
+} forker;
+
+static void forker_main(int cmd, int reply)
+{
+	unsigned long n, i;
+	char status;
+	pid_t pid;
+
+	while (read(cmd, &n, sizeof(n)) == sizeof(n)) {
+		status = 0;
+		for (i = 0; i < n && !status; i++) {
+			pid = fork();
+			if (!pid)
+				_exit(0);
+			if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+				status = 1;
+		}
+		if (write_all(reply, &status, 1))
+			break;
+	}
+	_exit(0);
+}
+
+static void forker_start(void)
+{
+	int cmd[2], reply[2];
+
+	if (pipe2(cmd, O_CLOEXEC) || pipe2(reply, O_CLOEXEC))
+		die("pipe");
+	forker.pid = fork();
+	if (forker.pid < 0)
+		die("fork");
+	if (!forker.pid) {
+		close(cmd[1]);
+		close(reply[0]);
+		forker_main(cmd[0], reply[1]);
+	}
+	close(cmd[0]);
+	close(reply[1]);
+	forker.cmd = cmd[1];
+	forker.reply = reply[0];
+}
+
+static void forker_stop(void)
+{
+	close(forker.cmd);
+	close(forker.reply);
+	reap(forker.pid, "forker");
+}
+
+static void forks_run(struct workload *w)
+{
+	char status;
+
+	if (write_all(forker.cmd, &w->units, sizeof(w->units)) ||
+	    read_byte(forker.reply, &status) || status)
+		die("fork storm");
+}
+
+/*
+ * Mutex storm: threads take one pthread mutex and yield while holding it,
+ * then yield again after the unlock, so that on one CPU the next thread
+ * takes the lock and the others find it taken and sleep in the kernel
+ * (FUTEX_WAIT) until an unlock wakes one: the lock goes round, contended at
+ * every acquisition. The threads are SCHED_FIFO, so that sched_yield()
+ * passes the CPU in a fixed order: under CFS the order depends on run
+ * times, and the counts varied by several per cent from round to round.
+ * They exist before the window and wait for it to end before they exit.
+ */
+static void *mutex_thread(void *p)
+{
+	struct workload *w = p;
+	unsigned long i;
+
+	futex_wait_while(&w->go, 0);
+	for (i = 0; i < w->iters; i++) {
+		pthread_mutex_lock(&w->lock);
+		w->counter++;
+		sched_yield();
+		pthread_mutex_unlock(&w->lock);
+		sched_yield();
+	}
+	if (__atomic_add_fetch(&w->done, 1, __ATOMIC_ACQ_REL) == (int)w->nthreads)
+		futex(&w->done, FUTEX_WAKE_PRIVATE, 1);
+	futex_wait_while(&w->release, 0);
+	return NULL;
+}
+
+static void mutex_setup(struct workload *w)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	pthread_attr_t attr;
+	unsigned int i;
+
+	pthread_mutex_init(&w->lock, NULL);
+	w->go = w->done = w->release = 0;
+	w->counter = 0;
+	w->nthreads = opt.mutex_threads;
+	w->iters = opt.mutex_iters;
+	if (pthread_attr_init(&attr) ||
+	    pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) ||
+	    pthread_attr_setschedpolicy(&attr, SCHED_FIFO) ||
+	    pthread_attr_setschedparam(&attr, &sp))
+		die("SCHED_FIFO thread attributes");
+	for (i = 0; i < w->nthreads; i++) {
+		errno = pthread_create(&w->threads[i], &attr, mutex_thread, w);
+		if (errno)
+			die("pthread_create (SCHED_FIFO)");
+	}
+	pthread_attr_destroy(&attr);
+}
+
+static void mutex_run(struct workload *w)
+{
+	int d;
+
+	futex_set_wake(&w->go, 1);
+	while ((d = __atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) < (int)w->nthreads)
+		futex(&w->done, FUTEX_WAIT_PRIVATE, d);
+}
+
+static void mutex_teardown(struct workload *w)
+{
+	unsigned int i;
+
+	futex_set_wake(&w->release, 1);
+	for (i = 0; i < w->nthreads; i++)
+		pthread_join(w->threads[i], NULL);
+	if (w->counter != w->units) {
+		errno = 0;
+		die("mutex storm counted %lu, expected %lu", w->counter, w->units);
+	}
+	pthread_mutex_destroy(&w->lock);
+}
+
+static struct workload workloads[] = {
+	{ .name = "empty", .setup = nop_work, .run = nop_work,
+	  .teardown = nop_work },
+	{ .name = "pingpong", .setup = pingpong_setup, .run = pingpong_run,
+	  .teardown = pingpong_teardown },
+	{ .name = "forks", .setup = nop_work, .run = forks_run,
+	  .teardown = nop_work },
+	{ .name = "mutex", .setup = mutex_setup, .run = mutex_run,
+	  .teardown = mutex_teardown },
+};
+
+#define NR_WORKLOADS ARRAY_SIZE(workloads)
+
+/* --- gotrace: control and a reader process --- */
+
+static int gt_start(__u64 buffer_size)
+{
+	struct gotrace_start st = {
+		.size = sizeof(st),
+		.format = GOTRACE_FORMAT_DEFAULT,
+		/* As `gotrace start` does: the table covers pid_max. */
+		.max_tid = read_ulong("/proc/sys/kernel/pid_max"),
+		.buffer_size = buffer_size,
+	};
+
+	return ioctl(gt_ctl, GOTRACE_START, &st);
+}
+
+static void gt_status(struct gotrace_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	if (ioctl(gt_ctl, GOTRACE_STATUS, st))
+		die("GOTRACE_STATUS");
+}
+
+struct reader {
+	pid_t pid;
+	int done;	/* the reader writes one byte at end of file: 0 or errno */
+	int quit;	/* closed to let it exit */
+};
+
+/*
+ * A process that opens /dev/gotrace for reading (its read() blocks until a
+ * session starts) and copies the trace to a tmpfs file until end of file.
+ */
+static void reader_spawn(struct reader *r)
+{
+	int ready[2], done[2], quit[2];
+	char c;
+
+	if (pipe2(ready, O_CLOEXEC) || pipe2(done, O_CLOEXEC) ||
+	    pipe2(quit, O_CLOEXEC))
+		die("pipe");
+	r->pid = fork();
+	if (r->pid < 0)
+		die("fork");
+	if (!r->pid) {
+		static char buf[READ_CHUNK];
+		int dev = open(DEV, O_RDONLY | O_CLOEXEC);
+		int out = open(TMP_TRACE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			       0644);
+		char status = 0;
+		ssize_t n;
+
+		close(ready[0]);
+		close(done[0]);
+		close(quit[1]);
+		if (dev < 0 || out < 0)
+			_exit(2);
+		if (write_all(ready[1], "r", 1))
+			_exit(2);
+		for (;;) {
+			n = read(dev, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 || (n > 0 && write_all(out, buf, n))) {
+				status = errno ? errno : EIO;
+				break;
+			}
+			if (!n)
+				break;
+		}
+		close(out);
+		close(dev);
+		if (write_all(done[1], &status, 1))
+			_exit(2);
+		read_byte(quit[0], &c);
+		_exit(status ? 1 : 0);
+	}
+	close(ready[1]);
+	close(done[1]);
+	close(quit[0]);
+	if (read_byte(ready[0], &c))
+		die("the trace reader did not start");
+	close(ready[0]);
+	r->done = done[0];
+	r->quit = quit[1];
+}
+
+/* Wait for the reader to reach end of file. */
+static void reader_wait(struct reader *r)
+{
+	char status;
+
+	if (read_byte(r->done, &status))
+		die("the trace reader died");
+	if (status) {
+		errno = status;
+		die("the trace reader failed");
+	}
+}
+
+static void reader_finish(struct reader *r)
+{
+	close(r->quit);
+	close(r->done);
+	reap(r->pid, "trace reader");
+}
+
+/* Move the trace the reader wrote to the trace directory. */
+static void keep_trace(const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s.trace", opt.trace_dir, name);
+	copy_file(TMP_TRACE, path);
+	unlink(TMP_TRACE);
+}
+
+static void print_status(const struct gotrace_status *st)
+{
+	out(" events=%llu bytes=%llu lost=%llu cut=%u",
+	       (unsigned long long)st->events, (unsigned long long)st->bytes,
+	       (unsigned long long)st->events_lost, st->flags & GOTRACE_STATUS_CUT);
+}
+
+/* --- ftrace --- */
+
+static void ftrace_setup(void)
+{
+	static const char *const dirs[] = {
+		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+	};
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dirs) && !tracefs; i++) {
+		snprintf(buf, sizeof(buf), "%s/tracing_on", dirs[i]);
+		if (!access(buf, W_OK))
+			tracefs = dirs[i];
+	}
+	if (!tracefs) {
+		errno = 0;
+		die("no tracefs at /sys/kernel/tracing or /sys/kernel/debug/tracing");
+	}
+	tfs_must("tracing_on", "0");
+	tfs_must("current_tracer", "nop");
+	/* Its cheapest mode: no comm / tgid recording at every switch. */
+	tfs_must("options/record-cmd", "0");
+	tfs_write("options/record-tgid", "0");
+	snprintf(buf, sizeof(buf), "%lu", opt.ftrace_buffer_kb);
+	tfs_must("buffer_size_kb", buf);
+	tfs_must("trace", "");
+}
+
+static void ftrace_enable(const char *val)
+{
+	char file[128];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ftrace_events); i++) {
+		snprintf(file, sizeof(file), "events/%s/enable", ftrace_events[i]);
+		tfs_must(file, val);
+	}
+}
+
+struct ftrace_stats {
+	unsigned long entries, overrun, commit_overrun, bytes, dropped;
+};
+
+/* The number after "KEY: " at the start of a line of @text, or 0. */
+static unsigned long stat_field(const char *text, const char *key)
+{
+	size_t len = strlen(key);
+	const char *p;
+
+	for (p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, len) && p[len] == ':')
+			return strtoul(p + len + 1, NULL, 10);
+	return 0;
+}
+
+/* Sum the per-CPU ring buffer statistics. */
+static void ftrace_stats(struct ftrace_stats *fs)
+{
+	char path[256];
+	char *text;
+	int cpu;
+
+	memset(fs, 0, sizeof(*fs));
+	for (cpu = 0;; cpu++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", tracefs, cpu);
+		if (access(path, R_OK))
+			break;
+		text = read_text(path);
+		fs->entries += stat_field(text, "entries");
+		fs->overrun += stat_field(text, "overrun");
+		fs->commit_overrun += stat_field(text, "commit overrun");
+		fs->bytes += stat_field(text, "bytes");
+		fs->dropped += stat_field(text, "dropped events");
+		free(text);
+	}
+}
+
+/* --- The rounds --- */
+
+static void print_window(unsigned int seq, const char *phase, unsigned int round,
+			 const struct workload *w, const char *mode,
+			 uint64_t wall_ns)
+{
+	out("win seq=%u phase=%s round=%u workload=%s mode=%s units=%lu wall_ns=%llu",
+	       seq, phase, round, w->name, mode, w->units,
+	       (unsigned long long)wall_ns);
+}
+
+static void run_untraced(const char *phase, unsigned int round,
+			 struct workload *w)
+{
+	unsigned int seq;
+	uint64_t t;
+
+	w->setup(w);
+	settle();
+	t = now_ns();
+	seq = window_open();
+	w->run(w);
+	window_close();
+	t = now_ns() - t;
+	w->teardown(w);
+	print_window(seq, phase, round, w, "untraced", t);
+	out("\n");
+}
+
+static void run_gotrace(const char *phase, unsigned int round,
+			struct workload *w, const char *trace_name)
+{
+	struct gotrace_status st;
+	struct reader r;
+	unsigned int seq;
+	uint64_t t;
+
+	w->setup(w);
+	reader_spawn(&r);
+	settle();
+	t = now_ns();
+	seq = window_open();
+	if (gt_start(0))
+		die("GOTRACE_START");
+	w->run(w);
+	if (ioctl(gt_ctl, GOTRACE_STOP))
+		die("GOTRACE_STOP");
+	reader_wait(&r);
+	window_close();
+	t = now_ns() - t;
+	reader_finish(&r);
+	w->teardown(w);
+	gt_status(&st);
+	keep_trace(trace_name);
+	print_window(seq, phase, round, w, "gotrace", t);
+	print_status(&st);
+	out(" trace=%s.trace\n", trace_name);
+}
+
+static void run_ftrace(const char *phase, unsigned int round,
+		       struct workload *w)
+{
+	struct ftrace_stats fs;
+	unsigned int seq;
+	char path[256];
+	uint64_t t;
+	int on;
+
+	snprintf(path, sizeof(path), "%s/tracing_on", tracefs);
+	on = open(path, O_WRONLY | O_CLOEXEC);
+	if (on < 0)
+		die("open %s", path);
+	w->setup(w);
+	tfs_must("trace", "");		/* empty the ring buffer, reset its stats */
+	ftrace_enable("1");
+	settle();
+	t = now_ns();
+	seq = window_open();
+	if (write_all(on, "1", 1))
+		die("tracing_on 1");
+	w->run(w);
+	if (write_all(on, "0", 1))
+		die("tracing_on 0");
+	window_close();
+	t = now_ns() - t;
+	close(on);
+	ftrace_stats(&fs);
+	ftrace_enable("0");
+	w->teardown(w);
+	print_window(seq, phase, round, w, "ftrace", t);
+	out(" ft_bytes=%lu ft_entries=%lu ft_overrun=%lu ft_commit_overrun=%lu ft_dropped=%lu\n",
+	       fs.bytes, fs.entries, fs.overrun, fs.commit_overrun, fs.dropped);
+	if (fs.overrun || fs.commit_overrun || fs.dropped) {
+		errno = 0;
+		die("the ftrace ring buffer lost events: raise --ftrace-buffer-kb");
+	}
+}
+
+static void load_module(void)
+{
+	int fd = open(opt.ko, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
+		die("load %s", opt.ko);
+	close(fd);
+}
+
+static void open_device(void)
+{
+	gt_ctl = open(DEV, O_WRONLY | O_CLOEXEC);
+	if (gt_ctl < 0)
+		die("open %s", DEV);
+}
+
+/* A session with nothing to record: attaches the probes for good. */
+static void warm_up(void)
+{
+	struct reader r;
+
+	reader_spawn(&r);
+	if (gt_start(0) || ioctl(gt_ctl, GOTRACE_STOP))
+		die("warm-up session");
+	reader_wait(&r);
+	reader_finish(&r);
+	keep_trace("warmup");
+}
+
+/*
+ * Each round runs each workload untraced, under gotrace and under ftrace,
+ * starting one mode later than the previous round (U G F, G F U, F U G...),
+ * so that no mode always follows the same one: what a window leaves behind
+ * (freed buffers, RCU callbacks) weighs on the next one. Round 0 is a
+ * warm-up, left out of the figures: the first traced fork storm made every
+ * later fork dearer, by 1% for good.
+ */
+static void run_rounds(void)
+{
+	const char *phase;
+	char name[64];
+	unsigned int round, m;
+	size_t i;
+
+	for (round = 0; round <= opt.rounds; round++) {
+		phase = round ? "round" : "warmup";
+		progress("%s %u of %u", phase, round, opt.rounds);
+		for (i = 0; i < NR_WORKLOADS; i++) {
+			struct workload *w = &workloads[i];
+
+			if (w->skip)
+				continue;
+			for (m = 0; m < 3; m++) {
+				switch ((round + 2 + m) % 3) {
+				case 0:
+					run_untraced(phase, round, w);
+					break;
+				case 1:
+					snprintf(name, sizeof(name), "r%u-%s", round, w->name);
+					run_gotrace(phase, round, w, name);
+					break;
+				default:
+					run_ftrace(phase, round, w);
+					break;
+				}
+			}
+		}
+	}
+}
+
+/* --- Snapshot --- */
+
+struct sleepers {
+	pid_t pid;
+	int quit;
+};
+
+static int sleepers_stop;
+
+static void *sleeper(void *p)
+{
+	(void)p;
+	futex_wait_while(&sleepers_stop, 0);
+	return NULL;
+}
+
+/* A process with @n threads asleep in futex_wait(), besides its main one. */
+static void sleepers_spawn(struct sleepers *s, unsigned int n)
+{
+	int ready[2], quit[2];
+	char c;
+
+	if (pipe2(ready, O_CLOEXEC) || pipe2(quit, O_CLOEXEC))
+		die("pipe");
+	s->pid = fork();
+	if (s->pid < 0)
+		die("fork");
+	if (!s->pid) {
+		pthread_attr_t attr;
+		pthread_t tid;
+		unsigned int i;
+
+		close(ready[0]);
+		close(quit[1]);
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 64 * 1024);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		for (i = 0; i < n; i++) {
+			errno = pthread_create(&tid, &attr, sleeper, NULL);
+			if (errno) {
+				fprintf(stderr, "gotrace_bench: thread %u of %u: %s\n",
+					i, n, strerror(errno));
+				_exit(1);
+			}
+		}
+		if (write_all(ready[1], "r", 1))
+			_exit(1);
+		read_byte(quit[0], &c);
+		_exit(0);	/* exit_group(): the sleepers go too */
+	}
+	close(ready[1]);
+	close(quit[0]);
+	if (read_byte(ready[0], &c))
+		die("could not start %u sleeping threads", n);
+	close(ready[0]);
+	s->quit = quit[1];
+}
+
+static void sleepers_stop_all(struct sleepers *s)
+{
+	close(s->quit);
+	reap(s->pid, "sleeping threads");
+}
+
+/*
+ * The durations function_graph gives the stop_machine() callback and the
+ * whole stopped world (multi_cpu_stop() on the CPU that ran it), in ns.
+ */
+static void graph_durations(uint64_t *cb_ns, uint64_t *stw_ns)
+{
+	char path[256];
+	char *text, *line, *save = NULL;
+
+	*cb_ns = *stw_ns = 0;
+	snprintf(path, sizeof(path), "%s/trace", tracefs);
+	text = read_text(path);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *bar = strchr(line, '|'), *us, *p;
+		uint64_t ns;
+		double v;
+
+		if (line[0] == '#' || !bar)
+			continue;
+		*bar = 0;
+		us = strstr(line, " us");
+		if (!us)
+			continue;
+		*us = 0;
+		for (p = us; p > line && (isdigit((unsigned char)p[-1]) || p[-1] == '.'); p--)
+			;
+		v = strtod(p, NULL);
+		ns = (uint64_t)(v * 1000.0 + 0.5);
+		if (strstr(bar + 1, "gotrace_snapshot_stopped"))
+			*cb_ns = ns;
+		else if (strstr(bar + 1, "multi_cpu_stop"))
+			*stw_ns = ns;
+	}
+	free(text);
+}
+
+static bool graph_setup(void)
+{
+	if (tfs_write("set_ftrace_filter",
+		      "gotrace_snapshot_stopped\nmulti_cpu_stop\n")) {
+		out("note: function_graph cannot trace gotrace_snapshot_stopped: no in-kernel snapshot time\n");
+		return false;
+	}
+	tfs_write("options/funcgraph-tail", "1");
+	tfs_must("current_tracer", "function_graph");
+	return true;
+}
+
+static void graph_teardown(void)
+{
+	tfs_must("tracing_on", "0");
+	tfs_must("current_tracer", "nop");
+	tfs_write("set_ftrace_filter", "");
+	tfs_must("trace", "");
+}
+
+static void snapshot_reps(unsigned int threads, bool graph)
+{
+	char name[64];
+	unsigned int rep, seq;
+
+	for (rep = 1; rep <= opt.snap_reps; rep++) {
+		struct gotrace_status st;
+		uint64_t t, cb_ns = 0, stw_ns = 0;
+		struct reader r;
+		int ret;
+
+		reader_spawn(&r);
+		settle();
+		if (graph) {
+			tfs_must("trace", "");
+			tfs_must("tracing_on", "1");
+		}
+		seq = window_open();
+		t = now_ns();
+		ret = gt_start(0);
+		t = now_ns() - t;
+		window_close();
+		if (graph) {
+			tfs_must("tracing_on", "0");
+			graph_durations(&cb_ns, &stw_ns);
+		}
+		if (ret)
+			die("GOTRACE_START with %u extra threads", threads);
+		if (ioctl(gt_ctl, GOTRACE_STOP))
+			die("GOTRACE_STOP");
+		reader_wait(&r);
+		reader_finish(&r);
+		gt_status(&st);
+		snprintf(name, sizeof(name), "snapshot-%u-%u", threads, rep);
+		keep_trace(name);
+		out("snap seq=%u threads=%u rep=%u start_ns=%llu stopped_cb_ns=%llu stopped_world_ns=%llu",
+		       seq, threads, rep, (unsigned long long)t,
+		       (unsigned long long)cb_ns, (unsigned long long)stw_ns);
+		print_status(&st);
+		out(" trace=%s.trace\n", name);
+	}
+}
+
+static void run_snapshot(void)
+{
+	struct sleepers s;
+	unsigned long max;
+	bool graph;
+	char buf[32];
+
+	/* 10,000 threads need more than the default threads-max of a small guest. */
+	max = read_ulong("/proc/sys/kernel/threads-max");
+	if (max < opt.snap_threads + 1000) {
+		snprintf(buf, sizeof(buf), "%u", opt.snap_threads + 1000);
+		if (write_file("/proc/sys/kernel/threads-max", buf, 0))
+			die("raise threads-max");
+	}
+	progress("snapshot: %u extra threads", opt.snap_threads);
+	graph = graph_setup();
+	snapshot_reps(0, graph);
+	sleepers_spawn(&s, opt.snap_threads);
+	snapshot_reps(opt.snap_threads, graph);
+	sleepers_stop_all(&s);
+	graph_teardown();
+}
+
+/* --- Highest sustained rate --- */
+
+/*
+ * Ping-pong paced at @target round trips per second (0: as fast as it
+ * goes) for opt.rate_secs, recorded by gotrace with opt.rate_buffer_kb per
+ * CPU and a reader copying to tmpfs.
+ */
+static bool rate_step(unsigned long target)
+{
+	struct workload w = { .name = "rate" };
+	uint64_t t0, t, end, elapsed;
+	struct gotrace_status st;
+	unsigned long done = 0;
+	struct reader r;
+	char name[64];
+	char c = 'x';
+
+	pingpong_setup(&w);
+	reader_spawn(&r);
+	if (gt_start(opt.rate_buffer_kb * 1024))
+		die("GOTRACE_START (rate)");
+	t0 = now_ns();
+	end = t0 + opt.rate_secs * 1000000000ULL;
+	for (t = t0; t < end; t = now_ns()) {
+		if (target) {
+			uint64_t due = (t - t0) * target / 1000000000ULL;
+
+			if (done >= due) {
+				uint64_t at = t0 + (done + 1) * 1000000000ULL / target;
+				struct timespec ts = {
+					.tv_sec = at / 1000000000ULL,
+					.tv_nsec = at % 1000000000ULL,
+				};
+
+				clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+				continue;
+			}
+		}
+		if (write_all(w.ping, &c, 1) || read_byte(w.pong, &c))
+			die("ping-pong");
+		done++;
+	}
+	elapsed = now_ns() - t0;
+	if (ioctl(gt_ctl, GOTRACE_STOP))
+		die("GOTRACE_STOP");
+	reader_wait(&r);
+	reader_finish(&r);
+	pingpong_teardown(&w);
+	gt_status(&st);
+	snprintf(name, sizeof(name), "rate-%lu", target);
+	keep_trace(name);
+	out("rate target=%lu round_trips=%lu elapsed_ns=%llu buffer=%lu",
+	       target, done, (unsigned long long)elapsed, opt.rate_buffer_kb * 1024);
+	print_status(&st);
+	out(" trace=%s.trace\n", name);
+	/* Stop at the first loss, or once the guest cannot keep the pace. */
+	return !st.events_lost && target &&
+	       done * 1000000000ULL >= elapsed * target / 10 * 9;
+}
+
+static void run_rate(void)
+{
+	unsigned long target;
+
+	progress("rate");
+	for (target = 500; rate_step(target); target *= 2)
+		;
+}
+
+/* --- main --- */
+
+/* Mark the workloads not in the comma-separated @list as skipped. */
+static void select_workloads(const char *list)
+{
+	size_t i, len;
+	const char *p;
+
+	for (i = 0; i < NR_WORKLOADS; i++) {
+		len = strlen(workloads[i].name);
+		workloads[i].skip = true;
+		for (p = list; p; p = strchr(p, ','), p = p ? p + 1 : NULL)
+			if (!strncmp(p, workloads[i].name, len) &&
+			    (p[len] == ',' || !p[len]))
+				workloads[i].skip = false;
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: gotrace_bench --ko PATH [options]\n"
+		"  --ko PATH              gotrace.ko to load after the bare windows\n"
+		"  --trace-dir DIR        where every trace goes (default /host/traces)\n"
+		"  --rounds N             rounds of each workload (3)\n"
+		"  --pingpong N           round trips per ping-pong window (5000)\n"
+		"  --forks N              forks per fork storm window (500)\n"
+		"  --mutex-threads N      threads of the mutex storm (4, at most 64)\n"
+		"  --mutex-iters N        lock acquisitions per thread (1000)\n"
+		"  --snapshot-threads N   extra sleeping threads at start (10000)\n"
+		"  --snapshot-reps N      starts measured with and without them (3)\n"
+		"  --rate-secs S          length of each rate step (1)\n"
+		"  --rate-buffer-kb N     gotrace buffer per CPU in the rate steps (64)\n"
+		"  --ftrace-buffer-kb N   ftrace ring buffer per CPU (32768)\n"
+		"  --settle-ms N          idle time before each window (100)\n"
+		"  --workloads LIST       the workloads to run, comma-separated\n"
+		"                         (empty,pingpong,forks,mutex: all)\n"
+		"  --skip-rounds, --skip-snapshot, --skip-rate\n");
+	exit(2);
+}
+
+static unsigned long num_arg(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || !*s || *end)
+		usage();
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "ko", required_argument, NULL, 'k' },
+		{ "trace-dir", required_argument, NULL, 'd' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "pingpong", required_argument, NULL, 'p' },
+		{ "forks", required_argument, NULL, 'f' },
+		{ "mutex-threads", required_argument, NULL, 't' },
+		{ "mutex-iters", required_argument, NULL, 'i' },
+		{ "snapshot-threads", required_argument, NULL, 's' },
+		{ "snapshot-reps", required_argument, NULL, 'S' },
+		{ "rate-secs", required_argument, NULL, 'R' },
+		{ "rate-buffer-kb", required_argument, NULL, 'b' },
+		{ "ftrace-buffer-kb", required_argument, NULL, 'F' },
+		{ "settle-ms", required_argument, NULL, 'w' },
+		{ "workloads", required_argument, NULL, 'W' },
+		{ "skip-rounds", no_argument, NULL, '1' },
+		{ "skip-snapshot", no_argument, NULL, '2' },
+		{ "skip-rate", no_argument, NULL, '3' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int round;
+	size_t i;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			opt.ko = optarg;
+			break;
+		case 'd':
+			opt.trace_dir = optarg;
+			break;
+		case 'r':
+			opt.rounds = num_arg(optarg);
+			break;
+		case 'p':
+			opt.pingpong = num_arg(optarg);
+			break;
+		case 'f':
+			opt.forks = num_arg(optarg);
+			break;
+		case 't':
+			opt.mutex_threads = num_arg(optarg);
+			break;
+		case 'i':
+			opt.mutex_iters = num_arg(optarg);
+			break;
+		case 's':
+			opt.snap_threads = num_arg(optarg);
+			break;
+		case 'S':
+			opt.snap_reps = num_arg(optarg);
+			break;
+		case 'R':
+			opt.rate_secs = num_arg(optarg);
+			break;
+		case 'b':
+			opt.rate_buffer_kb = num_arg(optarg);
+			break;
+		case 'F':
+			opt.ftrace_buffer_kb = num_arg(optarg);
+			break;
+		case 'w':
+			opt.settle_ms = num_arg(optarg);
+			break;
+		case 'W':
+			opt.workloads = optarg;
+			break;
+		case '1':
+			opt.skip_rounds = true;
+			break;
+		case '2':
+			opt.skip_snapshot = true;
+			break;
+		case '3':
+			opt.skip_rate = true;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || !opt.ko || !opt.mutex_threads ||
+	    opt.mutex_threads > MAX_THREADS || !opt.rate_secs)
+		usage();
+	forker_start();
+	if (mkdir(opt.trace_dir, 0755) && errno != EEXIST)
+		die("mkdir %s", opt.trace_dir);
+
+	if (opt.workloads)
+		select_workloads(opt.workloads);
+	workloads[1].units = opt.pingpong;
+	workloads[2].units = opt.forks;
+	workloads[3].units = (unsigned long)opt.mutex_threads * opt.mutex_iters;
+
+	out("info kernel_cpus=%ld pid_max=%lu\n", sysconf(_SC_NPROCESSORS_ONLN),
+	       read_ulong("/proc/sys/kernel/pid_max"));
+	ftrace_setup();
+	if (access(DEV, F_OK)) {
+		progress("bare windows");
+		/* Each workload once to warm up, then once a round. */
+		for (i = 0; i < NR_WORKLOADS; i++) {
+			if (workloads[i].skip)
+				continue;
+			workloads[i].setup(&workloads[i]);
+			workloads[i].run(&workloads[i]);
+			workloads[i].teardown(&workloads[i]);
+			for (round = 1; round <= opt.rounds; round++)
+				run_untraced("bare", round, &workloads[i]);
+		}
+		load_module();
+	} else {
+		out("note: gotrace is loaded already: no bare windows\n");
+	}
+	open_device();
+	warm_up();
+	if (!opt.skip_rounds)
+		run_rounds();
+	if (!opt.skip_snapshot)
+		run_snapshot();
+	if (!opt.skip_rate)
+		run_rate();
+	forker_stop();
+	out("done windows=%u\n", next_window);
+	out_flush();
+	return 0;
+}

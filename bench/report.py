@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn one make bench run into a table and a JSON file.
+
+Usage: bench/report.py GUEST_OUTPUT WINDOWS [--meta KEY=VALUE]... [--json FILE]
+
+GUEST_OUTPUT is what bench/gotrace_bench printed in the guest ("win", "snap",
+"rate" lines of key=value pairs); WINDOWS is what the insn_window plugin wrote
+("window N INSNS KERNEL_INSNS" lines). Windows are joined by number; the two
+lists must match exactly. Prints the table; --json saves every window and
+the summary. Exits 1 if the inputs are inconsistent.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+
+
+def fail(msg):
+    print(f"report.py: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def parse_kv(words):
+    out = {}
+    for w in words:
+        if "=" in w:
+            k, v = w.split("=", 1)
+            out[k] = int(v) if v.isdigit() else v
+    return out
+
+
+def read_guest(path):
+    lines = {"win": [], "snap": [], "rate": [], "info": [], "note": [], "done": []}
+    with open(path, errors="replace") as f:
+        for raw in f:
+            words = raw.split()
+            if not words:
+                continue
+            if words[0] == "note:":
+                lines["note"].append(raw.strip())
+            elif words[0] in lines:
+                lines[words[0]].append(parse_kv(words[1:]))
+    return lines
+
+
+def read_windows(path):
+    counts, problems, end = {}, [], None
+    with open(path) as f:
+        for raw in f:
+            w = raw.split()
+            if not w:
+                continue
+            if w[0] == "window" and len(w) == 4:
+                counts[int(w[1])] = (int(w[2]), int(w[3]))
+            elif w[0] == "end":
+                end = int(w[1])
+            else:
+                problems.append(raw.strip())
+    return counts, problems, end
+
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def spread(xs):
+    """(max - min) / median, in per cent."""
+    if len(xs) < 2:
+        return None
+    m = statistics.median(xs)
+    return 100.0 * (max(xs) - min(xs)) / abs(m) if m else None
+
+
+def div(a, b):
+    return a / b if a is not None and b not in (None, 0) else None
+
+
+def fmt(v, nd=0, width=0):
+    if v is None:
+        s = "-"
+    elif nd == 0:
+        s = f"{round(v):,}"
+    else:
+        s = f"{v:,.{nd}f}"
+    return s.rjust(width) if width else s
+
+
+def summarize(guest, counts):
+    wins = guest["win"]
+    rounds = sorted({w["round"] for w in wins if w["phase"] == "round"})
+    names = []
+    for w in wins:
+        if w["phase"] == "round" and w["workload"] not in names:
+            names.append(w["workload"])
+
+    def pick(name, mode, phase="round"):
+        return {w["round"]: w for w in wins
+                if w["workload"] == name and w["mode"] == mode and w["phase"] == phase}
+
+    work = {}
+    for name in names:
+        u, g, f = pick(name, "untraced"), pick(name, "gotrace"), pick(name, "ftrace")
+        bare = pick(name, "untraced", "bare")
+        rs = [r for r in rounds if r in u and r in g and r in f]
+        ui = [u[r]["insns"] for r in rs]
+        gi = [g[r]["insns"] for r in rs]
+        fi = [f[r]["insns"] for r in rs]
+        ovg = [g[r]["insns"] - u[r]["insns"] for r in rs]
+        ovf = [f[r]["insns"] - u[r]["insns"] for r in rs]
+        ovg_k = [g[r]["kernel_insns"] - u[r]["kernel_insns"] for r in rs]
+        events = [g[r]["events"] for r in rs]
+        s = {
+            "units": u[rs[0]]["units"] if rs else None,
+            "rounds": len(rs),
+            "untraced": med(ui), "gotrace": med(gi), "ftrace": med(fi),
+            "gotrace_overhead": med(ovg), "ftrace_overhead": med(ovf),
+            "gotrace_overhead_kernel": med(ovg_k),
+            "gotrace_overhead_rounds": ovg, "ftrace_overhead_rounds": ovf,
+            "events": med(events), "events_rounds": events,
+            "events_lost": max([g[r]["lost"] for r in rs], default=0),
+            "gotrace_bytes": med([g[r]["bytes"] for r in rs]),
+            "ftrace_bytes": med([f[r]["ft_bytes"] for r in rs]),
+            "ftrace_entries": med([f[r]["ft_entries"] for r in rs]),
+            "spread_untraced": spread(ui), "spread_gotrace": spread(gi),
+            "spread_ftrace": spread(fi),
+            "spread_gotrace_overhead": spread(ovg),
+            "spread_ftrace_overhead": spread(ovf),
+            "bare": med([x["insns"] for x in bare.values()]),
+        }
+        s["overhead_ratio"] = div(s["gotrace_overhead"], s["ftrace_overhead"])
+        s["bytes_ratio"] = div(s["gotrace_bytes"], s["ftrace_bytes"])
+        s["insns_per_event"] = div(s["gotrace_overhead"], s["events"])
+        s["bytes_per_event"] = div(s["gotrace_bytes"], s["events"])
+        s["ftrace_insns_per_entry"] = div(s["ftrace_overhead"], s["ftrace_entries"])
+        s["ftrace_bytes_per_entry"] = div(s["ftrace_bytes"], s["ftrace_entries"])
+        s["events_per_unit"] = div(s["events"], s["units"])
+        if s["bare"] is not None and s["untraced"] is not None:
+            s["idle_probes"] = s["untraced"] - s["bare"]
+        else:
+            s["idle_probes"] = None
+        work[name] = s
+
+    # Without the fixed cost of a session (the empty workload's overhead).
+    empty = work.get("empty")
+    for name, s in work.items():
+        if name == "empty" or not empty:
+            continue
+        g = s["gotrace_overhead"] - empty["gotrace_overhead"]
+        f = s["ftrace_overhead"] - empty["ftrace_overhead"]
+        ev = s["events"] - empty["events"]
+        s["marginal_ratio"] = div(g, f)
+        s["marginal_insns_per_event"] = div(g, ev)
+
+    snap = {}
+    for threads in sorted({x["threads"] for x in guest["snap"]}):
+        xs = [x for x in guest["snap"] if x["threads"] == threads]
+        snap[threads] = {
+            "reps": len(xs),
+            "start_ns": med([x["start_ns"] for x in xs]),
+            "insns": med([x["insns"] for x in xs]),
+            "stopped_world_ns": med([x["stopped_world_ns"] for x in xs]),
+            "stopped_cb_ns": med([x["stopped_cb_ns"] for x in xs]),
+            "events": med([x["events"] for x in xs]),
+            "bytes": med([x["bytes"] for x in xs]),
+            "spread_start_ns": spread([x["start_ns"] for x in xs]),
+            "spread_insns": spread([x["insns"] for x in xs]),
+        }
+
+    rate = []
+    for x in guest["rate"]:
+        secs = x["elapsed_ns"] / 1e9
+        rate.append({
+            "target": x["target"], "round_trips_per_s": x["round_trips"] / secs,
+            "events_per_s": x["events"] / secs, "bytes_per_s": x["bytes"] / secs,
+            "lost": x["lost"], "buffer": x["buffer"], "trace": x["trace"],
+        })
+    ok = [r["events_per_s"] for r in rate if not r["lost"]]
+    lossy = [r for r in rate if r["lost"]]
+    rate_summary = {
+        "max_sustained_events_per_s": max(ok) if ok else None,
+        "first_lossy": lossy[0] if lossy else None,
+    }
+    return {"workloads": work, "snapshot": snap, "rate": rate,
+            "rate_summary": rate_summary}
+
+
+def table(summary, meta, guest):
+    out = []
+    p = out.append
+    p("gotrace benchmark: " + ", ".join(f"{k} {v}" for k, v in meta.items()))
+    p("Guest instructions counted by a QEMU TCG plugin; medians over the rounds. Overhead = traced")
+    p("window - the same round's untraced window; gotrace's window holds START, the workload, STOP")
+    p("and its reader to end of file; ftrace's holds tracing_on 1, the workload, tracing_on 0.")
+    p("")
+    work = summary["workloads"]
+    hdr = (f"{'workload':<9} {'units':>6} {'Go events':>10} {'gotrace insns':>14} {'ftrace insns':>13}"
+           f" {'ratio':>7} {'w/o fixed':>9} {'gotrace B':>10} {'ftrace B':>10} {'ratio':>6}"
+           f" {'insns/ev':>9} {'B/ev':>5}")
+    p(hdr)
+    p("-" * len(hdr))
+    for name, s in work.items():
+        p(f"{name:<9} {fmt(s['units'], 0, 6)} {fmt(s['events'], 0, 10)}"
+          f" {fmt(s['gotrace_overhead'], 0, 14)} {fmt(s['ftrace_overhead'], 0, 13)}"
+          f" {fmt(s['overhead_ratio'], 3, 7)} {fmt(s.get('marginal_ratio'), 3, 9)}"
+          f" {fmt(s['gotrace_bytes'], 0, 10)} {fmt(s['ftrace_bytes'], 0, 10)}"
+          f" {fmt(s['bytes_ratio'], 3, 6)} {fmt(s['insns_per_event'], 0, 9)}"
+          f" {fmt(s['bytes_per_event'], 2, 5)}")
+    p("")
+    p("units: ping-pong round trips, forks, mutex acquisitions (all threads). 'w/o fixed' is the ratio")
+    p("after taking off each tracer's empty-workload overhead (a session's fixed cost).")
+    p("")
+    hdr = (f"{'workload':<9} {'untraced':>13} {'events/unit':>11} {'gt insns/ev':>11}"
+           f" {'w/o fixed':>9} {'gt kernel%':>10} {'ft entries':>10} {'ft insns/ent':>12}"
+           f" {'ft B/ent':>8} {'idle probes':>11}")
+    p(hdr)
+    p("-" * len(hdr))
+    for name, s in work.items():
+        kern = div(s["gotrace_overhead_kernel"], s["gotrace_overhead"])
+        p(f"{name:<9} {fmt(s['untraced'], 0, 13)} {fmt(s['events_per_unit'], 2, 11)}"
+          f" {fmt(s['insns_per_event'], 0, 11)} {fmt(s.get('marginal_insns_per_event'), 0, 9)}"
+          f" {fmt(kern * 100 if kern is not None else None, 1, 10)}"
+          f" {fmt(s['ftrace_entries'], 0, 10)} {fmt(s['ftrace_insns_per_entry'], 0, 12)}"
+          f" {fmt(s['ftrace_bytes_per_entry'], 1, 8)} {fmt(s['idle_probes'], 0, 11)}")
+    p("")
+    p("idle probes: untraced - bare (the same windows before gotrace.ko was loaded): what gotrace's")
+    p("probes cost while attached and idle. gt kernel%: share of gotrace's overhead in kernel mode.")
+    p("")
+    p("repeatability, (max - min) / median over the rounds, %:")
+    hdr = (f"{'workload':<9} {'untraced':>9} {'gotrace':>8} {'ftrace':>7} {'gt overhead':>12}"
+           f" {'ft overhead':>12} {'Go events':>10}")
+    p(hdr)
+    for name, s in work.items():
+        p(f"{name:<9} {fmt(s['spread_untraced'], 2, 9)} {fmt(s['spread_gotrace'], 2, 8)}"
+          f" {fmt(s['spread_ftrace'], 2, 7)} {fmt(s['spread_gotrace_overhead'], 1, 12)}"
+          f" {fmt(s['spread_ftrace_overhead'], 1, 12)} {fmt(spread(s['events_rounds']), 1, 10)}")
+    p("")
+
+    snap = summary["snapshot"]
+    if snap:
+        p("start snapshot: GOTRACE_START alone in a window (allocation included), medians of "
+          f"{max(x['reps'] for x in snap.values())}:")
+        hdr = (f"{'extra threads':>13} {'START insns':>12} {'START wall ms':>13}"
+               f" {'stopped world ms':>16} {'callback ms':>11} {'Go events':>10} {'bytes':>9}")
+        p(hdr)
+        for threads, x in snap.items():
+            p(f"{threads:>13} {fmt(x['insns'], 0, 12)} {fmt(div(x['start_ns'], 1e6), 2, 13)}"
+              f" {fmt(div(x['stopped_world_ns'], 1e6), 3, 16)}"
+              f" {fmt(div(x['stopped_cb_ns'], 1e6), 3, 11)}"
+              f" {fmt(x['events'], 0, 10)} {fmt(x['bytes'], 0, 9)}")
+        ts = sorted(snap)
+        if len(ts) >= 2 and ts[-1] > ts[0]:
+            lo, hi = snap[ts[0]], snap[ts[-1]]
+            n = ts[-1] - ts[0]
+            p(f"per extra thread: {fmt(div(hi['insns'] - lo['insns'], n), 0)} insns,"
+              f" {fmt(div(hi['stopped_world_ns'] - lo['stopped_world_ns'], n), 1)} ns of stopped world,"
+              f" {fmt(div(hi['bytes'] - lo['bytes'], n), 1)} bytes")
+        p(f"Times are guest time ({meta.get('clock', 'TCG')}); the stopped world is multi_cpu_stop()")
+        p("and the callback the module's gotrace_snapshot_stopped(), timed by function_graph.")
+        p("")
+
+    rate = summary["rate"]
+    if rate:
+        p(f"highest sustained rate: paced ping-pong recorded by gotrace with a"
+          f" {rate[0]['buffer'] // 1024} KiB/CPU buffer, reader on tmpfs:")
+        p(f"{'target rt/s':>11} {'rt/s':>8} {'Go events/s':>12} {'bytes/s':>10} {'lost':>6}")
+        for r in rate:
+            p(f"{(str(r['target']) if r['target'] else 'unpaced'):>11}"
+              f" {fmt(r['round_trips_per_s'], 0, 8)} {fmt(r['events_per_s'], 0, 12)}"
+              f" {fmt(r['bytes_per_s'], 0, 10)} {fmt(r['lost'], 0, 6)}")
+        rs = summary["rate_summary"]
+        line = (f"max sustained with nothing lost: {fmt(rs['max_sustained_events_per_s'])} Go events/s"
+                " of guest time")
+        if rs["first_lossy"]:
+            line += f"; first loss at {fmt(rs['first_lossy']['events_per_s'])} events/s"
+        else:
+            line += ";\nnothing lost at any step: the guest's one CPU, not the reader, set the limit"
+        p(line)
+        p("")
+    for n in guest["note"]:
+        p(n)
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("guest")
+    ap.add_argument("windows")
+    ap.add_argument("--meta", action="append", default=[])
+    ap.add_argument("--json")
+    a = ap.parse_args()
+
+    guest = read_guest(a.guest)
+    counts, problems, end = read_windows(a.windows)
+    if problems:
+        fail(f"{a.windows}: the guest's markers did not pair up: {problems}")
+    seqs = [x["seq"] for x in guest["win"] + guest["snap"]]
+    if sorted(seqs) != list(range(len(seqs))) or sorted(counts) != sorted(seqs):
+        fail(f"guest windows {sorted(seqs)[:5]}... ({len(seqs)}) and plugin windows "
+             f"({len(counts)}) do not match")
+    if not guest["done"]:
+        fail(f"{a.guest}: the guest program did not finish")
+    for x in guest["win"] + guest["snap"]:
+        x["insns"], x["kernel_insns"] = counts[x["seq"]]
+    meta = dict(m.split("=", 1) for m in a.meta)
+    summary = summarize(guest, counts)
+    text = table(summary, meta, guest)
+    print(text)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"meta": meta, "info": guest["info"], "windows": guest["win"],
+                       "snapshot_windows": guest["snap"], "rate_steps": guest["rate"],
+                       "summary": summary, "table": text}, f, indent=1, sort_keys=True)
+
+
+if __name__ == "__main__":
+    main()
