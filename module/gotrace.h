@@ -430,6 +430,7 @@ bool gotrace_g_start(struct gotrace_session *s, struct gotrace_cpu *c,
 bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
 		    struct gotrace_thread *t, struct task_struct *p,
 		    bool preempt, unsigned int prev_state, u64 ts);
+bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
 bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
 		      struct gotrace_thread *t, struct task_struct *p,
 		      const char *comm, u64 ts);

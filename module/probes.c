@@ -223,7 +223,10 @@ static void gotrace_probe_switch(void *data, bool preempt,
 	ts = gotrace_clock();
 	if (!gotrace_proc_start(c, ts))
 		goto cut;
-	if (prev->pid) {		/* the idle task is G 0 */
+	if (!prev->pid) {		/* the idle task is G 0 */
+		if (unlikely(c->cur_g) && !gotrace_g_lost(s, c, ts))
+			goto cut;
+	} else {
 		t = gotrace_thread_of(s, prev);
 		/* What the P runs must be @prev: else its identity is lost. */
 		if (c->cur_g && (!t || t->state != GOTRACE_T_RUNNING ||

@@ -347,6 +347,44 @@ bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
 }
 
 /**
+ * gotrace_g_lost - end the run whose switch-out the trace missed
+ * @s: session
+ * @c: this CPU's buffer; its P still runs c->cur_g, though the CPU runs idle
+ * @ts: time stamp
+ *
+ * Tracepoints do not fire on a CPU that is no longer online, so a CPU going
+ * down switches its stopper out unseen. When the CPU is back, the goroutine
+ * its P still runs gets a GoBlock (a kernel wait) before anything else.
+ */
+bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
+{
+	u32 tid = c->cur_g % PID_MAX_LIMIT;
+	struct gotrace_thread *t = NULL;
+	u64 stack;
+	int i;
+
+	if (tid < s->max_tid && gotrace_gid(&s->threads[tid], tid) == c->cur_g)
+		t = &s->threads[tid];
+	for (i = 0; !t && i < GOTRACE_ALIASES; i++) {
+		struct gotrace_alias *a = &s->aliases[i];
+
+		/* Pairs with the release in gotrace_thread_alias(). */
+		if (smp_load_acquire(&a->busy) > 0 && a->tid == tid &&
+		    gotrace_gid(&a->t, tid) == c->cur_g)
+			t = &a->t;
+	}
+	if (!t || t->state != GOTRACE_T_RUNNING)
+		return false;
+	stack = gotrace_stack(s, t->prog, GOTRACE_R_KERNEL);
+	if (!gotrace_emit(c, ts, GO_EV_GO_BLOCK, 1, &stack, false))
+		return false;
+	t->state = GOTRACE_T_WAITING;
+	t->last_cpu = c->cpu;
+	c->cur_g = 0;
+	return true;
+}
+
+/**
  * gotrace_g_rename - @p takes a new name: exec, prctl(PR_SET_NAME), or a
  * kernel thread named by its creator
  * @s: session
