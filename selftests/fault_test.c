@@ -86,6 +86,7 @@ TEST_F_TIMEOUT(fault, rmmod_during_read, 600)
 
 /* What a child hammering delete_module() saw. */
 struct hammer {
+	bool go;		/* atomic: the parent holds the device */
 	bool stop;		/* atomic */
 	unsigned long tries;	/* atomic */
 	unsigned long unloaded;	/* delete_module() succeeded: must stay 0 */
@@ -95,6 +96,9 @@ struct hammer {
 static void hammer_main(struct hammer *h)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Not before the parent holds the device: the module could go first. */
+	while (!__atomic_load_n(&h->go, __ATOMIC_ACQUIRE))
+		gt_msleep(1);
 	while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED)) {
 		if (!gt_unload_module())
 			h->unloaded++;
@@ -128,6 +132,7 @@ TEST_F_TIMEOUT(fault, rmmod_during_start_stop, 900)
 		hammer_main(h);
 	fd = gt_open_reader();
 	ASSERT_LE(0, fd);
+	__atomic_store_n(&h->go, true, __ATOMIC_RELEASE);
 	for (i = 0; i < CYCLES && _metadata->passed; i++) {
 		tries = __atomic_load_n(&h->tries, __ATOMIC_RELAXED);
 		ASSERT_EQ(0, gt_start(fd, GOTRACE_FORMAT_DEFAULT, 0));
