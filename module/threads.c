@@ -211,7 +211,11 @@ bool gotrace_g_unblock(struct gotrace_cpu *c, struct gotrace_thread *t,
 		return false;
 	t->seq++;
 	t->state = GOTRACE_T_RUNNABLE;
-	t->last_cpu = c->cpu;
+	/*
+	 * Go readers move a GoSysExit to a P of its own: the GoStart that
+	 * follows it must carry its sequence number, never be Local.
+	 */
+	t->last_cpu = sys ? GOTRACE_NO_CPU : c->cpu;
 	return true;
 }
 
