@@ -19,7 +19,11 @@
 #   goV sync               `trace -pprof=sync`: a sample whose outermost frame is gt-mutex
 #                          and that has a futex frame
 #   goV net                -pprof=net: outermost gt-tcp-srv or gt-tcp-cli, a network frame
-#   goV syscall            -pprof=syscall: outermost gt-pipe, a read frame
+#   goV syscall            -pprof=syscall: outermost gt-pipe, a read frame. Go 1.22-1.25
+#                          (golang/go#74850) end a syscall only at the goroutine's next
+#                          event with a stack, so gt-pipe waits in pthread_join (a futex
+#                          wait) after its last read; with no such event a thread's
+#                          syscalls are missing from that Go's profile, whatever the trace.
 #   goV sched              -pprof=sched (charged to the stack of the event that made a
 #                          goroutine runnable): a sample [futex, gt-mutex], a gt-mutex thread
 #                          waking a waiter as it unlocks. Only unblocks carry that stack: a

@@ -307,7 +307,10 @@ struct gt_pipe_timer {
 	long ns;
 };
 
-/* Name this thread, then write a byte every @ns, @ticks times, and close. */
+/*
+ * Name this thread, then write a byte every @ns, @ticks times; sleep one more
+ * tick and close.
+ */
 static void *gt_pipe_timer_main(void *p)
 {
 	struct gt_pipe_timer *t = p;
@@ -322,13 +325,20 @@ static void *gt_pipe_timer_main(void *p)
 		if (write(t->wfd, &c, 1) != 1)
 			break;
 	}
+	nanosleep(&ts, NULL);
 	close(t->wfd);
 	return NULL;
 }
 
 /*
  * This thread read()s a pipe that a timer thread named @timer_name writes a
- * byte into every @ns (< 1 s), @ticks times. Returns 0 if all arrived.
+ * byte into every @ns (< 1 s), @ticks times, then waits in pthread_join()
+ * for the timer's last tick. Returns 0 if all bytes arrived.
+ *
+ * The join is a futex wait, an event with a stack that is not a syscall:
+ * Go 1.22-1.25's syscall profile (golang/go#74850) only closes a run of
+ * syscalls at such an event, so without it this thread's reads would be
+ * missing there.
  */
 int gt_pipe_timer(unsigned int ticks, long ns, const char *timer_name)
 {
@@ -348,7 +358,7 @@ int gt_pipe_timer(unsigned int ticks, long ns, const char *timer_name)
 		errno = err;
 		return -1;
 	}
-	while (read(fds[0], &c, 1) == 1)
+	while (got < ticks && read(fds[0], &c, 1) == 1)
 		got++;
 	pthread_join(timer, NULL);
 	close(fds[0]);
