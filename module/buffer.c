@@ -13,7 +13,7 @@
 
 #include <linux/irq_work.h>
 #include <linux/mm.h>
-#include <linux/vmalloc.h>
+#include <linux/slab.h>
 
 #include "gotrace.h"
 
@@ -29,12 +29,12 @@ int gotrace_buf_alloc(struct gotrace_cpu *c, int cpu, u64 size)
 {
 	c->nr_chunks = size / GOTRACE_CHUNK_SIZE;
 	c->cpu = cpu;
-	c->mem = vmalloc_node(size, cpu_to_node(cpu));
+	c->mem = kvmalloc_node(size, GOTRACE_GFP_BIG, cpu_to_node(cpu));
 	if (!c->mem)
 		return -ENOMEM;
-	c->lens = kvcalloc(c->nr_chunks, sizeof(*c->lens), GFP_KERNEL);
+	c->lens = kvcalloc(c->nr_chunks, sizeof(*c->lens), GOTRACE_GFP_BIG);
 	if (!c->lens) {
-		vfree(c->mem);
+		kvfree(c->mem);
 		c->mem = NULL;
 		return -ENOMEM;
 	}
@@ -49,7 +49,7 @@ void gotrace_buf_free(struct gotrace_cpu *c)
 {
 	kvfree(c->lens);
 	c->lens = NULL;
-	vfree(c->mem);
+	kvfree(c->mem);
 	c->mem = NULL;
 }
 

@@ -45,6 +45,11 @@ struct gotrace_progs;
 #define GOTRACE_CHUNK_SIZE	PAGE_SIZE
 #define GOTRACE_BUF_MIN		SZ_16K
 #define GOTRACE_BUF_MAX		SZ_1G
+/*
+ * The big allocations of a session (buffers, thread table) may fail, and
+ * then start returns -ENOMEM: never warn, never invoke the OOM killer.
+ */
+#define GOTRACE_GFP_BIG		(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 /* Largest single event we write, a batch header included. */
 #define GOTRACE_EV_MAX		64
 /*
@@ -207,7 +212,7 @@ struct gotrace_alias {
 
 /**
  * struct gotrace_cpu - one CPU's trace buffer, a ring of chunks
- * @mem:	nr_chunks chunks of GOTRACE_CHUNK_SIZE bytes (vmalloc).
+ * @mem:	nr_chunks chunks of GOTRACE_CHUNK_SIZE bytes (kvmalloc).
  * @lens:	committed length of each chunk.
  * @nr_chunks:	ring size.
  * @head:	chunks committed. Written by the writer (release), read by

@@ -8,6 +8,7 @@
 #include <linux/cpumask.h>
 #include <linux/irq_work.h>
 #include <linux/lockdep.h>
+#include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -48,6 +49,19 @@ static void gotrace_session_free(struct gotrace_session *s)
 	gotrace_session_release(s);
 	free_percpu(s->cpus);
 	kfree(s);
+}
+
+/*
+ * Whether a session's buffers and thread table fit in the memory available
+ * now. As ftrace checks before growing its ring buffers: asking for more
+ * would only make the kernel reclaim all it can before failing anyway.
+ */
+static bool gotrace_session_fits(u64 buffer_size, u32 max_tid)
+{
+	u64 bytes = num_possible_cpus() * buffer_size +
+		    (u64)max_tid * sizeof(struct gotrace_thread);
+
+	return (bytes >> PAGE_SHIFT) < (u64)si_mem_available();
 }
 
 static struct gotrace_session *
@@ -133,6 +147,8 @@ int gotrace_session_start(struct gotrace_dev *dev, u32 flags, u32 format,
 		    (old->state == GOTRACE_SESS_STOPPED && dev->reader_open)))
 		return -EBUSY;
 
+	if (!gotrace_session_fits(buffer_size, max_tid))
+		return -ENOMEM;
 	s = gotrace_session_alloc(dev, flags, format, buffer_size, max_tid);
 	if (!s)
 		return -ENOMEM;

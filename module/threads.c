@@ -20,7 +20,7 @@
  * the buffer is full; the caller then cuts the recording.
  */
 
-#include <linux/vmalloc.h>
+#include <linux/slab.h>
 
 #include "gotrace.h"
 
@@ -30,7 +30,8 @@
  */
 struct gotrace_thread *gotrace_threads_alloc(u32 max_tid)
 {
-	return vzalloc(array_size(max_tid, sizeof(struct gotrace_thread)));
+	return kvzalloc(array_size(max_tid, sizeof(struct gotrace_thread)),
+			GOTRACE_GFP_BIG);
 }
 
 /**
@@ -39,7 +40,7 @@ struct gotrace_thread *gotrace_threads_alloc(u32 max_tid)
  */
 void gotrace_threads_free(struct gotrace_thread *threads)
 {
-	vfree(threads);
+	kvfree(threads);
 }
 
 static bool gotrace_is_alias(struct gotrace_session *s, struct gotrace_thread *t)
