@@ -2,15 +2,17 @@
 /*
  * gotrace under faults: rmmod attempted while a reader reads and while
  * sessions start and stop, a reader killed in the middle of a trace, and
- * a start whose allocation fails. Each leaves the device usable, the
+ * starts whose allocations cannot or do not succeed. Each leaves the device usable, the
  * module loaded and its reference count where it was.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -232,8 +234,8 @@ TEST_F_TIMEOUT(fault, reader_killed_mid_read, 600)
 	munmap(bytes, sizeof(*bytes));
 }
 
-/* MemTotal of /proc/meminfo, in bytes. */
-static __u64 mem_total(void)
+/* MemAvailable of /proc/meminfo, in bytes; 0 if unknown. */
+static __u64 mem_available(void)
 {
 	unsigned long kb = 0;
 	char line[128];
@@ -242,50 +244,165 @@ static __u64 mem_total(void)
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemTotal: %lu kB", &kb) == 1)
+		if (sscanf(line, "MemAvailable: %lu kB", &kb) == 1)
 			break;
 	fclose(f);
 	return kb * 1024ULL;
 }
 
-/*
- * A start whose buffers cannot be had: ENOMEM, nothing started, nothing
- * left allocated (kmemleak checks that on the debug kernel), and the
- * device starts the next session normally.
- *
- * Each CPU's buffer is asked as bigger than all of memory, which vmalloc()
- * refuses at once. (A size that fits but not for every CPU would instead
- * make the kernel reclaim and kill processes to find the memory.)
- */
-TEST_F_TIMEOUT(fault, start_enomem, 300)
+/* A failed start changed nothing: idle, no new session, counters kept. */
+static void start_failed_cleanly(struct __test_metadata *_metadata, int ctl,
+				 const struct gotrace_status *st0)
 {
-	__u64 size = GT_MAX_BUFFER, mem = mem_total();
-	struct gotrace_status st0, st;
-	struct gt_session s;
-	struct gt_stats stats;
-	int ctl;
+	struct gotrace_status st;
 
-	if (!getenv("GOTRACE_TEST_ENOMEM"))
-		SKIP(return, "GOTRACE_TEST_ENOMEM unset: the buffer vmalloc() lacks __GFP_NOWARN");
-	if (!mem || mem >= size)
-		SKIP(return, "needs a guest with less than 1 GiB of memory (MemTotal %llu)",
-		     (unsigned long long)mem);
-	ctl = gt_open(O_WRONLY);
-	ASSERT_LE(0, ctl);
-	ASSERT_EQ(0, gt_status(ctl, &st0));
-	EXPECT_EQ(-1, gt_start(ctl, GOTRACE_FORMAT_DEFAULT, size));
-	EXPECT_EQ(ENOMEM, errno);
 	ASSERT_EQ(0, gt_status(ctl, &st));
 	EXPECT_EQ(GOTRACE_STATE_IDLE, st.state);
-	EXPECT_EQ(st0.sessions, st.sessions);
-	close(ctl);
+	EXPECT_EQ(st0->sessions, st.sessions);
+	EXPECT_EQ(st0->events, st.events);
+	EXPECT_EQ(st0->events_lost, st.events_lost);
+}
+
+/* The device records a whole valid trace. */
+static void session_works(struct __test_metadata *_metadata, const char *name)
+{
+	struct gt_session s;
+	struct gt_stats stats;
 
 	ASSERT_EQ(0, gt_session_start(&s, GOTRACE_FORMAT_DEFAULT));
 	ASSERT_EQ(200, gt_pingpong(200, 0));
-	EXPECT_EQ(0, gt_session_end(&s, &stats, "fault-after-enomem")) {
+	EXPECT_EQ(0, gt_session_end(&s, &stats, name)) {
 		TH_LOG("%s", stats.error);
 	}
 	EXPECT_EQ(0, gt_session_close(&s));
+}
+
+/*
+ * A start whose buffers do not fit in the memory available: ENOMEM before
+ * anything is allocated (no reclaim storm, no OOM kill), nothing started,
+ * and the device starts the next session normally.
+ */
+TEST_F_TIMEOUT(fault, start_beyond_memory, 300)
+{
+	struct gotrace_status st0;
+	int ctl;
+
+	ctl = gt_open(O_WRONLY);
+	ASSERT_LE(0, ctl);
+	ASSERT_EQ(0, gt_status(ctl, &st0));
+	if ((__u64)st0.nr_cpus * GT_MAX_BUFFER < mem_available()) {
+		close(ctl);
+		SKIP(return, "%u CPUs x 1 GiB of buffers fit in MemAvailable",
+		     st0.nr_cpus);
+	}
+	EXPECT_EQ(-1, gt_start(ctl, GOTRACE_FORMAT_DEFAULT, GT_MAX_BUFFER));
+	EXPECT_EQ(ENOMEM, errno);
+	start_failed_cleanly(_metadata, ctl, &st0);
+	close(ctl);
+	session_works(_metadata, "fault-after-beyond-memory");
+}
+
+#define FAIL_PAGE_ALLOC	"/sys/kernel/debug/fail_page_alloc/"
+#define FAILSLAB	"/sys/kernel/debug/failslab/"
+#define PID_MAX		"/proc/sys/kernel/pid_max"
+#define FI_MAX_CALLS	100000
+
+/*
+ * Set both fault-injection attributes: whether sleeping allocations are
+ * spared (@ignore_wait, "Y"/"N"), and @verbose (0: silent, 2: the default,
+ * a stack dump at each fault, which the debug run would take for a report).
+ * Their probability stays 0: only fail-nth makes anything fail.
+ */
+static int fi_config(const char *ignore_wait, const char *verbose)
+{
+	return gt_write_file(FAIL_PAGE_ALLOC "ignore-gfp-wait", ignore_wait) ||
+	       gt_write_file(FAILSLAB "ignore-gfp-wait", ignore_wait) ||
+	       gt_write_file(FAIL_PAGE_ALLOC "verbose", verbose) ||
+	       gt_write_file(FAILSLAB "verbose", verbose);
+}
+
+/* What the fault-injection file @fd holds, as a number; -1 on error. */
+static long fi_read(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+/*
+ * Each allocation of a start fails in turn, page or slab, through the
+ * calling thread's fail-nth (fault-injection.rst; kernels built with
+ * CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAILSLAB, such as gotrace's debug
+ * kernel): the buffers, the thread table, and the small ones. A start
+ * that fails says ENOMEM and changes nothing; kmemleak (run_guest.sh)
+ * checks that nothing stays allocated; a start that survives its fault
+ * (kvmalloc falling back to vmalloc) is stopped. The loop ends at the
+ * first start in which no fault was left to inject.
+ */
+TEST_F_TIMEOUT(fault, start_allocation_fails, 1800)
+{
+	struct gotrace_start args = {
+		.size = sizeof(args),
+		.format = GOTRACE_FORMAT_DEFAULT,
+	};
+	unsigned int failed = 0, survived = 0;
+	struct gotrace_status st0;
+	unsigned long pid_max;
+	int ctl, nth, ret = -1;
+	long n, left = 0;
+
+	if (access(FAIL_PAGE_ALLOC, W_OK) || access(FAILSLAB, W_OK))
+		SKIP(return, "no fault injection: %s",
+		     "the kernel lacks CONFIG_FAIL_PAGE_ALLOC or CONFIG_FAILSLAB");
+	ASSERT_EQ(0, fi_config("N", "0"));
+	/* The table gotrace start makes: one entry per possible pid. */
+	ASSERT_EQ(0, gt_read_ulong(PID_MAX, &pid_max));
+	args.max_tid = pid_max;
+	nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, nth);
+	ctl = gt_open(O_WRONLY);
+	ASSERT_LE(0, ctl);
+	ASSERT_EQ(0, gt_status(ctl, &st0));
+	for (n = 1; n <= FI_MAX_CALLS; n++) {
+		char val[32];
+		int err, len = snprintf(val, sizeof(val), "%ld", n);
+
+		ASSERT_EQ(len, pwrite(nth, val, len, 0));
+		ret = ioctl(ctl, GOTRACE_START, &args);
+		err = errno;
+		/* 0: the fault was injected; else how many calls were left. */
+		left = fi_read(nth);
+		ASSERT_EQ(1, pwrite(nth, "0", 1, 0));
+		if (!ret) {
+			ASSERT_EQ(0, gt_stop(ctl));
+			ASSERT_EQ(0, gt_reset());
+			if (left)
+				break;
+			survived++;
+			ASSERT_EQ(0, gt_status(ctl, &st0));
+			continue;
+		}
+		ASSERT_EQ(0, left);
+		ASSERT_EQ(ENOMEM, err);
+		start_failed_cleanly(_metadata, ctl, &st0);
+		failed++;
+	}
+	EXPECT_EQ(0, fi_config("Y", "2"));
+	ASSERT_EQ(0, ret);
+	ASSERT_NE(0, left) {
+		TH_LOG("every start up to fail-nth %d had a fault injected", FI_MAX_CALLS);
+	}
+	/* The buffers and the thread table are several allocations each. */
+	EXPECT_LT(3, failed);
+	TH_LOG("a fault at each of %ld allocations: %u starts failed with ENOMEM, %u survived it",
+	       n - 1, failed, survived);
+	close(ctl);
+	close(nth);
+	session_works(_metadata, "fault-after-allocation-fails");
 }
 
 TEST_HARNESS_MAIN

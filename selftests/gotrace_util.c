@@ -517,19 +517,26 @@ int gt_read_ulong(const char *path, unsigned long *val)
 	return ret;
 }
 
-int gt_write_ulong(const char *path, unsigned long val)
+int gt_write_file(const char *path, const char *val)
 {
-	char buf[32];
-	int fd, len;
+	size_t len = strlen(val);
 	ssize_t n;
+	int fd;
 
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	len = snprintf(buf, sizeof(buf), "%lu\n", val);
-	n = write(fd, buf, len);
+	n = write(fd, val, len);
 	close(fd);
-	return n == len ? 0 : -1;
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+int gt_write_ulong(const char *path, unsigned long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lu\n", val);
+	return gt_write_file(path, buf);
 }
 
 /*

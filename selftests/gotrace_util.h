@@ -104,6 +104,7 @@ void gt_msleep(unsigned int ms);
 bool gt_wait_blocked(pid_t tid, unsigned int ms);
 unsigned long gt_env_ulong(const char *name, unsigned long def);
 int gt_read_ulong(const char *path, unsigned long *val);
+int gt_write_file(const char *path, const char *val);
 int gt_write_ulong(const char *path, unsigned long val);
 
 #define GT_CAP(cap) (1ULL << (cap))
