@@ -66,17 +66,20 @@ comment() {
 	done
 }
 
-# step NAME COMMAND...: run COMMAND, its output as comments, then a result.
+# step NAME COMMAND...: run COMMAND, its output and duration as comments,
+# then a result.
 step() {
 	name=$1
 	shift
 	mark_log
 	echo "# $name"
+	start=$(date +%s)
 	{
 		"$@" 2>&1
 		echo $? > "$rcfile"
 	} | comment
 	rc=$(cat "$rcfile")
+	echo "# $name: $(($(date +%s) - start)) s"
 	show_log
 	case $rc in
 	0)	result 0 "$name" ;;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -164,12 +165,24 @@ TEST_F_TIMEOUT(stress, cycles_in_fork_storm, 3600)
 }
 
 /* A child bouncing bytes through pipes until killed (or its parent dies). */
-static void busy_child(struct __test_metadata *_metadata, pid_t *pid)
+/*
+ * With @cpu >= 0 the child and its ping-pong partner stay on CPU @cpu:
+ * their wakeups are then local, the fastest way to make events.
+ */
+static void busy_child(struct __test_metadata *_metadata, pid_t *pid, int cpu)
 {
+	cpu_set_t set;
+
 	*pid = fork();
 	ASSERT_LE(0, *pid);
 	if (*pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (cpu >= 0) {
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			if (sched_setaffinity(0, sizeof(set), &set))
+				_exit(1);
+		}
 		for (;;)
 			gt_pingpong(1000, 0);
 	}
@@ -206,7 +219,7 @@ TEST_F_TIMEOUT(stress, hotplug_during_trace, 900)
 	cpu1_online(_metadata, &self->cpu1_off, true);
 	ASSERT_EQ(0, gt_start(self->ctl, GOTRACE_FORMAT_DEFAULT, 0));
 	ASSERT_EQ(0, gt_recorder_start(&rec, self->fd, GT_READ_CHUNK));
-	busy_child(_metadata, &self->children[0]);
+	busy_child(_metadata, &self->children[0], -1);
 	for (i = 0; i < rounds && _metadata->passed; i++) {
 		cpu1_online(_metadata, &self->cpu1_off, false);
 		gt_msleep(50);
@@ -332,7 +345,7 @@ TEST_F_TIMEOUT(stress, long_run, 7200)
 	ASSERT_EQ(0, gt_start(self->ctl, GOTRACE_FORMAT_DEFAULT, LONG_BUFFER));
 	ASSERT_EQ(0, pthread_create(&s.thread, NULL, streamer_main, &s));
 	for (i = 0; i < ARRAY_SIZE(self->children); i++)
-		busy_child(_metadata, &self->children[i]);
+		busy_child(_metadata, &self->children[i], i % get_nprocs());
 	start_ms = gt_now_ms();
 	while (__atomic_load_n(&s.bytes, __ATOMIC_ACQUIRE) < target) {
 		gt_msleep(100);
