@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The debug test command (make check-debug): the whole selftest suite on gotrace's debug
+# The test command's second half (make check-debug): the whole selftest suite on gotrace's debug
 # kernel (lockdep, KASAN, kmemleak, ...) and on Debian's PREEMPT_RT kernel, failing on any
 # report the kernel makes.
 #

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The test command (make check): host unit tests, the VM selftests on both kernels, Go's readers.
+# The test command's first half (make check-stock): host tests, Debian kernels' VM suite, Go.
 #
 # Usage: scripts/check.sh
 #
