@@ -10,10 +10,11 @@
 # and boot a QEMU guest (2 vCPUs) that runs selftests/run_guest.sh with build/check shared
 # at /host; then feed every trace the guests left in build/check/traces to
 # scripts/go-check.sh and scripts/addr-scan.sh (no raw kernel address), and each kernel's
-# views-*.trace to scripts/views-check.sh (Go's
-# profiles and goroutine page must name the views workload's waits). Each suite's TAP is
-# saved under build/check/ and counted; the command fails if any test fails, any suite does
-# not run, or a guest shows a kernel splat.
+# views-*.trace to scripts/views-check.sh (Go's profiles and goroutine page must name the
+# views workload's waits); last, the self-tests of go-check.sh and views-check.sh (each
+# must pass good traces and fail broken ones). Each suite's TAP is saved under build/check/
+# and counted; the command fails if any test fails, any suite does not run, or a guest
+# shows a kernel splat.
 #
 # Environment: GOTRACE_VM_TIMEOUT (seconds per guest, default 2400), GOTRACE_VM_MEM (MB,
 # default 2048), GOTRACE_KERNELS (space-separated KVERs to test instead of all).
@@ -249,5 +250,14 @@ for kver in $kvers; do
 			scripts/views-check.sh "$TRACES/$kver"
 	fi
 done
+
+# The checkers themselves: go-check.sh on Go's own sample traces and on broken ones,
+# views-check.sh on the first kernel's views traces and on edited copies that must fail.
+step "the checkers' self-tests (scripts/go-check-selftest.sh, scripts/views-check-selftest.sh)"
+run_tap go-check-selftest "$OUT/go-check-selftest.tap" scripts/go-check-selftest.sh
+# shellcheck disable=SC2086 # one word per kernel
+set -- $kvers
+run_tap views-check-selftest "$OUT/views-check-selftest.tap" \
+	scripts/views-check-selftest.sh "$TRACES/$1"
 
 summary

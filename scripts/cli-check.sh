@@ -31,18 +31,8 @@ mkdir -p "$2" || die "cannot create $2"
 out=$(cd "$2" && pwd)
 tracedir=${3:-$out/traces}
 share=$out/share
-n=0
-failed=0
-
-result() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=scripts/tap-lib.sh
+. "$ROOT/scripts/tap-lib.sh"
 
 # The shared libraries of $1 and its loader, copied under $2 at their own paths.
 bundle_libs() {
@@ -119,5 +109,4 @@ for j in "$share"/json/*.json; do
 done
 cp "$share"/traces/*.trace "$tracedir/" 2> /dev/null
 echo "# traces for scripts/go-check.sh: $(ls "$share"/traces/*.trace 2>/dev/null | wc -l) in $tracedir"
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -13,18 +13,8 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-n=0
-failed=0
-
-result() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=scripts/tap-lib.sh
+. "$ROOT/scripts/tap-lib.sh"
 
 bail() {
 	echo "Bail out! dkms-check.sh: $*"
@@ -76,5 +66,4 @@ result $? "DKMS signed it with its MOK key (for Secure Boot)"
 	[ ! -e "/lib/modules/$kver/updates/dkms/gotrace.ko" ]
 result $? "nothing of it on the host: /var/lib/dkms, /usr/src, /lib/modules"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

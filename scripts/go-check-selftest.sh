@@ -70,30 +70,8 @@ sys.exit("no Gomaxprocs event in " + src)
 '
 export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}"
 
-N=0
-FAILED=0
-# result STATUS DESCRIPTION [OUTPUT_FILE]: one TAP line; on failure show the checker's output.
-result() {
-	N=$((N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $N - $2"
-	else
-		FAILED=$((FAILED + 1))
-		echo "not ok $N - $2"
-		if [ -n "${3:-}" ] && [ -f "$3" ]; then
-			head -n 80 "$3" | sed 's/^/# /'
-		fi
-	fi
-}
-
-# run NAME ARGS...: run the checker, output in $TMP/NAME.out; sets RC.
-run() {
-	local name=$1
-	shift
-	RC=0
-	"$CHECK" "$@" >"$TMP/$name.out" 2>&1 || RC=$?
-	OUT=$TMP/$name.out
-}
+# shellcheck source=scripts/tap-lib.sh
+. "$HERE/tap-lib.sh"
 
 # The sample traces: 1.11 and 1.19 from Go 1.19, 1.21 from Go 1.21.
 mkdir "$TMP/good" "$TMP/mmu" "$TMP/mmu-fixed"
@@ -223,8 +201,8 @@ if grep -F -- "-http=127.0.0.1:0 $TMP/" "$TMP/ps.out" >"$TMP/stray.out"; then
 fi
 result $st "no 'trace -http' server left running" "$TMP/stray.out"
 
-if [ "$FAILED" -ne 0 ]; then
-	echo "# $FAILED of $N self-tests failed" >&2
+if [ "$tap_failed" -ne 0 ]; then
+	echo "# $tap_failed of $tap_n self-tests failed" >&2
 	exit 1
 fi
 exit 0

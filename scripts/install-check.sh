@@ -12,18 +12,8 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-n=0
-failed=0
-
-result() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=scripts/tap-lib.sh
+. "$ROOT/scripts/tap-lib.sh"
 
 bail() {
 	echo "Bail out! install-check.sh: $*"
@@ -76,5 +66,4 @@ left=$(cd "$dest" && find . -type f ! -path "./lib/modules/$kver/modules.*" | so
 [ -z "$left" ] || echo "$left" | sed 's/^/# left behind: /'
 check "nothing left but depmod's indexes" test -z "$left"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -70,30 +70,8 @@ open(dst, "wb").write(out)
 '
 export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}"
 
-N=0
-FAILED=0
-# result STATUS DESCRIPTION [OUTPUT_FILE]: one TAP line; on failure show the checker's output.
-result() {
-	N=$((N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $N - $2"
-	else
-		FAILED=$((FAILED + 1))
-		echo "not ok $N - $2"
-		if [ -n "${3:-}" ] && [ -f "$3" ]; then
-			head -n 80 "$3" | sed 's/^/# /'
-		fi
-	fi
-}
-
-# run NAME ARGS...: run the checker, output in $TMP/NAME.out; sets RC and OUT.
-run() {
-	local name=$1
-	shift
-	RC=0
-	"$CHECK" "$@" >"$TMP/$name.out" 2>&1 || RC=$?
-	OUT=$TMP/$name.out
-}
+# shellcheck source=scripts/tap-lib.sh
+. "$HERE/tap-lib.sh"
 
 # failing: the names of the failed checks in $OUT, as "goV KIND" / "no raw kernel address",
 # one line each, sorted.
@@ -166,8 +144,8 @@ st=0
 [ "$RC" -eq 2 ] && grep -q '^usage:' "$OUT" || st=1
 result $st "no arguments: usage error (exit 2)" "$OUT"
 
-if [ "$FAILED" -ne 0 ]; then
-	echo "# $FAILED of $N self-tests failed" >&2
+if [ "$tap_failed" -ne 0 ]; then
+	echo "# $tap_failed of $tap_n self-tests failed" >&2
 	exit 1
 fi
 exit 0

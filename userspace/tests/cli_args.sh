@@ -17,18 +17,13 @@ if setpriv --bounding-set=-sys_module true 2>/dev/null; then
 fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-n=0
-failed=0
+# shellcheck source=scripts/tap-lib.sh
+. "$(dirname "$0")/../../scripts/tap-lib.sh"
 
-result() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		sed 's/^/#   /' "$TMP/err" "$TMP/out"
-	fi
+# shown OK DESCRIPTION: the result of a gotrace run, with its stderr and stdout if it failed.
+shown() {
+	cat "$TMP/err" "$TMP/out" > "$TMP/shown"
+	result "$1" "$2" "$TMP/shown"
 }
 
 # refuse PATTERN ARGS...: exit status 1, stderr matches PATTERN, stdout empty.
@@ -49,7 +44,7 @@ refuse() {
 		ok=1
 	fi
 	[ "$ok" -eq 0 ] || cat "$TMP/why"
-	result "$ok" "refused: gotrace $*"
+	shown "$ok" "refused: gotrace $*"
 }
 
 # helps CMD: CMD --help exits 0 and prints its usage on stdout.
@@ -58,7 +53,7 @@ helps() {
 	"$GOTRACE" "$@" --help > "$TMP/out" 2> "$TMP/err" || rc=$?
 	ok=0
 	[ "$rc" -eq 0 ] && grep -q "^Usage: .*gotrace $*" "$TMP/out" || ok=1
-	result "$ok" "gotrace $* --help"
+	shown "$ok" "gotrace $* --help"
 }
 
 echo "TAP version 13"
@@ -109,7 +104,6 @@ done
 rc=0
 "$GOTRACE" --version > "$TMP/out" 2> "$TMP/err" || rc=$?
 [ "$rc" -eq 0 ] && grep -q '^gotrace [0-9]' "$TMP/out"
-result $? "gotrace --version"
+shown $? "gotrace --version"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

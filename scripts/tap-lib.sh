@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+# TAP output for gotrace's shell tests: sourced by them, never run on its own.
+#
+#   result STATUS DESCRIPTION [OUTPUT_FILE]
+#       "ok N - DESCRIPTION" if STATUS is 0, else "not ok N - DESCRIPTION" followed by the
+#       first 80 lines of OUTPUT_FILE (when given and present) as "# " comments.
+#   tap_end
+#       the plan, "1..N", for scripts that print it last; fails if any result failed.
+#   run NAME ARGS...
+#       run "$CHECK" ARGS... (the script under test), output in $TMP/NAME.out: sets RC to
+#       its exit status and OUT to that file.
+#
+# tap_n counts the results so far, tap_failed the failed ones.
+
+tap_n=0
+tap_failed=0
+
+result() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		tap_failed=$((tap_failed + 1))
+		echo "not ok $tap_n - $2"
+		if [ -n "${3:-}" ] && [ -f "$3" ]; then
+			head -n 80 "$3" | sed 's/^/# /'
+		fi
+	fi
+}
+
+tap_end() {
+	echo "1..$tap_n"
+	[ "$tap_failed" -eq 0 ]
+}
+
+run() {
+	RC=0
+	OUT=$TMP/$1.out
+	shift
+	"$CHECK" "$@" >"$OUT" 2>&1 || RC=$?
+}
