@@ -12,7 +12,7 @@
  * address of each translation block. Windows are numbered 0, 1, 2... in the
  * order they open; the guest keeps its own list of what each one was.
  *
- * Usage: qemu-system-x86_64 -plugin insn_window.so,out=FILE ...
+ * Usage: qemu-system-x86_64 -plugin insn_window.so,out=FILE[,prof=PFILE] ...
  *
  * FILE gets one line per window as it closes (flushed, so a guest that
  * dies keeps what it measured), then a summary at exit:
@@ -21,6 +21,15 @@
  *   aborted N            a window opened again before it closed
  *   stray-close          a close marker outside any window
  *   end WINDOWS INSNS    at exit: windows closed, instructions in all
+ *
+ * With prof=PFILE, also a profile of each window, where its instructions ran:
+ * as the window closes, one line per translation block it executed,
+ *
+ *   N VADDR INSNS EXECS  window N ran the block at VADDR (hex) of INSNS
+ *                        instructions EXECS times
+ *
+ * (a callback per block executed: it slows the guest down several times;
+ * the counts above stay exact).
  *
  * Counts are exact on one vCPU, give or take a few instructions when a
  * translation block is left early (a fault): an inline add at the start of
@@ -95,6 +104,10 @@ typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
 
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
 					   qemu_plugin_vcpu_tb_trans_cb_t cb);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
+					  qemu_plugin_vcpu_udata_cb_t cb,
+					  enum qemu_plugin_cb_flags flags,
+					  void *userdata);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 					    qemu_plugin_vcpu_udata_cb_t cb,
 					    enum qemu_plugin_cb_flags flags,
@@ -204,11 +217,61 @@ static int counters_init(void)
 #endif
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static FILE *out;
-static const char *out_path;
+static FILE *out, *prof;
+static const char *out_path, *prof_path;
 static bool in_window;
 static unsigned long windows, closed;
 static uint64_t start_all, start_kernel;
+
+/* The profile: every block translated, newest first (under lock). */
+struct prof_tb {
+	uint64_t vaddr;
+	uint64_t execs;		/* in the open window */
+	size_t insns;
+	struct prof_tb *next;
+};
+static struct prof_tb *prof_tbs;
+
+static void prof_exec(unsigned int vcpu_index, void *userdata)
+{
+	struct prof_tb *tb = userdata;
+
+	(void)vcpu_index;
+	if (in_window)
+		__atomic_add_fetch(&tb->execs, 1, __ATOMIC_RELAXED);
+}
+
+static void prof_tb_add(struct qemu_plugin_tb *tb, size_t n)
+{
+	struct prof_tb *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return;
+	p->vaddr = qemu_plugin_tb_vaddr(tb);
+	p->insns = n;
+	pthread_mutex_lock(&lock);
+	p->next = prof_tbs;
+	prof_tbs = p;
+	pthread_mutex_unlock(&lock);
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, prof_exec,
+					     QEMU_PLUGIN_CB_NO_REGS, p);
+}
+
+/* Write window @w's profile and start the next from zero (under lock). */
+static void prof_flush(unsigned long w)
+{
+	struct prof_tb *p;
+
+	for (p = prof_tbs; p; p = p->next) {
+		if (!p->execs)
+			continue;
+		if (w != ~0UL)
+			fprintf(prof, "%lu %" PRIx64 " %zu %" PRIu64 "\n", w,
+				p->vaddr, p->insns, p->execs);
+		p->execs = 0;
+	}
+	fflush(prof);
+}
 
 static void emit(const char *fmt, unsigned long a, uint64_t b, uint64_t c)
 {
@@ -236,6 +299,8 @@ static void marker_exec(unsigned int vcpu_index, void *userdata)
 	if (!(ud & UD_CLOSE)) {
 		if (in_window)
 			emit("aborted %lu\n", windows - 1, 0, 0);
+		if (prof)
+			prof_flush(~0UL);
 		in_window = true;
 		windows++;
 		start_all = all;
@@ -248,6 +313,8 @@ static void marker_exec(unsigned int vcpu_index, void *userdata)
 		/* The markers run in user mode: no kernel tail to take off. */
 		emit("window %lu %" PRIu64 " %" PRIu64 "\n", windows - 1,
 		     all - start_all, kernel - start_kernel);
+		if (prof)
+			prof_flush(windows - 1);
 	}
 	pthread_mutex_unlock(&lock);
 }
@@ -278,6 +345,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 	(void)id;
 	count_tb(tb, kernel, n);
+	if (prof)
+		prof_tb_add(tb, n);
 	if (kernel)
 		return;
 	for (i = 0; i < n; i++) {
@@ -310,6 +379,9 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 	if (out)
 		fclose(out);
 	out = NULL;
+	if (prof)
+		fclose(prof);
+	prof = NULL;
 	pthread_mutex_unlock(&lock);
 }
 
@@ -328,9 +400,18 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4)) {
 			out_path = argv[i] + 4;
+		} else if (!strncmp(argv[i], "prof=", 5)) {
+			prof_path = argv[i] + 5;
 		} else {
-			fprintf(stderr, "insn_window: unknown argument '%s' (takes out=FILE)\n",
+			fprintf(stderr, "insn_window: unknown argument '%s' (takes out=FILE, prof=FILE)\n",
 				argv[i]);
+			return -1;
+		}
+	}
+	if (prof_path) {
+		prof = fopen(prof_path, "w");
+		if (!prof) {
+			perror(prof_path);
 			return -1;
 		}
 	}

@@ -3,7 +3,7 @@
 # The benchmark (make bench): gotrace against ftrace, in guest instructions, in one VM run.
 #
 # Usage: scripts/bench.sh [--kver KVER] [--ko FILE | --rev REV] [--out DIR] [--no-go-check]
-#                         [-- GUEST_ARGS...]
+#                         [--profile WORKLOAD] [-- GUEST_ARGS...]
 #
 #   --kver KVER     the kernel to boot (default: the Debian 6.1 kernel scripts/kernels.sh fetched)
 #   --ko FILE       benchmark this gotrace.ko (copied first) instead of building one from the
@@ -11,6 +11,9 @@
 #   --rev REV       build gotrace.ko from git revision REV's sources instead (git archive)
 #   --out DIR       where everything goes (default build/bench)
 #   --no-go-check   skip Go's readers on the traces (they take a few seconds a trace)
+#   --profile WORKLOAD  also profile every window by kernel function (the plugin's prof=,
+#                   several times slower) and print where gotrace's overhead on WORKLOAD
+#                   went: bench/profile.py, from OUT/profile.txt and the guest's kallsyms
 #   GUEST_ARGS      more bench/gotrace_bench options, e.g. --rounds 5 --pingpong 10000
 #                   (OUT/bin/gotrace_bench --help lists them)
 #
@@ -55,7 +58,7 @@ usage() {
 	exit 2
 }
 
-kver="" ko="" rev="" out="$ROOT/build/bench" go_check=1
+kver="" ko="" rev="" out="$ROOT/build/bench" go_check=1 profile=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) [ $# -ge 2 ] || usage; kver=$2; shift 2 ;;
@@ -63,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--rev) [ $# -ge 2 ] || usage; rev=$2; shift 2 ;;
 	--out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
 	--no-go-check) go_check=""; shift ;;
+	--profile) [ $# -ge 2 ] || usage; profile=$2; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) echo "bench.sh: unknown argument $1" >&2; usage ;;
@@ -94,7 +98,8 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # Nothing from an earlier run may be reported or checked again (history/ stays).
 rm -rf "$out/traces" "$out/bin" "$out/module" "$out/gotrace.ko" "$out/table.txt" \
-	"$out/results.json" "$out/guest.txt" "$out/windows.txt" "$out/go-check.tap"
+	"$out/results.json" "$out/guest.txt" "$out/windows.txt" "$out/go-check.tap" \
+	"$out/profile.txt" "$out/kallsyms.txt"
 mkdir -p "$out/traces"
 
 # What the module is built from: "commit" names it in the results and the history.
@@ -130,7 +135,9 @@ bench_rev=${bench_rev:-uncommitted}
 git -C "$ROOT" diff --quiet HEAD -- bench scripts/bench.sh 2>/dev/null || bench_rev="$bench_rev+dirty"
 
 # vm.sh's QEMU options.
-set -- --qemu-arg -plugin --qemu-arg "$out/bin/insn_window.so,out=$out/windows.txt"
+plugin="$out/bin/insn_window.so,out=$out/windows.txt"
+[ -z "$profile" ] || plugin="$plugin,prof=$out/profile.txt"
+set -- --qemu-arg -plugin --qemu-arg "$plugin"
 if [ "$ICOUNT" = off ]; then
 	clock="TCG wall time (no icount)"
 else
@@ -149,7 +156,8 @@ rc=0
 "$ROOT/scripts/vm.sh" --cpus 1 --mem "$MEM" --timeout "$TIMEOUT" \
 	--log "$out/console.log" --stdout "$out/guest.txt" \
 	"$@" "$kver" "$out" -- \
-	./bin/gotrace_bench --ko /host/gotrace.ko --trace-dir /host/traces $guest_args || rc=$?
+	"./bin/gotrace_bench --ko /host/gotrace.ko --trace-dir /host/traces $guest_args;" \
+	"rc=\$?; ${profile:+cat /proc/kallsyms > kallsyms.txt;} exit \$rc" || rc=$?
 [ ! -f "$out/.vm-dmesg" ] || mv "$out/.vm-dmesg" "$out/dmesg.txt"
 [ "$rc" -eq 0 ] || die "the guest failed (status $rc); see $out/console.log"
 
@@ -164,6 +172,13 @@ cat "$out/table.txt"
 hist="$out/history/$stamp-$commit"
 mkdir -p "$hist"
 cp "$out/table.txt" "$out/results.json" "$out/guest.txt" "$out/windows.txt" "$hist/"
+if [ -n "$profile" ]; then
+	echo
+	python3 "$ROOT/bench/profile.py" "$out/guest.txt" "$out/profile.txt" "$out/kallsyms.txt" \
+		"$profile" > "$out/profile-$profile.txt" || die "bench/profile.py failed"
+	cat "$out/profile-$profile.txt"
+	cp "$out/profile-$profile.txt" "$hist/"
+fi
 
 ntraces=$(find "$out/traces" -name '*.trace' | wc -l)
 if [ -z "$go_check" ]; then
