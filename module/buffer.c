@@ -68,27 +68,30 @@ static void gotrace_buf_commit(struct gotrace_cpu *c)
 
 static void gotrace_buf_batch(struct gotrace_cpu *c, u64 ts)
 {
-	u8 *p = gotrace_buf_chunk(c, c->head);
+	u8 *p;
 
+	c->chunk = gotrace_buf_chunk(c, c->head);
+	p = c->chunk;
 	*p++ = GO_EV_BATCH | 1 << 6;
 	p = gotrace_put_uvarint(p, c->cpu);
 	p = gotrace_put_uvarint(p, ts);
-	c->pos = p - gotrace_buf_chunk(c, c->head);
+	c->pos = p - c->chunk;
 	c->bytes += c->pos;
 	c->last_ts = ts;
 }
 
 /**
- * gotrace_buf_reserve - room for one event
+ * gotrace_buf_reserve_slow - gotrace_buf_reserve() at a chunk's end or start
  * @c: this CPU's buffer (interrupts off, or no probe can run)
- * @ts: the event's time stamp; starts a new batch there if needed
- * @closing: the event closes the trace: at most GOTRACE_CLOSE_MAX bytes,
- *	     which may come from the reserve. Otherwise GOTRACE_EV_MAX.
+ * @ts: the event's time stamp, the new batch's
+ * @closing: as for gotrace_buf_reserve()
  *
- * Return: where to write, then call gotrace_buf_advance(); NULL when the
- * ring is full (every chunk is waiting for the reader).
+ * Commits the chunk being filled if the event does not fit in it, and
+ * starts a batch in the next one.
+ *
+ * Return: as gotrace_buf_reserve().
  */
-u8 *gotrace_buf_reserve(struct gotrace_cpu *c, u64 ts, bool closing)
+u8 *gotrace_buf_reserve_slow(struct gotrace_cpu *c, u64 ts, bool closing)
 {
 	size_t need = closing ? GOTRACE_CLOSE_MAX : GOTRACE_EV_MAX;
 	size_t limit = GOTRACE_CHUNK_SIZE - (closing ? 0 : GOTRACE_RESERVE);
@@ -104,21 +107,7 @@ u8 *gotrace_buf_reserve(struct gotrace_cpu *c, u64 ts, bool closing)
 	}
 	if (!c->pos)
 		gotrace_buf_batch(c, ts);
-	return gotrace_buf_chunk(c, c->head) + c->pos;
-}
-
-/**
- * gotrace_buf_advance - account the bytes written after gotrace_buf_reserve()
- * @c: this CPU's buffer
- * @end: one past the last byte written
- */
-void gotrace_buf_advance(struct gotrace_cpu *c, u8 *end)
-{
-	u32 pos = end - gotrace_buf_chunk(c, c->head);
-
-	c->bytes += pos - c->pos;
-	c->events++;
-	c->pos = pos;
+	return c->chunk + c->pos;
 }
 
 /**

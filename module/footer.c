@@ -34,6 +34,28 @@ enum gotrace_footer_phase {
 	GOTRACE_F_DONE,
 };
 
+/*
+ * The first cheap stack id from @id on that was written, or
+ * GOTRACE_STACKS_NR: the summary finds the words with a bit set.
+ */
+static u32 gotrace_stack_next(struct gotrace_session *s, u32 id)
+{
+	unsigned long w, bits;
+
+	if (id >= GOTRACE_STACKS_NR)
+		return GOTRACE_STACKS_NR;
+	w = BIT_WORD(id);
+	for_each_set_bit_from(w, s->stacks_words, GOTRACE_STACKS_WORDS) {
+		bits = s->stacks_used[w];
+		if (w == BIT_WORD(id))
+			bits &= BITMAP_FIRST_WORD_MASK(id);
+		if (bits)
+			return min_t(u32, w * BITS_PER_LONG + __ffs(bits),
+				     GOTRACE_STACKS_NR);
+	}
+	return GOTRACE_STACKS_NR;
+}
+
 static u8 *gotrace_put_stack(u8 *p, u32 id)
 {
 	u32 prog = (id - 1) / GOTRACE_R_NR, reason = (id - 1) % GOTRACE_R_NR;
@@ -89,7 +111,7 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 		}
 		break;
 	case GOTRACE_F_STACKS:
-		i = find_next_bit(s->stacks_used, GOTRACE_STACKS_NR, i);
+		i = gotrace_stack_next(s, i);
 		if (i < GOTRACE_STACKS_NR) {
 			p = gotrace_put_stack(p, i);
 			s->footer_pos = i + 1;
@@ -126,7 +148,8 @@ void gotrace_footer_prepare(struct gotrace_session *s, u64 ts)
 	s->end_ts = ts;
 	s->footer_phase = GOTRACE_F_HEAD;
 	s->footer_pos = 0;
-	for_each_set_bit(id, s->stacks_used, GOTRACE_STACKS_NR)
+	for (id = gotrace_stack_next(s, 0); id < GOTRACE_STACKS_NR;
+	     id = gotrace_stack_next(s, id + 1))
 		__set_bit((id - 1) % GOTRACE_R_NR, s->reasons_used);
 	if (s->kstacks)
 		gotrace_kstacks_prepare(s);

@@ -119,6 +119,8 @@ enum gotrace_reason {
  * encodes both, so a probe finds it without a lookup.
  */
 #define GOTRACE_STACKS_NR	(1 + GOTRACE_PROG_MAX * GOTRACE_R_NR)
+/* Words of the bitmap of the stack ids used: a bit each in its summary. */
+#define GOTRACE_STACKS_WORDS	BITS_TO_LONGS(GOTRACE_STACKS_NR)
 
 /* Kernel stacks (kstacks.c) take the stack ids after the cheap ones. */
 #define GOTRACE_KSTACK_ID(slot)	(GOTRACE_STACKS_NR + (slot))
@@ -219,7 +221,8 @@ struct gotrace_alias {
  *		the reader (acquire).
  * @tail:	chunks consumed. Written by the reader (release), read by the
  *		writer (acquire).
- * @pos:	bytes used in the chunk being filled (slot head % nr_chunks).
+ * @chunk:	the chunk being filled (slot head % nr_chunks), once @pos.
+ * @pos:	bytes used in it; 0 before its batch header is written.
  * @last_ts:	time stamp of the last event written in that chunk.
  * @cur_g:	goroutine running on this P in the trace, 0 for none.
  * @proc_started: a ProcStart has been written for this P.
@@ -240,6 +243,7 @@ struct gotrace_cpu {
 	u32 head;
 	u32 tail;
 	u32 pos;
+	u8 *chunk;
 	u64 last_ts;
 	u64 cur_g;
 	bool proc_started;
@@ -270,6 +274,8 @@ struct gotrace_cpu {
  * @progs:	program names.
  * @kstacks:	kernel stacks, or NULL when they are off.
  * @stacks_used: the cheap stack ids written, GOTRACE_STACKS_NR bits.
+ * @stacks_words: which words of @stacks_used have a bit set, so that the
+ *		footer does not scan its 2 million bits.
  * @reasons_used: reasons in those stacks (computed at stop).
  * @footer:	the page the footer is generated into.
  * @footer_len:	bytes in it.
@@ -301,6 +307,7 @@ struct gotrace_session {
 	struct gotrace_progs *progs;
 	struct gotrace_kstacks *kstacks;
 	unsigned long *stacks_used;
+	unsigned long *stacks_words;
 	DECLARE_BITMAP(reasons_used, GOTRACE_R_NR);
 	u8 *footer;
 	size_t footer_len;
@@ -361,17 +368,118 @@ static inline struct gotrace_session *gotrace_dev_sess(struct gotrace_dev *dev)
 /* buffer.c */
 int gotrace_buf_alloc(struct gotrace_cpu *c, int cpu, u64 size);
 void gotrace_buf_free(struct gotrace_cpu *c);
-u8 *gotrace_buf_reserve(struct gotrace_cpu *c, u64 ts, bool closing);
-void gotrace_buf_advance(struct gotrace_cpu *c, u8 *end);
+u8 *gotrace_buf_reserve_slow(struct gotrace_cpu *c, u64 ts, bool closing);
 void gotrace_buf_flush(struct gotrace_cpu *c);
 const u8 *gotrace_buf_peek(struct gotrace_cpu *c, u32 *len);
 void gotrace_buf_release(struct gotrace_cpu *c);
 u32 gotrace_buf_full(struct gotrace_cpu *c);
 
+/**
+ * gotrace_buf_reserve - room for one event
+ * @c: this CPU's buffer (interrupts off, or no probe can run)
+ * @ts: the event's time stamp; starts a new batch there if needed
+ * @closing: the event closes the trace: at most GOTRACE_CLOSE_MAX bytes,
+ *	     which may come from the reserve. Otherwise GOTRACE_EV_MAX.
+ *
+ * The common case, room in the chunk being filled, is inline: it is on
+ * every event's path.
+ *
+ * Return: where to write, then call gotrace_buf_advance(); NULL when the
+ * ring is full (every chunk is waiting for the reader).
+ */
+static inline u8 *gotrace_buf_reserve(struct gotrace_cpu *c, u64 ts,
+				      bool closing)
+{
+	size_t need = closing ? GOTRACE_CLOSE_MAX : GOTRACE_EV_MAX;
+	size_t limit = GOTRACE_CHUNK_SIZE - (closing ? 0 : GOTRACE_RESERVE);
+
+	if (likely(c->pos && c->pos + need <= limit))
+		return c->chunk + c->pos;
+	return gotrace_buf_reserve_slow(c, ts, closing);
+}
+
+/**
+ * gotrace_buf_advance - account the bytes written after gotrace_buf_reserve()
+ * @c: this CPU's buffer
+ * @end: one past the last byte written
+ */
+static inline void gotrace_buf_advance(struct gotrace_cpu *c, u8 *end)
+{
+	u32 pos = end - c->chunk;
+
+	c->bytes += pos - c->pos;
+	c->events++;
+	c->pos = pos;
+}
+
+/*
+ * Wire format (Go's runtime/trace.go before 1.22): an event is one byte
+ * (type in the low 6 bits, number of arguments after the time stamp in the
+ * top 2 bits, 3 meaning "length-prefixed"), then unsigned LEB128 values: the
+ * time stamp as a delta from the previous event of the batch, then the
+ * arguments, a stack id last for events that carry one.
+ */
+/**
+ * gotrace_put_uvarint - write @v as an unsigned LEB128 varint
+ * @p: destination, room for 10 bytes
+ * @v: value
+ *
+ * Return: one past the last byte written.
+ */
+static __always_inline u8 *gotrace_put_uvarint(u8 *p, u64 v)
+{
+	while (v >= 0x80) {
+		*p++ = (u8)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (u8)v;
+	return p;
+}
+
+/**
+ * gotrace_emit - append one event to a CPU's current batch
+ * @c: the CPU's buffer (interrupts off, or no probe can run)
+ * @ts: time stamp in trace ticks; raised to the batch's last one if earlier
+ * @type: event type
+ * @nargs: number of @args (a stack id, when the event has one, included)
+ * @args: arguments after the time stamp
+ * @closing: the event closes the trace (see gotrace_buf_reserve())
+ *
+ * Inline, so that each call site writes its event with a constant number
+ * of arguments: it is on every event's path.
+ *
+ * Return: false if the buffer is full and nothing was written.
+ */
+static __always_inline bool gotrace_emit(struct gotrace_cpu *c, u64 ts,
+					 enum gotrace_ev type,
+					 unsigned int nargs, const u64 *args,
+					 bool closing)
+{
+	u8 *p, *lenp = NULL, *body;
+	unsigned int i;
+
+	if (ts < c->last_ts)
+		ts = c->last_ts;
+	p = gotrace_buf_reserve(c, ts, closing);
+	if (unlikely(!p))
+		return false;
+
+	*p++ = type | min(nargs, 3U) << 6;
+	if (nargs >= 3)
+		lenp = p++;	/* every body we write is shorter than 128 bytes */
+	body = p;
+	p = gotrace_put_uvarint(p, ts - c->last_ts);
+	for (i = 0; i < nargs; i++)
+		p = gotrace_put_uvarint(p, args[i]);
+	if (lenp)
+		*lenp = p - body;
+
+	c->last_ts = ts;
+	gotrace_buf_advance(c, p);
+	return true;
+}
+
 /* encode.c */
-u8 *gotrace_put_uvarint(u8 *p, u64 v);
-bool gotrace_emit(struct gotrace_cpu *c, u64 ts, enum gotrace_ev type,
-		  unsigned int nargs, const u64 *args, bool closing);
 
 /* encode.c: footer records */
 u8 *gotrace_put_string(u8 *p, u64 id, const char *str);
@@ -415,8 +523,10 @@ static inline u32 gotrace_stack(struct gotrace_session *s, u32 prog, u32 reason)
 {
 	u32 id = 1 + prog * GOTRACE_R_NR + reason;
 
-	if (!test_bit(id, s->stacks_used))
+	if (!test_bit(id, s->stacks_used)) {
 		set_bit(id, s->stacks_used);
+		set_bit(BIT_WORD(id), s->stacks_words);
+	}
 	return id;
 }
 

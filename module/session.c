@@ -40,6 +40,8 @@ static void gotrace_session_release(struct gotrace_session *s)
 	s->kstacks = NULL;
 	vfree(s->stacks_used);
 	s->stacks_used = NULL;
+	bitmap_free(s->stacks_words);
+	s->stacks_words = NULL;
 	vfree(s->footer);
 	s->footer = NULL;
 }
@@ -95,10 +97,11 @@ gotrace_session_alloc(struct gotrace_dev *dev, u32 flags, u32 format,
 	s->threads = gotrace_threads_alloc(max_tid);
 	s->aliases = kcalloc(GOTRACE_ALIASES, sizeof(*s->aliases), GFP_KERNEL);
 	s->progs = gotrace_progs_alloc();
-	s->stacks_used = vzalloc(BITS_TO_LONGS(GOTRACE_STACKS_NR) * sizeof(long));
+	s->stacks_used = vzalloc(GOTRACE_STACKS_WORDS * sizeof(long));
+	s->stacks_words = bitmap_zalloc(GOTRACE_STACKS_WORDS, GFP_KERNEL);
 	s->footer = vmalloc(GOTRACE_FOOTER_PAGE);
 	if (!s->threads || !s->aliases || !s->progs || !s->stacks_used ||
-	    !s->footer)
+	    !s->stacks_words || !s->footer)
 		goto err_free;
 	if (flags & GOTRACE_START_KSTACKS) {
 		s->kstacks = gotrace_kstacks_alloc();
