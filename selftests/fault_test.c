@@ -250,6 +250,22 @@ static __u64 mem_available(void)
 	return kb * 1024ULL;
 }
 
+/* Pages the kernel has allocated since boot (/proc/vmstat pgalloc_*). */
+static __u64 pages_allocated(void)
+{
+	unsigned long long n, sum = 0;
+	char line[128], name[64];
+	FILE *f = fopen("/proc/vmstat", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "pgalloc_%63s %llu", name, &n) == 2)
+			sum += n;
+	fclose(f);
+	return sum;
+}
+
 /* A failed start changed nothing: idle, no new session, counters kept. */
 static void start_failed_cleanly(struct __test_metadata *_metadata, int ctl,
 				 const struct gotrace_status *st0)
@@ -280,11 +296,14 @@ static void session_works(struct __test_metadata *_metadata, const char *name)
 /*
  * A start whose buffers do not fit in the memory available: ENOMEM before
  * anything is allocated (no reclaim storm, no OOM kill), nothing started,
- * and the device starts the next session normally.
+ * and the device starts the next session normally. Trying first would
+ * allocate up to a CPU's 1 GiB (262,144 pages) before failing: the start
+ * may allocate less than 16 MiB of pages, whatever else runs meanwhile.
  */
 TEST_F_TIMEOUT(fault, start_beyond_memory, 300)
 {
 	struct gotrace_status st0;
+	__u64 pages;
 	int ctl;
 
 	ctl = gt_open(O_WRONLY);
@@ -295,8 +314,14 @@ TEST_F_TIMEOUT(fault, start_beyond_memory, 300)
 		SKIP(return, "%u CPUs x 1 GiB of buffers fit in MemAvailable",
 		     st0.nr_cpus);
 	}
+	pages = pages_allocated();
+	ASSERT_NE(0, pages);
 	EXPECT_EQ(-1, gt_start(ctl, GOTRACE_FORMAT_DEFAULT, GT_MAX_BUFFER));
 	EXPECT_EQ(ENOMEM, errno);
+	pages = pages_allocated() - pages;
+	EXPECT_GT(4096, pages);
+	TH_LOG("the refused start: %llu pages allocated meanwhile",
+	       (unsigned long long)pages);
 	start_failed_cleanly(_metadata, ctl, &st0);
 	close(ctl);
 	session_works(_metadata, "fault-after-beyond-memory");
