@@ -84,18 +84,17 @@ static void gotrace_buf_batch(struct gotrace_cpu *c, u64 ts)
  * gotrace_buf_reserve_slow - gotrace_buf_reserve() at a chunk's end or start
  * @c: this CPU's buffer (interrupts off, or no probe can run)
  * @ts: the event's time stamp, the new batch's
- * @closing: as for gotrace_buf_reserve()
+ * @need: bytes wanted; with a batch header before them, less than @limit
+ * @limit: where they must end in a chunk
  *
- * Commits the chunk being filled if the event does not fit in it, and
- * starts a batch in the next one.
+ * Commits the chunk being filled if @need bytes do not fit in it before
+ * @limit, and starts a batch in the next one.
  *
  * Return: as gotrace_buf_reserve().
  */
-u8 *gotrace_buf_reserve_slow(struct gotrace_cpu *c, u64 ts, bool closing)
+u8 *gotrace_buf_reserve_slow(struct gotrace_cpu *c, u64 ts, size_t need,
+			     size_t limit)
 {
-	size_t need = closing ? GOTRACE_CLOSE_MAX : GOTRACE_EV_MAX;
-	size_t limit = GOTRACE_CHUNK_SIZE - (closing ? 0 : GOTRACE_RESERVE);
-
 	if (c->pos && c->pos + need > limit) {
 		/* Pairs with the release in gotrace_buf_release(): slot is free. */
 		u32 tail = smp_load_acquire(&c->tail);

@@ -368,7 +368,8 @@ static inline struct gotrace_session *gotrace_dev_sess(struct gotrace_dev *dev)
 /* buffer.c */
 int gotrace_buf_alloc(struct gotrace_cpu *c, int cpu, u64 size);
 void gotrace_buf_free(struct gotrace_cpu *c);
-u8 *gotrace_buf_reserve_slow(struct gotrace_cpu *c, u64 ts, bool closing);
+u8 *gotrace_buf_reserve_slow(struct gotrace_cpu *c, u64 ts, size_t need,
+			     size_t limit);
 void gotrace_buf_flush(struct gotrace_cpu *c);
 const u8 *gotrace_buf_peek(struct gotrace_cpu *c, u32 *len);
 void gotrace_buf_release(struct gotrace_cpu *c);
@@ -395,7 +396,30 @@ static inline u8 *gotrace_buf_reserve(struct gotrace_cpu *c, u64 ts,
 
 	if (likely(c->pos && c->pos + need <= limit))
 		return c->chunk + c->pos;
-	return gotrace_buf_reserve_slow(c, ts, closing);
+	return gotrace_buf_reserve_slow(c, ts, need, limit);
+}
+
+/**
+ * gotrace_buf_room - room for @n events in the chunk being filled
+ * @c: this CPU's buffer (interrupts off)
+ * @ts: time stamp of the first of them; starts a new batch there if needed
+ * @n: number of events, GOTRACE_EV_MAX bytes each at most
+ *
+ * For a transition written as several events that the trace must hold all
+ * or none of: once this succeeded, the next @n gotrace_emit() calls cannot
+ * fail, since none of them needs a new chunk.
+ *
+ * Return: false when the ring is full (nothing was written).
+ */
+static inline bool gotrace_buf_room(struct gotrace_cpu *c, u64 ts,
+				    unsigned int n)
+{
+	size_t need = n * GOTRACE_EV_MAX;
+	size_t limit = GOTRACE_CHUNK_SIZE - GOTRACE_RESERVE;
+
+	if (likely(c->pos && c->pos + need <= limit))
+		return true;
+	return gotrace_buf_reserve_slow(c, ts, need, limit);
 }
 
 /**

@@ -328,11 +328,13 @@ bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
 		 * As Go's runtime hands off a P whose goroutine blocks in a
 		 * system call: the P stops, and restarts with its next event.
 		 * Go 1.23's viewer ends the goroutine's slice at that stop.
+		 * All three or none: cut after GoSysBlock, the trace's P would
+		 * run nothing while c->cur_g still names the goroutine.
 		 */
-		if (!gotrace_emit(c, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
-		    !gotrace_emit(c, ts, ev, 0, NULL, false))
-			return false;
-		if (!gotrace_emit(c, ts, GO_EV_PROC_STOP, 0, NULL, false))
+		if (!gotrace_buf_room(c, ts, 3) ||
+		    !gotrace_emit(c, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
+		    !gotrace_emit(c, ts, ev, 0, NULL, false) ||
+		    !gotrace_emit(c, ts, GO_EV_PROC_STOP, 0, NULL, false))
 			return false;
 		c->proc_started = false;
 		state = GOTRACE_T_SYSCALL;

@@ -2,6 +2,7 @@
 /* gotrace with full buffers: the recording is cut, the trace stays whole. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -85,6 +86,23 @@ static void fill_and_read(struct __test_metadata *_metadata, int ctl, int *fd,
 TEST_F_TIMEOUT(exhaustion, cut, 300)
 {
 	fill_and_read(_metadata, self->ctl, &self->fd, "exhaustion-cut");
+}
+
+/*
+ * Where the cut falls is where a chunk fills: mid-transition as often as not
+ * (a blocking read is GoSysCall, GoSysBlock, ProcStop). Each round cuts at
+ * another place; each trace must still be consistent, as Go's readers check
+ * on the host (exhaustion-cut-N.trace).
+ */
+TEST_F_TIMEOUT(exhaustion, cut_anywhere, 900)
+{
+	unsigned int i, rounds = gt_env_ulong("GOTRACE_CUT_ROUNDS", 8);
+	char name[64];
+
+	for (i = 0; i < rounds && _metadata->passed; i++) {
+		snprintf(name, sizeof(name), "exhaustion-cut-%u", i);
+		fill_and_read(_metadata, self->ctl, &self->fd, name);
+	}
 }
 
 /* The first reader to open gets the trace from its header, however late. */
