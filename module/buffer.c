@@ -29,10 +29,10 @@ int gotrace_buf_alloc(struct gotrace_cpu *c, int cpu, u64 size)
 {
 	c->nr_chunks = size / GOTRACE_CHUNK_SIZE;
 	c->cpu = cpu;
-	c->mem = kvmalloc_node(size, GOTRACE_GFP_BIG, cpu_to_node(cpu));
+	c->mem = kvmalloc_node(size, GOTRACE_GFP, cpu_to_node(cpu));
 	if (!c->mem)
 		return -ENOMEM;
-	c->lens = kvcalloc(c->nr_chunks, sizeof(*c->lens), GOTRACE_GFP_BIG);
+	c->lens = kvcalloc(c->nr_chunks, sizeof(*c->lens), GOTRACE_GFP);
 	if (!c->lens) {
 		kvfree(c->mem);
 		c->mem = NULL;

@@ -46,10 +46,10 @@ struct gotrace_progs;
 #define GOTRACE_BUF_MIN		SZ_16K
 #define GOTRACE_BUF_MAX		SZ_1G
 /*
- * The big allocations of a session (buffers, thread table) may fail, and
- * then start returns -ENOMEM: never warn, never invoke the OOM killer.
+ * A session's allocations (buffers, tables) may fail, and then start returns
+ * -ENOMEM: never warn, never invoke the OOM killer.
  */
-#define GOTRACE_GFP_BIG		(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+#define GOTRACE_GFP		(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 /* Largest single event we write, a batch header included. */
 #define GOTRACE_EV_MAX		64
 /*

@@ -20,10 +20,10 @@
 #include <linux/jhash.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
-#include <linux/vmalloc.h>
 
 #include "gotrace.h"
 
@@ -67,7 +67,7 @@ struct gotrace_kstacks {
  */
 struct gotrace_kstacks *gotrace_kstacks_alloc(void)
 {
-	return vzalloc(sizeof(struct gotrace_kstacks));
+	return kvzalloc(sizeof(struct gotrace_kstacks), GOTRACE_GFP);
 }
 
 /**
@@ -78,7 +78,7 @@ void gotrace_kstacks_free(struct gotrace_kstacks *ks)
 {
 	if (ks)
 		kvfree(ks->addrs);
-	vfree(ks);
+	kvfree(ks);
 }
 
 static bool gotrace_kstack_equal(struct gotrace_kstack *k, u32 hash,

@@ -13,8 +13,8 @@
 
 #include <linux/atomic.h>
 #include <linux/jhash.h>
+#include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/vmalloc.h>
 
 #include "gotrace.h"
 
@@ -64,7 +64,7 @@ static void gotrace_progs_reserve(struct gotrace_progs *pt, u32 id,
  */
 struct gotrace_progs *gotrace_progs_alloc(void)
 {
-	struct gotrace_progs *pt = vzalloc(sizeof(*pt));
+	struct gotrace_progs *pt = kvzalloc(sizeof(*pt), GOTRACE_GFP);
 
 	if (!pt)
 		return NULL;
@@ -80,7 +80,7 @@ struct gotrace_progs *gotrace_progs_alloc(void)
  */
 void gotrace_progs_free(struct gotrace_progs *pt)
 {
-	vfree(pt);
+	kvfree(pt);
 }
 
 static u32 gotrace_prog_claim(struct gotrace_progs *pt, u32 idx,

@@ -12,7 +12,6 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 
 #include "gotrace.h"
 
@@ -38,11 +37,11 @@ static void gotrace_session_release(struct gotrace_session *s)
 	s->progs = NULL;
 	gotrace_kstacks_free(s->kstacks);
 	s->kstacks = NULL;
-	vfree(s->stacks_used);
+	kvfree(s->stacks_used);
 	s->stacks_used = NULL;
 	bitmap_free(s->stacks_words);
 	s->stacks_words = NULL;
-	vfree(s->footer);
+	kvfree(s->footer);
 	s->footer = NULL;
 }
 
@@ -73,7 +72,7 @@ gotrace_session_alloc(struct gotrace_dev *dev, u32 flags, u32 format,
 	struct gotrace_session *s;
 	int cpu;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = kzalloc(sizeof(*s), GOTRACE_GFP);
 	if (!s)
 		return NULL;
 	s->format = format;
@@ -83,7 +82,7 @@ gotrace_session_alloc(struct gotrace_dev *dev, u32 flags, u32 format,
 	s->rd_cpu = cpumask_first(cpu_possible_mask);
 	snprintf(s->header, sizeof(s->header), "go 1.%u trace", format);
 
-	s->cpus = alloc_percpu(struct gotrace_cpu);
+	s->cpus = alloc_percpu_gfp(struct gotrace_cpu, GOTRACE_GFP);
 	if (!s->cpus)
 		goto err_free;
 	for_each_possible_cpu(cpu) {
@@ -95,11 +94,11 @@ gotrace_session_alloc(struct gotrace_dev *dev, u32 flags, u32 format,
 			goto err_free;
 	}
 	s->threads = gotrace_threads_alloc(max_tid);
-	s->aliases = kcalloc(GOTRACE_ALIASES, sizeof(*s->aliases), GFP_KERNEL);
+	s->aliases = kcalloc(GOTRACE_ALIASES, sizeof(*s->aliases), GOTRACE_GFP);
 	s->progs = gotrace_progs_alloc();
-	s->stacks_used = vzalloc(GOTRACE_STACKS_WORDS * sizeof(long));
-	s->stacks_words = bitmap_zalloc(GOTRACE_STACKS_WORDS, GFP_KERNEL);
-	s->footer = vmalloc(GOTRACE_FOOTER_PAGE);
+	s->stacks_used = kvcalloc(GOTRACE_STACKS_WORDS, sizeof(long), GOTRACE_GFP);
+	s->stacks_words = bitmap_zalloc(GOTRACE_STACKS_WORDS, GOTRACE_GFP);
+	s->footer = kvmalloc(GOTRACE_FOOTER_PAGE, GOTRACE_GFP);
 	if (!s->threads || !s->aliases || !s->progs || !s->stacks_used ||
 	    !s->stacks_words || !s->footer)
 		goto err_free;

@@ -31,7 +31,7 @@
 struct gotrace_thread *gotrace_threads_alloc(u32 max_tid)
 {
 	return kvzalloc(array_size(max_tid, sizeof(struct gotrace_thread)),
-			GOTRACE_GFP_BIG);
+			GOTRACE_GFP);
 }
 
 /**
