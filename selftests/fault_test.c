@@ -26,6 +26,7 @@
 #define REFCNT		"/sys/module/gotrace/refcnt"
 #define RMMOD_TRIES	50
 #define CYCLES		50
+#define KILLED_READ	512	/* bytes per read() of the reader that is killed */
 
 FIXTURE(fault) {
 	unsigned long refcnt;	/* the module's, with no file of this test open */
@@ -191,7 +192,7 @@ TEST_F_TIMEOUT(fault, reader_killed_mid_read, 600)
 	ASSERT_LE(0, self->child);
 	if (self->child == 0) {
 		fd = gt_open(O_RDONLY);
-		while (fd >= 0 && (n = read(fd, buf, 512)) > 0)
+		while (fd >= 0 && (n = read(fd, buf, KILLED_READ)) > 0)
 			__atomic_add_fetch(bytes, n, __ATOMIC_RELAXED);
 		_exit(1);
 	}
@@ -211,7 +212,9 @@ TEST_F_TIMEOUT(fault, reader_killed_mid_read, 600)
 	EXPECT_EQ(GOTRACE_STATE_TRACING, st2.state);
 	EXPECT_EQ(0, st2.flags);
 	EXPECT_LT(st1.events, st2.events);
-	EXPECT_EQ(*bytes, st1.bytes_read);
+	/* Killed between a read() and counting it, it may lag one read. */
+	EXPECT_LE(*bytes, st1.bytes_read);
+	EXPECT_GE(*bytes + KILLED_READ, st1.bytes_read);
 
 	/* The reader's place is free; the new one reads on to the end. */
 	fd = gt_open(O_RDONLY);
@@ -220,7 +223,8 @@ TEST_F_TIMEOUT(fault, reader_killed_mid_read, 600)
 	ASSERT_EQ(0, gt_status(ctl, &st3));
 	EXPECT_EQ(GOTRACE_STATE_IDLE, st3.state);
 	EXPECT_EQ(st3.bytes, st3.bytes_read);
-	EXPECT_EQ(st3.bytes, *bytes + t.len);
+	/* Nothing lost, nothing twice: the killed reader's bytes, then ours. */
+	EXPECT_EQ(st3.bytes, st1.bytes_read + t.len);
 	gt_trace_free(&t);
 	close(fd);
 	close(ctl);
