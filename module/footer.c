@@ -34,31 +34,9 @@ enum gotrace_footer_phase {
 	GOTRACE_F_DONE,
 };
 
-/*
- * The first cheap stack id from @id on that was written, or
- * GOTRACE_STACKS_NR: the summary finds the words with a bit set.
- */
-static u32 gotrace_stack_next(struct gotrace_session *s, u32 id)
+static u8 *gotrace_put_stack(u8 *p, u32 id, u32 key)
 {
-	unsigned long w, bits;
-
-	if (id >= GOTRACE_STACKS_NR)
-		return GOTRACE_STACKS_NR;
-	w = BIT_WORD(id);
-	for_each_set_bit_from(w, s->stacks_words, GOTRACE_STACKS_WORDS) {
-		bits = s->stacks_used[w];
-		if (w == BIT_WORD(id))
-			bits &= BITMAP_FIRST_WORD_MASK(id);
-		if (bits)
-			return min_t(u32, w * BITS_PER_LONG + __ffs(bits),
-				     GOTRACE_STACKS_NR);
-	}
-	return GOTRACE_STACKS_NR;
-}
-
-static u8 *gotrace_put_stack(u8 *p, u32 id)
-{
-	u32 prog = (id - 1) / GOTRACE_R_NR, reason = (id - 1) % GOTRACE_R_NR;
+	u32 prog = (key - 1) / GOTRACE_R_NR, reason = (key - 1) % GOTRACE_R_NR;
 	u8 *lenp, *body;
 
 	*p++ = GO_EV_STACK | 3 << 6;
@@ -74,6 +52,9 @@ static u8 *gotrace_put_stack(u8 *p, u32 id)
 	*lenp = p - body;
 	return p;
 }
+
+/* The key of the stack GOTRACE_STACK_FULL stands for. */
+#define GOTRACE_FULL_KEY	(1 + GOTRACE_PROG_OTHER * GOTRACE_R_NR + GOTRACE_R_FULL)
 
 /* Emit one record of the current phase at @p, or move to the next phase. */
 static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
@@ -111,9 +92,17 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 		}
 		break;
 	case GOTRACE_F_STACKS:
-		i = gotrace_stack_next(s, i);
-		if (i < GOTRACE_STACKS_NR) {
-			p = gotrace_put_stack(p, i);
+		/* footer_pos: the ids written; the full one last, if used. */
+		if (i < gotrace_stacks_count(s->stacks)) {
+			p = gotrace_put_stack(p, i + 1,
+					      gotrace_stacks_key(s->stacks, i + 1));
+			s->footer_pos = i + 1;
+			return p;
+		}
+		if (i == gotrace_stacks_count(s->stacks) &&
+		    gotrace_stacks_full(s->stacks)) {
+			p = gotrace_put_stack(p, GOTRACE_STACK_FULL,
+					      GOTRACE_FULL_KEY);
 			s->footer_pos = i + 1;
 			return p;
 		}
@@ -143,14 +132,16 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
  */
 void gotrace_footer_prepare(struct gotrace_session *s, u64 ts)
 {
-	u32 id;
+	u32 id, n = gotrace_stacks_count(s->stacks);
 
 	s->end_ts = ts;
 	s->footer_phase = GOTRACE_F_HEAD;
 	s->footer_pos = 0;
-	for (id = gotrace_stack_next(s, 0); id < GOTRACE_STACKS_NR;
-	     id = gotrace_stack_next(s, id + 1))
-		__set_bit((id - 1) % GOTRACE_R_NR, s->reasons_used);
+	for (id = 1; id <= n; id++)
+		__set_bit((gotrace_stacks_key(s->stacks, id) - 1) % GOTRACE_R_NR,
+			  s->reasons_used);
+	if (gotrace_stacks_full(s->stacks))
+		__set_bit(GOTRACE_R_FULL, s->reasons_used);
 	if (s->kstacks)
 		gotrace_kstacks_prepare(s);
 }

@@ -105,6 +105,7 @@ enum gotrace_reason {
 	GOTRACE_R_FAULT,	/* a user thread waits outside a system call */
 	GOTRACE_R_IRQ,		/* woken from an interrupt */
 	GOTRACE_R_SOFTIRQ,	/* woken from a softirq */
+	GOTRACE_R_FULL,		/* any stack, once the stack ids ran out */
 	GOTRACE_R_NR
 };
 
@@ -115,15 +116,42 @@ enum gotrace_reason {
 #define GOTRACE_PROG_FIRST	2
 
 /*
- * Cheap stacks: [reason, program], or [program] for a create stack. The id
- * encodes both, so a probe finds it without a lookup.
+ * Cheap stacks: [reason, program], or [program] for a create stack, keyed
+ * 1 + program * GOTRACE_R_NR + reason and numbered in order of first use
+ * (stacks.c). Past GOTRACE_STACK_FULL - 1 of them, new ones share the id
+ * GOTRACE_STACK_FULL, the stack [GOTRACE_R_FULL, GOTRACE_PROG_OTHER].
  */
-#define GOTRACE_STACKS_NR	(1 + GOTRACE_PROG_MAX * GOTRACE_R_NR)
-/* Words of the bitmap of the stack ids used: a bit each in its summary. */
-#define GOTRACE_STACKS_WORDS	BITS_TO_LONGS(GOTRACE_STACKS_NR)
+#define GOTRACE_STACKS_MAX	12288
+#define GOTRACE_STACK_FULL	GOTRACE_STACKS_MAX
+#define GOTRACE_STACK_BITS	14
+
+/**
+ * struct gotrace_stack_slot - a slot of the stack table (stacks.c)
+ * @key:	the stack's key, 0 while free; claimed with cmpxchg.
+ * @id:		its id, 0 until published (release).
+ */
+struct gotrace_stack_slot {
+	u32 key;
+	u32 id;
+};
+
+/**
+ * struct gotrace_stacks - the cheap stacks of a session (stacks.c)
+ * @next:	ids handed out; written with atomics.
+ * @full:	a stack got GOTRACE_STACK_FULL.
+ * @key:	key of each id handed out below GOTRACE_STACK_FULL, for the
+ *		footer.
+ * @slot:	the hash table, a third larger than the ids, for short probes.
+ */
+struct gotrace_stacks {
+	atomic_t next;
+	bool full;
+	u32 key[GOTRACE_STACKS_MAX];
+	struct gotrace_stack_slot slot[BIT(GOTRACE_STACK_BITS)];
+};
 
 /* Kernel stacks (kstacks.c) take the stack ids after the cheap ones. */
-#define GOTRACE_KSTACK_ID(slot)	(GOTRACE_STACKS_NR + (slot))
+#define GOTRACE_KSTACK_ID(slot)	(GOTRACE_STACK_FULL + 1 + (slot))
 
 /*
  * String ids and frame keys (PCs) of the footer: cheap frames' file, one
@@ -273,9 +301,7 @@ struct gotrace_cpu {
  * @header:	the 16-byte trace header.
  * @progs:	program names.
  * @kstacks:	kernel stacks, or NULL when they are off.
- * @stacks_used: the cheap stack ids written, GOTRACE_STACKS_NR bits.
- * @stacks_words: which words of @stacks_used have a bit set, so that the
- *		footer does not scan its 2 million bits.
+ * @stacks:	the cheap stacks used.
  * @reasons_used: reasons in those stacks (computed at stop).
  * @footer:	the page the footer is generated into.
  * @footer_len:	bytes in it.
@@ -306,8 +332,7 @@ struct gotrace_session {
 	char header[16];
 	struct gotrace_progs *progs;
 	struct gotrace_kstacks *kstacks;
-	unsigned long *stacks_used;
-	unsigned long *stacks_words;
+	struct gotrace_stacks *stacks;
 	DECLARE_BITMAP(reasons_used, GOTRACE_R_NR);
 	u8 *footer;
 	size_t footer_len;
@@ -537,21 +562,37 @@ enum gotrace_ev gotrace_classify(struct task_struct *p, bool preempt,
 u32 gotrace_waker_reason(void);
 const char *gotrace_reason_name(u32 reason, char *buf, size_t size);
 
+/* stacks.c */
+struct gotrace_stacks *gotrace_stacks_alloc(void);
+void gotrace_stacks_free(struct gotrace_stacks *st);
+u32 gotrace_stack_slow(struct gotrace_stacks *st, u32 key);
+u32 gotrace_stacks_count(struct gotrace_stacks *st);
+bool gotrace_stacks_full(struct gotrace_stacks *st);
+u32 gotrace_stacks_key(struct gotrace_stacks *st, u32 id);
+
 /**
- * gotrace_stack - id of the cheap stack [@reason, @prog], marked as used
+ * gotrace_stack - id of the cheap stack [@reason, @prog]
  * @s: session
  * @prog: program id
  * @reason: enum gotrace_reason or a system call number
+ *
+ * Called with interrupts off (a probe) or with no probe running. A stack
+ * used before is found in its first slot, unless it collided.
  */
 static inline u32 gotrace_stack(struct gotrace_session *s, u32 prog, u32 reason)
 {
-	u32 id = 1 + prog * GOTRACE_R_NR + reason;
+	u32 key = 1 + prog * GOTRACE_R_NR + reason;
+	struct gotrace_stack_slot *slot =
+		&s->stacks->slot[hash_32(key, GOTRACE_STACK_BITS)];
+	u32 id;
 
-	if (!test_bit(id, s->stacks_used)) {
-		set_bit(id, s->stacks_used);
-		set_bit(BIT_WORD(id), s->stacks_words);
+	if (likely(READ_ONCE(slot->key) == key)) {
+		/* Pairs with the release in gotrace_stack_insert(). */
+		id = smp_load_acquire(&slot->id);
+		if (likely(id))
+			return id;
 	}
-	return id;
+	return gotrace_stack_slow(s->stacks, key);
 }
 
 /* threads.c */

@@ -6,8 +6,8 @@
  * looks it up, with the thread's program, in a fixed open-addressing table
  * allocated with the session: a new stack claims a slot with cmpxchg, fills
  * it and publishes it with a release store, as programs.c does. The slot
- * index is the stack id. When the table is full, block events fall back to
- * the cheap [reason, program] stack.
+ * index, after the cheap stacks' ids, is the stack id. When the table is
+ * full, block events fall back to the cheap [reason, program] stack.
  *
  * Addresses never reach the trace: the footer names each frame with
  * kallsyms (function, and module or "vmlinux" as the file), and the frame's

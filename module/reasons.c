@@ -107,6 +107,7 @@ static const char *const gotrace_reason_names[] = {
 	[GOTRACE_R_FAULT - GOTRACE_NR_SYSCALLS]		= "page fault or kernel wait",
 	[GOTRACE_R_IRQ - GOTRACE_NR_SYSCALLS]		= "interrupt",
 	[GOTRACE_R_SOFTIRQ - GOTRACE_NR_SYSCALLS]	= "softirq",
+	[GOTRACE_R_FULL - GOTRACE_NR_SYSCALLS]		= "(stack table full)",
 };
 
 /**

@@ -37,10 +37,8 @@ static void gotrace_session_release(struct gotrace_session *s)
 	s->progs = NULL;
 	gotrace_kstacks_free(s->kstacks);
 	s->kstacks = NULL;
-	kvfree(s->stacks_used);
-	s->stacks_used = NULL;
-	bitmap_free(s->stacks_words);
-	s->stacks_words = NULL;
+	gotrace_stacks_free(s->stacks);
+	s->stacks = NULL;
 	kvfree(s->footer);
 	s->footer = NULL;
 }
@@ -96,11 +94,10 @@ gotrace_session_alloc(struct gotrace_dev *dev, u32 flags, u32 format,
 	s->threads = gotrace_threads_alloc(max_tid);
 	s->aliases = kcalloc(GOTRACE_ALIASES, sizeof(*s->aliases), GOTRACE_GFP);
 	s->progs = gotrace_progs_alloc();
-	s->stacks_used = kvcalloc(GOTRACE_STACKS_WORDS, sizeof(long), GOTRACE_GFP);
-	s->stacks_words = bitmap_zalloc(GOTRACE_STACKS_WORDS, GOTRACE_GFP);
+	s->stacks = gotrace_stacks_alloc();
 	s->footer = kvmalloc(GOTRACE_FOOTER_PAGE, GOTRACE_GFP);
-	if (!s->threads || !s->aliases || !s->progs || !s->stacks_used ||
-	    !s->stacks_words || !s->footer)
+	if (!s->threads || !s->aliases || !s->progs || !s->stacks ||
+	    !s->footer)
 		goto err_free;
 	if (flags & GOTRACE_START_KSTACKS) {
 		s->kstacks = gotrace_kstacks_alloc();

@@ -4,8 +4,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include "kselftest_harness.h"
 
@@ -15,6 +19,15 @@
 #ifndef GOTRACE_START_KSTACKS
 #define GOTRACE_START_KSTACKS	0x1	/* kernel stacks at block points */
 #endif
+
+/*
+ * The module numbers the stacks [reason, program] it uses, up to this many
+ * ids (GOTRACE_STACKS_MAX in module/gotrace.h); the last one is shared by
+ * every stack past the others, and its frame is FULL_FRAME.
+ */
+#define STACKS_MAX	12288
+#define FULL_FRAME	"(stack table full)"
+#define STACK_NAMES	3600		/* 4 stacks each: past STACKS_MAX */
 
 #define VIEWS_MS	1500		/* how long each part runs, about */
 #define SLEEP_MS	3
@@ -169,8 +182,62 @@ TEST_F_TIMEOUT(views, workload, 300)
 			TH_LOG("the trace names no program '%s'", programs[i]);
 		}
 	}
+	EXPECT_FALSE(has_string(t, FULL_FRAME));
 	TH_LOG("%s: %llu events, %zu bytes", name,
 	       (unsigned long long)status.events, t->len);
+}
+
+/*
+ * Under *@names names in turn, block in two system calls: each name
+ * uses four stacks (its create stack, its creator's after the rename, and
+ * the two calls), more than the module numbers.
+ */
+static int stacks_many(void *names)
+{
+	struct timespec ts = { .tv_nsec = 1000 };
+	unsigned int i, n = *(unsigned int *)names;
+	char name[24];
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "gt-st-%u", i);
+		if (prctl(PR_SET_NAME, name) ||
+		    syscall(SYS_nanosleep, &ts, NULL) ||
+		    syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Past STACKS_MAX stacks, new ones share the last id: nothing is lost or
+ * cut, the trace stays valid, has exactly STACKS_MAX stacks, the shared one
+ * says what it is, and the programs named after the table filled are there.
+ */
+TEST(stacks_run_out)
+{
+	unsigned int names = STACK_NAMES;
+	struct gotrace_status status;
+	struct gt_session s;
+	struct gt_stats st;
+	char last[24];
+
+	GT_REQUIRE_DEVICE();
+	ASSERT_EQ(0, gt_session_start(&s, GOTRACE_FORMAT_DEFAULT));
+	ASSERT_EQ(0, gt_reap(gt_spawn("gt-st", stacks_many, &names)));
+	ASSERT_EQ(0, gt_status(s.ctl, &status));
+	EXPECT_EQ(0, status.flags & GOTRACE_STATUS_CUT);
+	EXPECT_EQ(0, status.events_lost);
+	ASSERT_EQ(0, gt_session_stop(&s, &st, "stacks-full")) {
+		TH_LOG("%s", st.error);
+	}
+	EXPECT_EQ(STACKS_MAX, st.count[GT_EV_STACK]);
+	EXPECT_TRUE(has_string(&s.rec.trace, FULL_FRAME));
+	snprintf(last, sizeof(last), "gt-st-%u", STACK_NAMES - 1);
+	EXPECT_TRUE(has_string(&s.rec.trace, last));
+	TH_LOG("%lu stacks, %lu goroutines created, %zu bytes",
+	       st.count[GT_EV_STACK], st.count[GT_EV_GO_CREATE],
+	       s.rec.trace.len);
+	EXPECT_EQ(0, gt_session_close(&s));
 }
 
 TEST_HARNESS_MAIN
