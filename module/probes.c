@@ -188,18 +188,16 @@ static struct gotrace_cpu *gotrace_begin(struct gotrace_session **sp)
 }
 
 /**
- * gotrace_proc_start - the P's ProcStart, once, before its first event
+ * gotrace_proc_start_slow - gotrace_proc_start() when the P has not started
  * @c: the CPU's buffer
  * @ts: time stamp
  *
  * Return: false if the buffer is full.
  */
-bool gotrace_proc_start(struct gotrace_cpu *c, u64 ts)
+bool gotrace_proc_start_slow(struct gotrace_cpu *c, u64 ts)
 {
 	u64 thread = c->cpu;
 
-	if (likely(c->proc_started))
-		return true;
 	if (!gotrace_emit(c, ts, GO_EV_PROC_START, 1, &thread, false))
 		return false;
 	c->proc_started = true;
@@ -250,6 +248,10 @@ cut:
 /*
  * sched_waking runs in the waker's context: remember who wakes, for the
  * scheduler latency profile, which charges a wakeup to its GoUnblock's stack.
+ * A thread blocked in a system call gets a GoSysExit, which has no stack:
+ * nothing to remember. Its state cannot leave GOTRACE_T_SYSCALL before this
+ * wakeup does; one still running may block in a call after the test, and
+ * then the stack written here goes unused.
  */
 static void gotrace_probe_waking(void *data, struct task_struct *p)
 {
@@ -264,7 +266,7 @@ static void gotrace_probe_waking(void *data, struct task_struct *p)
 	if (!c)
 		goto out;
 	t = gotrace_thread_of(s, p);
-	if (!t || t->state == GOTRACE_T_NONE)
+	if (!t || t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_SYSCALL)
 		goto out;
 	reason = gotrace_waker_reason();
 	if (reason != GOTRACE_R_IRQ && reason != GOTRACE_R_SOFTIRQ) {

@@ -195,20 +195,21 @@ bool gotrace_g_unblock(struct gotrace_cpu *c, struct gotrace_thread *t,
 		       pid_t tid, u64 ts)
 {
 	bool sys = t->state == GOTRACE_T_SYSCALL;
-	bool local = !sys && t->last_cpu == c->cpu;
-	enum gotrace_ev ev = GO_EV_GO_UNBLOCK;
-	u64 args[3];
-	unsigned int n = 0;
+	u64 args[3] = { gotrace_gid(t, tid), t->seq };
+	bool ok;
 
-	if (sys)
-		ev = GO_EV_GO_SYSEXIT;
-	else if (local)
-		ev = GO_EV_GO_UNBLOCK_LOCAL;
-	args[n++] = gotrace_gid(t, tid);
-	if (!local)
-		args[n++] = t->seq;
-	args[n++] = sys ? 0 : READ_ONCE(t->wake_stack);	/* real ts, or stack */
-	if (!gotrace_emit(c, ts, ev, n, args, false))
+	/* One emit per event type: each writes a constant number of args. */
+	if (sys) {
+		args[2] = 0;		/* the real time stamp: this one */
+		ok = gotrace_emit(c, ts, GO_EV_GO_SYSEXIT, 3, args, false);
+	} else if (t->last_cpu == c->cpu) {
+		args[1] = READ_ONCE(t->wake_stack);
+		ok = gotrace_emit(c, ts, GO_EV_GO_UNBLOCK_LOCAL, 2, args, false);
+	} else {
+		args[2] = READ_ONCE(t->wake_stack);
+		ok = gotrace_emit(c, ts, GO_EV_GO_UNBLOCK, 3, args, false);
+	}
+	if (!ok)
 		return false;
 	t->seq++;
 	t->state = GOTRACE_T_RUNNABLE;
@@ -225,10 +226,13 @@ static bool gotrace_g_run(struct gotrace_cpu *c, struct gotrace_thread *t,
 			  pid_t tid, u64 ts)
 {
 	u64 args[2] = { gotrace_gid(t, tid), t->seq };
-	bool local = t->last_cpu == c->cpu;
+	bool ok;
 
-	if (!gotrace_emit(c, ts, local ? GO_EV_GO_START_LOCAL : GO_EV_GO_START,
-			  local ? 1 : 2, args, false))
+	if (t->last_cpu == c->cpu)
+		ok = gotrace_emit(c, ts, GO_EV_GO_START_LOCAL, 1, args, false);
+	else
+		ok = gotrace_emit(c, ts, GO_EV_GO_START, 2, args, false);
+	if (!ok)
 		return false;
 	t->seq++;
 	t->state = GOTRACE_T_RUNNING;
