@@ -58,7 +58,9 @@
 # unexpected fails the test. Failing tests show the cause and the tool's stderr as "# " lines.
 #
 # Environment: GO_1_19, GO_1_21, GO_1_23 = go binaries (defaults /usr/lib/go-1.XX/bin/go);
-# GO_CHECK_TIMEOUT = seconds per step (default 120). Needs curl, python3, gzip.
+# GO_CHECK_TIMEOUT = seconds per step (default 120); GO_CHECK_JOBS = traces checked at once
+# (default: the number of CPUs; results are printed in order either way). Needs curl,
+# python3, gzip.
 set -eu
 
 PROG=${0##*/}
@@ -75,6 +77,10 @@ need_commands curl python3 gzip timeout
 find_go_tools
 collect_traces '*.trace' "$@"
 make_work go-check
+JOBS=${GO_CHECK_JOBS:-$(nproc)}
+case $JOBS in
+'' | *[!0-9]* | 0) bail "GO_CHECK_JOBS must be a positive number, not '$JOBS'" ;;
+esac
 
 # Validate a JSON page body: python3 - KIND FILE; prints the problem and exits 1 if bad.
 JSON_CHECK='
@@ -282,44 +288,74 @@ parse_check() {
 	return 1
 }
 
-echo "TAP version 13"
-echo "1..$((4 * ${#TRACES[@]}))"
+# record STATUS DESCRIPTION DIAGFILE: a check_trace result, reported later in order.
+record() {
+	R=$((R + 1))
+	echo "$1" >"$W/r$R.st"
+	echo "$2" >"$W/r$R.desc"
+	[ "$1" -eq 0 ] || cp "$3" "$W/r$R.diag"
+}
 
-i=0
-for t in "${TRACES[@]}"; do
-	i=$((i + 1))
-	W=$WORK/$i
+# check_trace I TRACE: the four checks of one trace, into $WORK/I (run in a subshell, so
+# that traces are checked JOBS at a time; the parent reports their results in order).
+check_trace() {
+	local t=$2 old tools st
+	W=$WORK/$1 R=0 SRV=
+	trap 'stop_server || true' EXIT
 	mkdir "$W"
 
 	trace_old_tools "$t"
 	old=$OLD tools=$OLD_TOOLS
 
 	if [ -z "$old" ]; then
-		echo "$HDR_PROBLEM" >"$W/diag"
-		cp "$W/diag" "$W/hdrdiag"
-		report 1 "go1.?? parse: $t" "$W/hdrdiag"
+		echo "$HDR_PROBLEM" >"$W/hdrdiag"
+		record 1 "go1.?? parse: $t" "$W/hdrdiag"
 	else
 		st=0
 		parse_check "$tools/trace" -d "$t" || st=1
-		report "$st" "go$old parse: $t" "$W/diag"
+		record "$st" "go$old parse: $t" "$W/diag"
 	fi
 
 	st=0
 	parse_check "$TOOLS_1_23/trace" -d=1 "$t" || st=1
-	report "$st" "go1.23 parse: $t" "$W/diag"
+	record "$st" "go1.23 parse: $t" "$W/diag"
 
 	if [ -n "$old" ]; then
 		st=0
 		pages "$t" "$tools/trace" "$tools/pprof" old || st=1
-		report "$st" "go$old pages: $t" "$W/diag"
+		record "$st" "go$old pages: $t" "$W/diag"
 	else
-		report 1 "go1.?? pages: $t" "$W/hdrdiag"
+		record 1 "go1.?? pages: $t" "$W/hdrdiag"
 	fi
 
 	st=0
 	pages "$t" "$TOOLS_1_23/trace" "$TOOLS_1_23/pprof" new || st=1
-	report "$st" "go1.23 pages: $t" "$W/diag"
+	record "$st" "go1.23 pages: $t" "$W/diag"
+}
 
+echo "TAP version 13"
+echo "1..$((4 * ${#TRACES[@]}))"
+
+i=0
+for t in "${TRACES[@]}"; do
+	i=$((i + 1))
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		wait -n || true
+	done
+	check_trace "$i" "$t" &
+done
+wait
+
+for i in $(seq 1 "${#TRACES[@]}"); do
+	for r in 1 2 3 4; do
+		W=$WORK/$i
+		if [ -f "$W/r$r.st" ]; then
+			report "$(cat "$W/r$r.st")" "$(cat "$W/r$r.desc")" "$W/r$r.diag"
+		else
+			echo "the check of ${TRACES[$((i - 1))]} ended early" >"$WORK/lost"
+			report 1 "check $r of ${TRACES[$((i - 1))]}" "$WORK/lost"
+		fi
+	done
 	rm -rf "$W"
 done
 

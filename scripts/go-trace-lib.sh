@@ -130,6 +130,9 @@ make_work() {
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	stop_server || true
+	# Checks still running in the background (go-check.sh runs several at once).
+	# shellcheck disable=SC2046 # one word per pid
+	kill $(jobs -pr) 2>/dev/null || true
 	[ -z "$WORK" ] || rm -rf "$WORK"
 }
 
