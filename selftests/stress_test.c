@@ -9,7 +9,9 @@
  *   GOTRACE_HOTPLUG_ROUNDS CPU off/on rounds during one trace (default 10)
  *   GOTRACE_LONG_MIB       MiB to stream in the long run (default 8)
  *   GOTRACE_LONG_KEEP_MIB  longest long-run trace kept for the host's Go
- *                          check (default 64; longer ones are checked here)
+ *                          check (default 64; of a longer one, the test
+ *                          checks only its header and that every byte
+ *                          produced was read)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,6 +42,7 @@ FIXTURE(stress) {
 	bool cpu1_off;	/* this test took CPU 1 offline */
 	struct gt_storm storm;
 	pid_t children[2];	/* busy children, or 0 */
+	pid_t renamers[2];	/* renaming children, or 0 */
 };
 
 FIXTURE_SETUP(stress)
@@ -70,6 +73,8 @@ FIXTURE_TEARDOWN(stress)
 		gt_storm_stop(&self->storm, &forks, &failures);
 	for (i = 0; i < ARRAY_SIZE(self->children); i++)
 		end_child(&self->children[i]);
+	for (i = 0; i < ARRAY_SIZE(self->renamers); i++)
+		end_child(&self->renamers[i]);
 	if (self->cpu1_off)
 		EXPECT_EQ(0, gt_write_ulong(CPU1_ONLINE, 1));
 	if (self->ctl >= 0)
@@ -185,6 +190,46 @@ static void busy_child(struct __test_metadata *_metadata, pid_t *pid, int cpu)
 		}
 		for (;;)
 			gt_pingpong(1000, 0);
+	}
+}
+
+/* A thread's id has 65535 goroutine ids in a trace: a renamer uses fewer. */
+#define RENAMES_PER_THREAD	60000
+
+/*
+ * A child whose threads rename themselves as fast as they can, on CPU @cpu:
+ * each prctl(PR_SET_NAME) ends a goroutine and starts a new one (GoEnd,
+ * GoCreate, GoStartLocal), about 20 bytes for a cheap system call, the
+ * densest stream a thread makes. After RENAMES_PER_THREAD renames its
+ * thread exits and a new one takes over, until the child is killed.
+ */
+static void renamer_child(struct __test_metadata *_metadata, pid_t *pid, int cpu)
+{
+	static const char *const names[] = { "gt-ren-a", "gt-ren-b", "gt-ren-c" };
+	cpu_set_t set;
+	pid_t worker;
+	int i;
+
+	*pid = fork();
+	ASSERT_LE(0, *pid);
+	if (*pid)
+		return;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(1);
+	for (;;) {
+		worker = fork();
+		if (worker < 0)
+			_exit(1);
+		if (!worker) {
+			for (i = 0; i < RENAMES_PER_THREAD; i++)
+				prctl(PR_SET_NAME, names[i % ARRAY_SIZE(names)]);
+			_exit(0);
+		}
+		if (waitpid(worker, NULL, 0) != worker)
+			_exit(1);
 	}
 }
 
@@ -335,7 +380,8 @@ static void *streamer_main(void *arg)
 
 /*
  * Stream a busy trace for GOTRACE_LONG_MIB MiB with the reader keeping up:
- * not one event may go unrecorded, and every byte produced is read.
+ * not one event may go unrecorded, and every byte produced is read. On each
+ * CPU a ping-pong pair and a renamer make events as fast as they can.
  */
 TEST_F_TIMEOUT(stress, long_run, 7200)
 {
@@ -353,6 +399,8 @@ TEST_F_TIMEOUT(stress, long_run, 7200)
 	ASSERT_EQ(0, pthread_create(&s.thread, NULL, streamer_main, &s));
 	for (i = 0; i < ARRAY_SIZE(self->children); i++)
 		busy_child(_metadata, &self->children[i], i % get_nprocs());
+	for (i = 0; i < ARRAY_SIZE(self->renamers); i++)
+		renamer_child(_metadata, &self->renamers[i], i % get_nprocs());
 	start_ms = gt_now_ms();
 	while (__atomic_load_n(&s.bytes, __ATOMIC_ACQUIRE) < target) {
 		gt_msleep(100);
@@ -369,6 +417,8 @@ TEST_F_TIMEOUT(stress, long_run, 7200)
 	ms = gt_now_ms() - start_ms;
 	for (i = 0; i < ARRAY_SIZE(self->children); i++)
 		end_child(&self->children[i]);
+	for (i = 0; i < ARRAY_SIZE(self->renamers); i++)
+		end_child(&self->renamers[i]);
 	ASSERT_EQ(0, gt_status(self->ctl, &st));
 	EXPECT_EQ(0, st.flags);
 	EXPECT_EQ(0, st.events_lost);
