@@ -214,6 +214,11 @@ static void renamer_child(struct __test_metadata *_metadata, pid_t *pid, int cpu
 	ASSERT_LE(0, *pid);
 	if (*pid)
 		return;
+	/*
+	 * The workers outlive a kill of this child by a moment: they must not
+	 * hold the device open (the next test opens its reader at once).
+	 */
+	close_range(3, ~0U, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -224,6 +229,7 @@ static void renamer_child(struct __test_metadata *_metadata, pid_t *pid, int cpu
 		if (worker < 0)
 			_exit(1);
 		if (!worker) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			for (i = 0; i < RENAMES_PER_THREAD; i++)
 				prctl(PR_SET_NAME, names[i % ARRAY_SIZE(names)]);
 			_exit(0);
