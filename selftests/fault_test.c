@@ -425,8 +425,11 @@ TEST_F_TIMEOUT(fault, start_allocation_fails, 1800)
 	ASSERT_NE(0, left) {
 		TH_LOG("every start up to fail-nth %d had a fault injected", FI_MAX_CALLS);
 	}
-	/* The buffers and the thread table are several allocations each. */
-	EXPECT_LT(3, failed);
+	/*
+	 * Several allocations of a start have no vmalloc fallback (kmalloc
+	 * only, or a page or less): a fault there must fail the start.
+	 */
+	EXPECT_LE(3, failed);
 	TH_LOG("a fault at each of %ld allocations: %u starts failed with ENOMEM, %u survived it",
 	       n - 1, failed, survived);
 	close(ctl);
