@@ -426,10 +426,13 @@ TEST_F_TIMEOUT(fault, start_allocation_fails, 1800)
 		TH_LOG("every start up to fail-nth %d had a fault injected", FI_MAX_CALLS);
 	}
 	/*
-	 * Several allocations of a start have no vmalloc fallback (kmalloc
-	 * only, or a page or less): a fault there must fail the start.
+	 * Both outcomes happened: allocations with no vmalloc fallback (kmalloc
+	 * only, or a page or less) fail the start, the others survive. How many
+	 * of each varies from run to run (3 to 8 failed in 22 or 23 points on
+	 * the debug kernel), with which of vmalloc's own allocations a fault hits.
 	 */
-	EXPECT_LE(3, failed);
+	EXPECT_LT(0, failed);
+	EXPECT_LT(0, survived);
 	TH_LOG("a fault at each of %ld allocations: %u starts failed with ENOMEM, %u survived it",
 	       n - 1, failed, survived);
 	close(ctl);
