@@ -92,6 +92,10 @@ u32 gotrace_stack_slow(struct gotrace_stacks *st, u32 key)
 				WRITE_ONCE(st->full, true);
 				return GOTRACE_STACK_FULL;
 			}
+			/*
+			 * Claim the slot (cmpxchg is fully ordered); a prober
+			 * that sees the key waits for the id's release below.
+			 */
 			k = cmpxchg(&slot->key, 0, key);
 			if (!k)
 				return gotrace_stack_insert(st, slot, key);
