@@ -7,6 +7,11 @@
  * frees them by advancing tail. A chunk is committed only when the next slot
  * is free, so the chunk being filled always keeps GOTRACE_RESERVE bytes for
  * the events that close the trace, even when the reader has stalled.
+ *
+ * The reader is woken once a quarter of the ring waits for it, not at every
+ * chunk: a wakeup costs the traced machine a context switch, a read() and
+ * the reader's own events. A blocked read() returns what is committed after
+ * GOTRACE_READ_LATENCY anyway (read.c).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -28,6 +33,7 @@
 int gotrace_buf_alloc(struct gotrace_cpu *c, int cpu, u64 size)
 {
 	c->nr_chunks = size / GOTRACE_CHUNK_SIZE;
+	c->wake_at = max(c->nr_chunks / GOTRACE_WAKE_DIV, 1U);
 	c->cpu = cpu;
 	c->mem = kvmalloc_node(size, GOTRACE_GFP, cpu_to_node(cpu));
 	if (!c->mem)
@@ -102,7 +108,8 @@ u8 *gotrace_buf_reserve_slow(struct gotrace_cpu *c, u64 ts, size_t need,
 		if (c->head + 1 - tail >= c->nr_chunks)
 			return NULL;
 		gotrace_buf_commit(c);
-		irq_work_queue(&c->wake);
+		if (c->head - tail >= c->wake_at)
+			irq_work_queue(&c->wake);
 	}
 	if (!c->pos)
 		gotrace_buf_batch(c, ts);

@@ -45,6 +45,10 @@ struct gotrace_progs;
 #define GOTRACE_CHUNK_SIZE	PAGE_SIZE
 #define GOTRACE_BUF_MIN		SZ_16K
 #define GOTRACE_BUF_MAX		SZ_1G
+/* The reader is woken when 1/GOTRACE_WAKE_DIV of a ring waits for it... */
+#define GOTRACE_WAKE_DIV	4
+/* ... and a blocked read() returns what there is after this many jiffies. */
+#define GOTRACE_READ_LATENCY	HZ
 /*
  * A session's allocations (buffers, tables) may fail, and then start returns
  * -ENOMEM: never warn, never invoke the OOM killer.
@@ -245,6 +249,7 @@ struct gotrace_alias {
  * @mem:	nr_chunks chunks of GOTRACE_CHUNK_SIZE bytes (kvmalloc).
  * @lens:	committed length of each chunk.
  * @nr_chunks:	ring size.
+ * @wake_at:	committed chunks waiting for the reader that wake it.
  * @head:	chunks committed. Written by the writer (release), read by
  *		the reader (acquire).
  * @tail:	chunks consumed. Written by the reader (release), read by the
@@ -268,6 +273,7 @@ struct gotrace_cpu {
 	u8 *mem;
 	u32 *lens;
 	u32 nr_chunks;
+	u32 wake_at;
 	u32 head;
 	u32 tail;
 	u32 pos;
@@ -401,64 +407,53 @@ void gotrace_buf_release(struct gotrace_cpu *c);
 u32 gotrace_buf_full(struct gotrace_cpu *c);
 
 /**
- * gotrace_buf_reserve - room for one event
+ * gotrace_buf_reserve - room for @n events at one time stamp
  * @c: this CPU's buffer (interrupts off, or no probe can run)
- * @ts: the event's time stamp; starts a new batch there if needed
- * @closing: the event closes the trace: at most GOTRACE_CLOSE_MAX bytes,
- *	     which may come from the reserve. Otherwise GOTRACE_EV_MAX.
+ * @ts: the events' time stamp in trace ticks; raised to the batch's last
+ *	one if earlier; starts a new batch there if needed
+ * @n: number of events
+ * @closing: they close the trace: at most GOTRACE_CLOSE_MAX bytes each,
+ *	     which may come from the reserve. Otherwise GOTRACE_EV_MAX each.
  *
- * The common case, room in the chunk being filled, is inline: it is on
- * every event's path.
+ * For a transition written as several events, which the trace must hold
+ * all or none of: they all fit in the chunk being filled. The common case,
+ * room there, is inline: it is on every event's path.
  *
- * Return: where to write, then call gotrace_buf_advance(); NULL when the
- * ring is full (every chunk is waiting for the reader).
+ * Return: where to write them with gotrace_put_event(), the first with the
+ * delta @ts - @c->last_ts and the others with 0, before calling
+ * gotrace_buf_advance(); NULL when the ring is full (every chunk is waiting
+ * for the reader).
  */
-static inline u8 *gotrace_buf_reserve(struct gotrace_cpu *c, u64 ts,
-				      bool closing)
+static __always_inline u8 *gotrace_buf_reserve(struct gotrace_cpu *c,
+					       u64 *ts, unsigned int n,
+					       bool closing)
 {
-	size_t need = closing ? GOTRACE_CLOSE_MAX : GOTRACE_EV_MAX;
+	size_t need = n * (closing ? GOTRACE_CLOSE_MAX : GOTRACE_EV_MAX);
 	size_t limit = GOTRACE_CHUNK_SIZE - (closing ? 0 : GOTRACE_RESERVE);
 
+	if (*ts < c->last_ts)
+		*ts = c->last_ts;
 	if (likely(c->pos && c->pos + need <= limit))
 		return c->chunk + c->pos;
-	return gotrace_buf_reserve_slow(c, ts, need, limit);
+	return gotrace_buf_reserve_slow(c, *ts, need, limit);
 }
 
 /**
- * gotrace_buf_room - room for @n events in the chunk being filled
- * @c: this CPU's buffer (interrupts off)
- * @ts: time stamp of the first of them; starts a new batch there if needed
- * @n: number of events, GOTRACE_EV_MAX bytes each at most
- *
- * For a transition written as several events that the trace must hold all
- * or none of: once this succeeded, the next @n gotrace_emit() calls cannot
- * fail, since none of them needs a new chunk.
- *
- * Return: false when the ring is full (nothing was written).
- */
-static inline bool gotrace_buf_room(struct gotrace_cpu *c, u64 ts,
-				    unsigned int n)
-{
-	size_t need = n * GOTRACE_EV_MAX;
-	size_t limit = GOTRACE_CHUNK_SIZE - GOTRACE_RESERVE;
-
-	if (likely(c->pos && c->pos + need <= limit))
-		return true;
-	return gotrace_buf_reserve_slow(c, ts, need, limit);
-}
-
-/**
- * gotrace_buf_advance - account the bytes written after gotrace_buf_reserve()
+ * gotrace_buf_advance - account the events written after gotrace_buf_reserve()
  * @c: this CPU's buffer
  * @end: one past the last byte written
+ * @ts: their time stamp, as gotrace_buf_reserve() left it
+ * @n: how many
  */
-static inline void gotrace_buf_advance(struct gotrace_cpu *c, u8 *end)
+static __always_inline void gotrace_buf_advance(struct gotrace_cpu *c, u8 *end,
+						u64 ts, unsigned int n)
 {
 	u32 pos = end - c->chunk;
 
 	c->bytes += pos - c->pos;
-	c->events++;
+	c->events += n;
 	c->pos = pos;
+	c->last_ts = ts;
 }
 
 /*
@@ -486,6 +481,44 @@ static __always_inline u8 *gotrace_put_uvarint(u8 *p, u64 v)
 }
 
 /**
+ * gotrace_put_event - write one event
+ * @p: where, from gotrace_buf_reserve()
+ * @type: event type
+ * @dt: time stamp delta from the batch's previous event
+ * @nargs: number of @args (a stack id, when the event has one, included)
+ * @args: arguments after the time stamp
+ *
+ * Inline, so that each call site writes its event with a constant number
+ * of arguments, which then stay in registers: it is on every event's path.
+ *
+ * Return: one past the last byte written.
+ */
+static __always_inline u8 *gotrace_put_event(u8 *p, enum gotrace_ev type,
+					     u64 dt, unsigned int nargs,
+					     const u64 *args)
+{
+	u8 *lenp = NULL, *body;
+	unsigned int i;
+
+	*p++ = type | min(nargs, 3U) << 6;
+	if (nargs >= 3)
+		lenp = p++;	/* every body we write is shorter than 128 bytes */
+	body = p;
+	p = gotrace_put_uvarint(p, dt);
+	if (nargs > 0)
+		p = gotrace_put_uvarint(p, args[0]);
+	if (nargs > 1)
+		p = gotrace_put_uvarint(p, args[1]);
+	if (nargs > 2)
+		p = gotrace_put_uvarint(p, args[2]);
+	for (i = 3; i < nargs; i++)
+		p = gotrace_put_uvarint(p, args[i]);
+	if (lenp)
+		*lenp = p - body;
+	return p;
+}
+
+/**
  * gotrace_emit - append one event to a CPU's current batch
  * @c: the CPU's buffer (interrupts off, or no probe can run)
  * @ts: time stamp in trace ticks; raised to the batch's last one if earlier
@@ -494,9 +527,6 @@ static __always_inline u8 *gotrace_put_uvarint(u8 *p, u64 v)
  * @args: arguments after the time stamp
  * @closing: the event closes the trace (see gotrace_buf_reserve())
  *
- * Inline, so that each call site writes its event with a constant number
- * of arguments: it is on every event's path.
- *
  * Return: false if the buffer is full and nothing was written.
  */
 static __always_inline bool gotrace_emit(struct gotrace_cpu *c, u64 ts,
@@ -504,27 +534,12 @@ static __always_inline bool gotrace_emit(struct gotrace_cpu *c, u64 ts,
 					 unsigned int nargs, const u64 *args,
 					 bool closing)
 {
-	u8 *p, *lenp = NULL, *body;
-	unsigned int i;
+	u8 *p = gotrace_buf_reserve(c, &ts, 1, closing);
 
-	if (ts < c->last_ts)
-		ts = c->last_ts;
-	p = gotrace_buf_reserve(c, ts, closing);
 	if (unlikely(!p))
 		return false;
-
-	*p++ = type | min(nargs, 3U) << 6;
-	if (nargs >= 3)
-		lenp = p++;	/* every body we write is shorter than 128 bytes */
-	body = p;
-	p = gotrace_put_uvarint(p, ts - c->last_ts);
-	for (i = 0; i < nargs; i++)
-		p = gotrace_put_uvarint(p, args[i]);
-	if (lenp)
-		*lenp = p - body;
-
-	c->last_ts = ts;
-	gotrace_buf_advance(c, p);
+	p = gotrace_put_event(p, type, ts - c->last_ts, nargs, args);
+	gotrace_buf_advance(c, p, ts, 1);
 	return true;
 }
 
@@ -554,9 +569,6 @@ const char *gotrace_prog_name(struct gotrace_progs *pt, u32 id);
 u32 gotrace_progs_count(struct gotrace_progs *pt);
 
 /* reasons.c */
-bool gotrace_still_runnable(bool preempt, struct task_struct *prev,
-			    unsigned int prev_state);
-int gotrace_syscall_of(struct task_struct *p);
 enum gotrace_ev gotrace_classify(struct task_struct *p, bool preempt,
 				 unsigned int prev_state, u32 *reason);
 u32 gotrace_waker_reason(void);

@@ -236,8 +236,7 @@ static void gotrace_probe_switch(void *data, bool preempt,
 	}
 	if (next->pid) {
 		t = gotrace_thread_of(s, next) ?: gotrace_thread_alias(s, next);
-		if (!t || !gotrace_proc_start(c, ts) ||
-		    !gotrace_g_start(s, c, t, next, ts))
+		if (!t || !gotrace_g_start(s, c, t, next, ts))
 			goto cut;
 	}
 	return;

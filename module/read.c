@@ -162,6 +162,22 @@ static struct gotrace_session *gotrace_reader_session(struct gotrace_dev *dev)
 	return s;
 }
 
+/*
+ * Wait for data, a session or the end. Probes wake the reader only when a
+ * quarter of a ring is full (buffer.c), so while a session records, look
+ * again after GOTRACE_READ_LATENCY: a chunk committed since is returned.
+ */
+static int gotrace_read_wait(struct gotrace_dev *dev, struct gotrace_session *s)
+{
+	long ret;
+
+	if (!s || smp_load_acquire(&s->state) != GOTRACE_SESS_TRACING)
+		return wait_event_interruptible(dev->wq, gotrace_readable(dev));
+	ret = wait_event_interruptible_timeout(dev->wq, gotrace_readable(dev),
+					       GOTRACE_READ_LATENCY);
+	return ret < 0 ? ret : 0;
+}
+
 /**
  * gotrace_read - read() of /dev/gotrace
  * @dev: the device
@@ -201,7 +217,7 @@ ssize_t gotrace_read(struct gotrace_dev *dev, char __user *buf, size_t count,
 		ret = -EAGAIN;
 		if (nonblock)
 			break;
-		ret = wait_event_interruptible(dev->wq, gotrace_readable(dev));
+		ret = gotrace_read_wait(dev, s);
 		if (ret)
 			break;
 	}

@@ -133,7 +133,7 @@ const char *gotrace_reason_name(u32 reason, char *buf, size_t size)
  * Kernel threads have none; a user thread stopped by a page fault or an
  * interrupt has saved registers that are not a system call's.
  */
-int gotrace_syscall_of(struct task_struct *p)
+static int gotrace_syscall_of(struct task_struct *p)
 {
 	struct pt_regs *regs;
 	int nr;
@@ -159,8 +159,9 @@ int gotrace_syscall_of(struct task_struct *p)
  * harmless (its wakeup is then ignored); the reverse would leave it waiting
  * for a wakeup that never comes.
  */
-bool gotrace_still_runnable(bool preempt, struct task_struct *prev,
-			    unsigned int prev_state)
+static inline bool gotrace_still_runnable(bool preempt,
+					  struct task_struct *prev,
+					  unsigned int prev_state)
 {
 	return preempt || !prev_state || signal_pending_state(prev_state, prev);
 }

@@ -221,19 +221,34 @@ bool gotrace_g_unblock(struct gotrace_cpu *c, struct gotrace_thread *t,
 	return true;
 }
 
-/* GoStart, or GoStartLocal if the goroutine became runnable on this P. */
-static bool gotrace_g_run(struct gotrace_cpu *c, struct gotrace_thread *t,
-			  pid_t tid, u64 ts)
+/*
+ * GoStart, or GoStartLocal if the goroutine became runnable on this P;
+ * after the P's ProcStart if it has stopped (at a blocking system call).
+ */
+static __always_inline bool gotrace_g_run(struct gotrace_cpu *c,
+					  struct gotrace_thread *t,
+					  pid_t tid, u64 ts)
 {
 	u64 args[2] = { gotrace_gid(t, tid), t->seq };
-	bool ok;
+	u8 *p = gotrace_buf_reserve(c, &ts, 2, false);
+	unsigned int n = 1;
+	u64 dt, thread;
 
-	if (t->last_cpu == c->cpu)
-		ok = gotrace_emit(c, ts, GO_EV_GO_START_LOCAL, 1, args, false);
-	else
-		ok = gotrace_emit(c, ts, GO_EV_GO_START, 2, args, false);
-	if (!ok)
+	if (unlikely(!p))
 		return false;
+	dt = ts - c->last_ts;
+	if (!c->proc_started) {
+		thread = c->cpu;
+		p = gotrace_put_event(p, GO_EV_PROC_START, dt, 1, &thread);
+		c->proc_started = true;
+		dt = 0;
+		n++;
+	}
+	if (t->last_cpu == c->cpu)
+		p = gotrace_put_event(p, GO_EV_GO_START_LOCAL, dt, 1, args);
+	else
+		p = gotrace_put_event(p, GO_EV_GO_START, dt, 2, args);
+	gotrace_buf_advance(c, p, ts, n);
 	t->seq++;
 	t->state = GOTRACE_T_RUNNING;
 	t->last_cpu = c->cpu;
@@ -271,10 +286,14 @@ static bool gotrace_g_reincarnate(struct gotrace_session *s,
  * io_uring workers that way) is created here; one woken without a
  * sched_wakeup would be unblocked here; one renamed while not running is
  * reincarnated here. The P runs no goroutine at this point, so G 0 does it.
+ * The P starts here if it has not.
  */
 bool gotrace_g_start(struct gotrace_session *s, struct gotrace_cpu *c,
 		     struct gotrace_thread *t, struct task_struct *p, u64 ts)
 {
+	if ((t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD ||
+	     gotrace_waiting(t)) && !gotrace_proc_start(c, ts))
+		return false;
 	if (t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD) {
 		if (!gotrace_g_create(s, c, t, p, gotrace_prog_id(s->progs, p->comm),
 				      0, ts))
@@ -308,6 +327,7 @@ bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
 	enum gotrace_ev ev = gotrace_classify(p, preempt, prev_state, &reason);
 	u64 stack = 0;
 	u8 state = GOTRACE_T_WAITING;
+	u8 *buf;
 
 	/* Where it blocks, if kernel stacks are on and have room. */
 	if (s->kstacks && ev != GO_EV_GO_END && ev != GO_EV_GO_PREEMPT &&
@@ -335,11 +355,14 @@ bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
 		 * All three or none: cut after GoSysBlock, the trace's P would
 		 * run nothing while c->cur_g still names the goroutine.
 		 */
-		if (!gotrace_buf_room(c, ts, 3) ||
-		    !gotrace_emit(c, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
-		    !gotrace_emit(c, ts, ev, 0, NULL, false) ||
-		    !gotrace_emit(c, ts, GO_EV_PROC_STOP, 0, NULL, false))
+		buf = gotrace_buf_reserve(c, &ts, 3, false);
+		if (!buf)
 			return false;
+		buf = gotrace_put_event(buf, GO_EV_GO_SYSCALL, ts - c->last_ts,
+					1, &stack);
+		buf = gotrace_put_event(buf, ev, 0, 0, NULL);
+		buf = gotrace_put_event(buf, GO_EV_PROC_STOP, 0, 0, NULL);
+		gotrace_buf_advance(c, buf, ts, 3);
 		c->proc_started = false;
 		state = GOTRACE_T_SYSCALL;
 		break;
