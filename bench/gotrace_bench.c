@@ -81,6 +81,7 @@ static struct {
 	unsigned int settle_ms;
 	const char *workloads;
 	bool skip_rounds, skip_snapshot, skip_rate;
+	bool pingpong_other;
 } opt = {
 	.trace_dir = "/host/traces",
 	.rounds = 3,
@@ -371,8 +372,28 @@ static void nop_work(struct workload *w)
 }
 
 /*
+ * Both sides of the ping-pong: SCHED_BATCH while it runs (unless
+ * --pingpong-other), else SCHED_OTHER.
+ */
+static void pingpong_policy(int policy)
+{
+	struct sched_param param = { 0 };
+
+	if (opt.pingpong_other)
+		return;
+	if (sched_setscheduler(0, policy, &param))
+		die("sched_setscheduler");
+}
+
+/*
  * Ping-pong: a child process echoes a byte through two pipes, so each round
- * trip blocks and wakes each side once.
+ * trip blocks and wakes each side once. Both run SCHED_BATCH, which CFS
+ * never lets preempt on wakeup: with it, whether the woken side preempts
+ * the waker (which then finds its reply ready without blocking) depends on
+ * how their run times compare, so the untraced window, gotrace's and
+ * ftrace's would each do a different share of their round trips without
+ * blocking (about 20% untraced, none under gotrace, in 6.1). With
+ * --pingpong-other they run SCHED_OTHER, to see that effect.
  */
 static void pingpong_setup(struct workload *w)
 {
@@ -381,6 +402,7 @@ static void pingpong_setup(struct workload *w)
 
 	if (pipe2(ping, O_CLOEXEC) || pipe2(pong, O_CLOEXEC))
 		die("pipe");
+	pingpong_policy(SCHED_BATCH);
 	w->child = fork();
 	if (w->child < 0)
 		die("fork");
@@ -416,6 +438,7 @@ static void pingpong_teardown(struct workload *w)
 	close(w->ping);
 	close(w->pong);
 	reap(w->child, "ping-pong child");
+	pingpong_policy(SCHED_OTHER);
 }
 
 /*
@@ -1228,6 +1251,7 @@ static void usage(void)
 		"  --trace-dir DIR        where every trace goes (default /host/traces)\n"
 		"  --rounds N             rounds of each workload (3)\n"
 		"  --pingpong N           round trips per ping-pong window (5000)\n"
+		"  --pingpong-other       run the ping-pong SCHED_OTHER, not SCHED_BATCH\n"
 		"  --forks N              forks per fork storm window (500)\n"
 		"  --mutex-threads N      threads of the mutex storm (4, at most 64)\n"
 		"  --mutex-iters N        lock acquisitions per thread (1000)\n"
@@ -1262,6 +1286,7 @@ int main(int argc, char **argv)
 		{ "trace-dir", required_argument, NULL, 'd' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "pingpong", required_argument, NULL, 'p' },
+		{ "pingpong-other", no_argument, NULL, 'o' },
 		{ "forks", required_argument, NULL, 'f' },
 		{ "mutex-threads", required_argument, NULL, 't' },
 		{ "mutex-iters", required_argument, NULL, 'i' },
@@ -1295,6 +1320,9 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			opt.pingpong = num_arg(optarg);
+			break;
+		case 'o':
+			opt.pingpong_other = true;
 			break;
 		case 'f':
 			opt.forks = num_arg(optarg);
@@ -1352,8 +1380,9 @@ int main(int argc, char **argv)
 	workloads[2].units = opt.forks;
 	workloads[3].units = (unsigned long)opt.mutex_threads * opt.mutex_iters;
 
-	out("info kernel_cpus=%ld pid_max=%lu\n", sysconf(_SC_NPROCESSORS_ONLN),
-	       read_ulong("/proc/sys/kernel/pid_max"));
+	out("info kernel_cpus=%ld pid_max=%lu pingpong_policy=%s\n",
+	    sysconf(_SC_NPROCESSORS_ONLN), read_ulong("/proc/sys/kernel/pid_max"),
+	    opt.pingpong_other ? "other" : "batch");
 	ftrace_setup();
 	if (access(DEV, F_OK)) {
 		progress("bare windows");
