@@ -171,6 +171,7 @@ static int gotrace_read_wait(struct gotrace_dev *dev, struct gotrace_session *s)
 {
 	long ret;
 
+	/* Pairs with the release in gotrace_session_stop(). */
 	if (!s || smp_load_acquire(&s->state) != GOTRACE_SESS_TRACING)
 		return wait_event_interruptible(dev->wq, gotrace_readable(dev));
 	ret = wait_event_interruptible_timeout(dev->wq, gotrace_readable(dev),
