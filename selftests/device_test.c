@@ -262,6 +262,57 @@ TEST_F(device, read_blocks_before_start)
 	gt_trace_free(&rec.trace);
 }
 
+/*
+ * The reader is woken when a quarter of a CPU's buffer is full, but a blocked
+ * read() returns full batches within about a second: with the default 2 MiB
+ * per CPU, a few KiB of events reach a reader that never wakes on its own.
+ */
+TEST_F(device, read_streams_below_wake_mark)
+{
+	struct gotrace_status st;
+	struct gt_recorder rec;
+	struct gt_stats stats;
+	__u64 deadline, got_ms = 0, start;
+
+	ASSERT_EQ(0, gt_recorder_start(&rec, self->fd, GT_READ_CHUNK));
+	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_DEFAULT, 0));
+	ASSERT_EQ(0, gt_status(self->fd, &st));
+	ASSERT_LE(2ULL << 20, st.buffer_size);
+
+	/* 16 KiB of events: some CPU has filled and committed a 4 KiB batch. */
+	deadline = gt_now_ms() + GT_TIMEOUT_MS;
+	do {
+		ASSERT_LE(0, gt_pingpong(100, 1000));
+		ASSERT_EQ(0, gt_status(self->fd, &st));
+	} while (st.bytes < 16384 && gt_now_ms() < deadline);
+	ASSERT_LE(16384, st.bytes);
+	EXPECT_GT(st.buffer_size / 4 / 2, st.bytes);
+
+	/* The blocked read returns it, while the session still records. */
+	start = gt_now_ms();
+	while (gt_recorder_bytes(&rec) <= GT_HEADER_LEN &&
+	       gt_now_ms() < start + 3000)
+		gt_msleep(10);
+	if (gt_recorder_bytes(&rec) > GT_HEADER_LEN)
+		got_ms = gt_now_ms() - start;
+	EXPECT_FALSE(gt_recorder_done(&rec));
+	EXPECT_LT(GT_HEADER_LEN, gt_recorder_bytes(&rec));
+	ASSERT_EQ(0, gt_status(self->fd, &st));
+	EXPECT_EQ(GOTRACE_STATE_TRACING, st.state);
+	TH_LOG("batches read %llu ms after the 16 KiB mark", got_ms);
+
+	EXPECT_EQ(0, gt_stop(self->fd));
+	ASSERT_EQ(0, gt_recorder_join(&rec));
+	ASSERT_EQ(0, gt_status(self->fd, &st));
+	EXPECT_EQ(0, st.events_lost);
+	EXPECT_EQ(rec.trace.len, st.bytes);
+	EXPECT_EQ(0, gt_keep_trace(&rec.trace, GOTRACE_FORMAT_DEFAULT, &stats,
+				   "device-read_streams")) {
+		TH_LOG("%s", stats.error);
+	}
+	gt_trace_free(&rec.trace);
+}
+
 TEST_F(device, eof_after_stop)
 {
 	struct gt_trace t = { 0 };
