@@ -69,7 +69,7 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 		p = gotrace_put_uvarint(p, 0);
 		p = gotrace_put_uvarint(p, s->end_ts);
 		*p++ = GO_EV_FREQUENCY;
-		p = gotrace_put_uvarint(p, GOTRACE_TS_FREQ);
+		p = gotrace_put_uvarint(p, s->ts_freq);
 		break;
 	case GOTRACE_F_FILE:
 		p = gotrace_put_string(p, GOTRACE_STR_FILE, "linux");

@@ -35,6 +35,9 @@
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
+#ifdef CONFIG_X86_TSC
+#include <asm/tsc.h>
+#endif
 #include <linux/wait.h>
 #include <linux/gotrace.h>
 
@@ -63,9 +66,13 @@ struct gotrace_progs;
 #define GOTRACE_CLOSE_MAX	24
 #define GOTRACE_RESERVE		(2 * GOTRACE_CLOSE_MAX)
 
-/* Timestamps are nanoseconds >> GOTRACE_TS_SHIFT (64 ns ticks). */
+/*
+ * A trace tick lasts GOTRACE_TICK_NS of CLOCK_MONOTONIC (nanoseconds >>
+ * GOTRACE_TS_SHIFT), or TSC cycles >> the shift that makes it last as
+ * long or up to twice as long (clock.c).
+ */
+#define GOTRACE_TICK_NS		64
 #define GOTRACE_TS_SHIFT	6
-#define GOTRACE_TS_FREQ		(NSEC_PER_SEC >> GOTRACE_TS_SHIFT)
 
 /* Go execution tracer event types (runtime/trace.go, pre-1.22). */
 enum gotrace_ev {
@@ -304,6 +311,9 @@ struct gotrace_cpu {
  * @cut_ts:	when recording was cut short (valid in GOTRACE_MODE_CUT).
  * @snapshot_ns: how long the start snapshot held every CPU.
  * @snapshot_threads: threads it recorded.
+ * @clock:	GOTRACE_CLOCK_* of its time stamps (clock.c).
+ * @ts_shift:	clock units >> @ts_shift = trace ticks.
+ * @ts_freq:	trace ticks per second.
  * @header:	the 16-byte trace header.
  * @progs:	program names.
  * @kstacks:	kernel stacks, or NULL when they are off.
@@ -335,6 +345,9 @@ struct gotrace_session {
 	u64 cut_ts;
 	u64 snapshot_ns;
 	u32 snapshot_threads;
+	u32 clock;
+	u32 ts_shift;
+	u64 ts_freq;
 	char header[16];
 	struct gotrace_progs *progs;
 	struct gotrace_kstacks *kstacks;
@@ -374,16 +387,24 @@ struct gotrace_dev {
 	u64 sessions;
 };
 
+/* clock.c */
+bool gotrace_clock_has_tsc(void);
+void gotrace_clock_init(struct gotrace_session *s, u32 flags);
+bool gotrace_clock_unstable(struct gotrace_session *s);
+
 /**
- * gotrace_clock - the one clock of every CPU, in trace ticks
+ * gotrace_clock - now, in @s's trace ticks, the same clock on every CPU
+ * @s: the session
  *
- * CLOCK_MONOTONIC through the NMI-safe fast accessor: one clocksource for
- * all CPUs (the TSC where the kernel trusts it, else HPET or the like), so
- * an event caused by another is never stamped before it, unlike
- * local_clock(), which is only per-CPU monotonic.
+ * The TSC read after earlier loads (as the kernel's TSC clocksource reads
+ * it), or CLOCK_MONOTONIC: see clock.c.
  */
-static inline u64 gotrace_clock(void)
+static __always_inline u64 gotrace_clock(const struct gotrace_session *s)
 {
+#ifdef CONFIG_X86_TSC
+	if (s->clock == GOTRACE_CLOCK_TSC)
+		return rdtsc_ordered() >> s->ts_shift;
+#endif
 	return ktime_get_mono_fast_ns() >> GOTRACE_TS_SHIFT;
 }
 

@@ -98,6 +98,11 @@ static int gotrace_start_args(struct gotrace_start *args,
 
 	if (args->flags & ~GOTRACE_START_FLAGS)
 		return -EINVAL;
+	if ((args->flags & GOTRACE_START_CLOCK_MONO) &&
+	    (args->flags & GOTRACE_START_CLOCK_TSC))
+		return -EINVAL;
+	if ((args->flags & GOTRACE_START_CLOCK_TSC) && !gotrace_clock_has_tsc())
+		return -EOPNOTSUPP;
 	for (i = 0; i < ARRAY_SIZE(args->reserved); i++)
 		if (args->reserved[i])
 			return -EINVAL;

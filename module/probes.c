@@ -218,7 +218,7 @@ static void gotrace_probe_switch(void *data, bool preempt,
 	c = gotrace_begin(&s);
 	if (!c)
 		return;
-	ts = gotrace_clock();
+	ts = gotrace_clock(s);
 	if (!gotrace_proc_start(c, ts))
 		goto cut;
 	if (!prev->pid) {		/* the idle task is G 0 */
@@ -300,7 +300,7 @@ static void gotrace_probe_wakeup(void *data, struct task_struct *p)
 	t = gotrace_thread_of(s, p);
 	if (t && !gotrace_waiting(t))
 		goto out;
-	ts = gotrace_clock();
+	ts = gotrace_clock(s);
 	if (!t || !gotrace_proc_start(c, ts) || !gotrace_g_unblock(c, t, p->pid, ts))
 		gotrace_cut(s, c, ts);
 out:
@@ -325,7 +325,7 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 	/* Created in the start snapshot already? */
 	if (t && t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD)
 		goto out;
-	ts = gotrace_clock();
+	ts = gotrace_clock(s);
 	/*
 	 * No entry: the id's previous thread released it but has not switched
 	 * out for the last time yet; the child takes an alias.
@@ -358,7 +358,7 @@ static void gotrace_probe_rename(void *data, struct task_struct *p,
 	t = gotrace_thread_of(s, p);
 	if (t && (t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD))
 		goto out;	/* it will be created under its new name */
-	ts = gotrace_clock();
+	ts = gotrace_clock(s);
 	if (!t || !gotrace_proc_start(c, ts) || !gotrace_g_rename(s, c, t, p, comm, ts))
 		gotrace_cut(s, c, ts);
 out:

@@ -79,6 +79,7 @@ gotrace_session_alloc(struct gotrace_dev *dev, u32 flags, u32 format,
 	s->wq = &dev->wq;
 	s->rd_cpu = cpumask_first(cpu_possible_mask);
 	snprintf(s->header, sizeof(s->header), "go 1.%u trace", format);
+	gotrace_clock_init(s, flags);
 
 	s->cpus = alloc_percpu_gfp(struct gotrace_cpu, GOTRACE_GFP);
 	if (!s->cpus)
@@ -203,12 +204,13 @@ static void gotrace_close_cpu(struct gotrace_cpu *c, u64 ts)
 int gotrace_session_stop(struct gotrace_dev *dev)
 {
 	struct gotrace_session *s = gotrace_dev_sess(dev);
-	u64 ts = gotrace_clock();
+	u64 ts;
 	int cpu;
 
 	lockdep_assert_held(&dev->lock);
 	if (!s || s->state != GOTRACE_SESS_TRACING)
 		return -EINVAL;
+	ts = gotrace_clock(s);
 
 	xchg(&s->mode, GOTRACE_MODE_OFF);
 	/* After this, no probe is writing into @s nor will. */
@@ -276,6 +278,9 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 
 	st->state = s->state == GOTRACE_SESS_DONE ? GOTRACE_STATE_IDLE : s->state;
 	st->flags = READ_ONCE(s->cut_ts) ? GOTRACE_STATUS_CUT : 0;
+	if (gotrace_clock_unstable(s))
+		st->flags |= GOTRACE_STATUS_CLOCK_UNSTABLE;
+	st->clock = s->clock;
 	st->format = s->format;
 	st->max_tid = s->max_tid;
 	st->buffer_size = s->buffer_size;

@@ -116,7 +116,7 @@ static int gotrace_snapshot_stopped(void *data)
 	struct gotrace_snap sn = {
 		.s = s,
 		.c = this_cpu_ptr(s->cpus),
-		.ts = begin >> GOTRACE_TS_SHIFT,
+		.ts = gotrace_clock(s),
 	};
 	struct task_struct *g, *p;
 	u64 args[2];

@@ -152,6 +152,12 @@ record_tests() {
 	expect "record --format 1.19 --kernel-stacks -- seq" 0 "" \
 		"$gt" record -f 1.19 -k -b 1M -o "$f" -- seq 1 1000
 	check "the 1.19 trace is valid" valid "$f"
+	f=$traces/cli-clock-tsc.trace
+	tsc_note=""
+	dmesg | grep -q "Marking TSC unstable" && tsc_note="the kernel has marked the TSC unstable"
+	expect "record --clock tsc -- seq (warns if the TSC is unstable)" 0 "$tsc_note" \
+		"$gt" record --clock tsc -o "$f" -- seq 1 1000
+	check "the --clock tsc trace is valid" valid "$f"
 	expect "record -- a missing command: 127" 127 "cannot run 'no-such-command'" \
 		"$gt" record -o /tmp/missing.trace -- no-such-command
 }
@@ -230,9 +236,13 @@ drain_test() {
 }
 
 unload_tests() {
-	expect "start" 0 "" "$gt" start -b 1M
+	expect "start" 0 "" "$gt" start -b 1M --clock mono
 	json tracing
 	check "status --json says tracing" grep -q '"state": "tracing"' "$jsons/tracing.json"
+	check "status --json says the --clock mono session's clock" \
+		grep -q '"clock": "mono"' "$jsons/tracing.json"
+	"$gt" status > "$out" 2> "$err"
+	check "status says the clock" grep -q '^clock: *CLOCK_MONOTONIC$' "$out"
 	expect "record while a trace runs" 1 "a trace is already running" \
 		"$gt" record -o /tmp/busy.trace -- true
 	expect "unload while tracing" 1 "a trace is running .*gotrace unload --force" "$gt" unload

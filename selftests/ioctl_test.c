@@ -145,6 +145,21 @@ TEST_F(ioctl, start_unknown_flags)
 	check_intact(_metadata, self->s.ctl, self->sessions);
 }
 
+/* One clock or the other, never both. */
+TEST_F(ioctl, start_two_clocks)
+{
+	struct gotrace_start args;
+
+	start_args(&args)->flags = GOTRACE_START_CLOCK_MONO |
+				   GOTRACE_START_CLOCK_TSC;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+	EXPECT_EQ(EINVAL, errno);
+	args.flags |= GOTRACE_START_KSTACKS;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+	EXPECT_EQ(EINVAL, errno);
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
 TEST_F(ioctl, start_reserved)
 {
 	struct gotrace_start args;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -39,7 +40,8 @@ static void get_status(struct __test_metadata *_metadata, int fd,
 	ASSERT_EQ(0, gt_status(fd, st));
 	EXPECT_EQ(sizeof(*st), st->size);
 	EXPECT_GE(GOTRACE_STATE_STOPPED, st->state);
-	EXPECT_EQ(0, st->flags & ~GOTRACE_STATUS_CUT);
+	EXPECT_EQ(0, st->flags &
+		  ~(GOTRACE_STATUS_CUT | GOTRACE_STATUS_CLOCK_UNSTABLE));
 	EXPECT_EQ(gt_possible_cpus(), st->nr_cpus);
 	EXPECT_NE(GT_JUNK32, st->format);
 	EXPECT_NE(GT_JUNK32, st->max_tid);
@@ -53,7 +55,7 @@ static void get_status(struct __test_metadata *_metadata, int fd,
 	EXPECT_NE(GT_JUNK64, st->sessions);
 	EXPECT_NE(GT_JUNK64, st->snapshot_ns);
 	EXPECT_NE(GT_JUNK32, st->snapshot_threads);
-	EXPECT_EQ(0, st->reserved0);
+	EXPECT_GE(GOTRACE_CLOCK_TSC, st->clock);
 	for (i = 0; i < ARRAY_SIZE(st->reserved); i++)
 		EXPECT_EQ(0, st->reserved[i]);
 }
@@ -247,6 +249,100 @@ TEST_F(session, discard_unread)
 	read_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_1_19,
 		   "session-discard_unread");
 	gt_trace_free(&t);
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * A session on @flags' clock: its trace's time span, converted by its
+ * Frequency as Go converts it, lies between the CLOCK_MONOTONIC times seen
+ * inside and outside the START and STOP calls. Returns the clock, or -1.
+ */
+static int clock_session(struct __test_metadata *_metadata, int fd,
+			 __u32 flags, const char *name)
+{
+	__u64 outer0, inner0, inner1, outer1, span, tick;
+	struct gt_trace t = { 0 };
+	struct gotrace_status st;
+	struct gt_stats stats;
+
+	outer0 = now_ns();
+	if (gt_start_flags(fd, GOTRACE_FORMAT_DEFAULT, flags, 0))
+		return -1;
+	inner0 = now_ns();
+	EXPECT_EQ(200, gt_pingpong(200, 0));
+	gt_msleep(100);
+	get_status(_metadata, fd, &st);
+	inner1 = now_ns();
+	EXPECT_EQ(0, gt_stop(fd));
+	outer1 = now_ns();
+	EXPECT_EQ(0, st.events_lost);
+
+	EXPECT_EQ(0, gt_finish(fd, &t));
+	EXPECT_EQ(0, gt_keep_trace(&t, GOTRACE_FORMAT_DEFAULT, &stats, name)) {
+		TH_LOG("%s", stats.error);
+	}
+	gt_trace_free(&t);
+	if (!stats.frequency)
+		return -1;
+	/* A tick: 64 ns of CLOCK_MONOTONIC, or 64 to 128 ns of TSC cycles. */
+	if (st.clock == GOTRACE_CLOCK_MONO)
+		EXPECT_EQ(1000000000ULL / 64, stats.frequency);
+	EXPECT_GE(1000000000ULL / 64, stats.frequency);
+	EXPECT_LT(1000000000ULL / 128, stats.frequency);
+	tick = 1000000000ULL / stats.frequency + 1;
+	span = (stats.last_ts - stats.first_ts) * 1000000000ULL / stats.frequency;
+	EXPECT_LE(inner1 - inner0, span + 2 * tick);
+	EXPECT_GE(outer1 - outer0 + 2 * tick, span);
+	TH_LOG("clock %u, %llu ticks/s: trace spans %llu us, inside %llu..%llu us",
+	       st.clock, (unsigned long long)stats.frequency,
+	       (unsigned long long)span / 1000,
+	       (unsigned long long)(inner1 - inner0) / 1000,
+	       (unsigned long long)(outer1 - outer0) / 1000);
+	return st.clock;
+}
+
+/*
+ * The clock: by default the TSC where the kernel trusts it, else
+ * CLOCK_MONOTONIC; either one on request. A TSC the kernel has marked
+ * unstable is used only on request, and the status says so.
+ */
+TEST_F_TIMEOUT(session, clocks, 120)
+{
+	struct gotrace_status st;
+	int dflt, clock;
+
+	dflt = clock_session(_metadata, self->fd, 0, "session-clock-default");
+	ASSERT_LE(0, dflt);
+	get_status(_metadata, self->fd, &st);
+	EXPECT_EQ(0, st.flags);
+
+	clock = clock_session(_metadata, self->fd, GOTRACE_START_CLOCK_MONO,
+			      "session-clock-mono");
+	EXPECT_EQ(GOTRACE_CLOCK_MONO, clock);
+	get_status(_metadata, self->fd, &st);
+	EXPECT_EQ(0, st.flags);
+
+	clock = clock_session(_metadata, self->fd, GOTRACE_START_CLOCK_TSC,
+			      "session-clock-tsc");
+	if (clock < 0) {
+		/* No TSC: the default could only be CLOCK_MONOTONIC. */
+		EXPECT_EQ(EOPNOTSUPP, errno);
+		EXPECT_EQ(GOTRACE_CLOCK_MONO, dflt);
+		return;
+	}
+	EXPECT_EQ(GOTRACE_CLOCK_TSC, clock);
+	get_status(_metadata, self->fd, &st);
+	/* Unstable exactly when the default did not take the TSC. */
+	EXPECT_EQ(dflt == GOTRACE_CLOCK_MONO ? GOTRACE_STATUS_CLOCK_UNSTABLE : 0,
+		  st.flags);
+	TH_LOG("default clock %s", dflt == GOTRACE_CLOCK_TSC ? "TSC" : "CLOCK_MONOTONIC");
 }
 
 /* 100 sessions, each read to the end; some are kept for the host. */

@@ -274,6 +274,10 @@ static int gt_batch(struct gt_parser *ps, unsigned int nr_cpus)
 	}
 	p->ts = ts;
 	ps->cur = p;
+	if (!ps->st->first_ts || ts < ps->st->first_ts)
+		ps->st->first_ts = ts;
+	if (ts > ps->st->last_ts)
+		ps->st->last_ts = ts;
 	return 0;
 }
 
@@ -291,6 +295,8 @@ static int gt_timed(struct gt_parser *ps, __u64 delta)
 			       (unsigned long long)p->id,
 			       (unsigned long long)(p->last - p->ts));
 	p->last = p->ts;
+	if (p->ts > ps->st->last_ts)
+		ps->st->last_ts = p->ts;
 	return 0;
 }
 

@@ -28,6 +28,7 @@ struct gt_stats {
 	unsigned long count[GT_EV_COUNT];	/* events by type */
 	unsigned long nr_ps;			/* Ps with batches */
 	__u64 frequency;			/* ticks per second */
+	__u64 first_ts, last_ts;		/* earliest and latest time stamps */
 	char error[160];			/* why the trace is malformed */
 };
 

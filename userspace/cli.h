@@ -47,6 +47,7 @@ int msg_usage(const char *cmd);
 bool parse_size(const char *cmd, const char *opt, const char *s, uint64_t *out);
 bool parse_u32(const char *cmd, const char *opt, const char *s, uint32_t *out);
 bool parse_format(const char *cmd, const char *s, uint32_t *out);
+bool parse_clock(const char *cmd, const char *s, uint32_t *flags);
 bool parse_param(const char *cmd, const char *s);
 bool parse_seconds(const char *cmd, const char *opt, const char *s, double *out);
 
@@ -65,12 +66,13 @@ bool session_stop(const char *cmd, int fd, bool idle_ok);
 bool session_status(const char *cmd, int fd, struct gotrace_status *st);
 
 /* The options start and record share; start_option() takes one of them. */
-#define START_SHORTOPTS "f:b:t:k"
+#define START_SHORTOPTS "f:b:t:kc:"
 #define START_LONGOPTS \
 	{ "format", required_argument, NULL, 'f' }, \
 	{ "buffer-size", required_argument, NULL, 'b' }, \
 	{ "max-tid", required_argument, NULL, 't' }, \
-	{ "kernel-stacks", no_argument, NULL, 'k' }
+	{ "kernel-stacks", no_argument, NULL, 'k' }, \
+	{ "clock", required_argument, NULL, 'c' }
 #define START_OPTIONS_HELP \
 	"  -f, --format VER       trace format: 1.11, 1.19 or 1.21 (default 1.21)\n" \
 	"  -b, --buffer-size SIZE buffer per CPU, with K, M or G suffix\n" \
@@ -78,7 +80,11 @@ bool session_status(const char *cmd, int fd, struct gotrace_status *st);
 	"  -t, --max-tid N        thread ids the thread table covers, 20 bytes each\n" \
 	"                         (default: /proc/sys/kernel/pid_max)\n" \
 	"  -k, --kernel-stacks    block events carry the kernel stack where the\n" \
-	"                         thread blocks (costs an unwind per block)\n"
+	"                         thread blocks (costs an unwind per block)\n" \
+	"  -c, --clock CLOCK      time stamps from: auto (the TSC if the kernel\n" \
+	"                         trusts it, else mono; the default), mono\n" \
+	"                         (CLOCK_MONOTONIC) or tsc (even if the kernel\n" \
+	"                         has marked it unstable)\n"
 bool start_option(const char *cmd, int c, const char *arg, struct gotrace_start *args);
 
 /*

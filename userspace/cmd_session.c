@@ -44,6 +44,7 @@ static uint32_t pid_max(const char *cmd)
  */
 bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 {
+	struct gotrace_status st = { .size = sizeof(st) };
 	int err;
 
 	if (!args->max_tid)
@@ -51,6 +52,10 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 	err = ioctl(fd, GOTRACE_START, args) ? errno : 0;
 	switch (err) {
 	case 0:
+		if ((args->flags & GOTRACE_START_CLOCK_TSC) &&
+		    !ioctl(fd, GOTRACE_STATUS, &st) &&
+		    (st.flags & GOTRACE_STATUS_CLOCK_UNSTABLE))
+			msg_err(cmd, "warning: the kernel has marked the TSC unstable: events of different CPUs may be out of order (--clock auto avoids it)");
 		return true;
 	case EBUSY:
 		msg_err(cmd, "a trace is already running, or the previous one was not read to the end: "
@@ -58,6 +63,9 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 		break;
 	case ENOMEM:
 		msg_err(cmd, "not enough memory for the trace buffers: lower --buffer-size or --max-tid");
+		break;
+	case EOPNOTSUPP:
+		msg_err(cmd, "this machine has no TSC for --clock tsc: use --clock auto or mono");
 		break;
 	case EINVAL:
 		msg_err(cmd, "the module rejected the parameters (format, buffer size, max tid): "
@@ -88,6 +96,8 @@ bool start_option(const char *cmd, int c, const char *arg, struct gotrace_start 
 	case 'k':
 		args->flags |= GOTRACE_START_KSTACKS;
 		return true;
+	case 'c':
+		return parse_clock(cmd, arg, &args->flags);
 	}
 	return false;
 }

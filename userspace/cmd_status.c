@@ -44,6 +44,8 @@ static void status_json(const struct gotrace_status *st)
 	json_str(&j, "state", state_name(st->state));
 	json_bool(&j, "cut", st->flags & GOTRACE_STATUS_CUT);
 	json_u64(&j, "format", st->format);
+	json_str(&j, "clock", st->clock == GOTRACE_CLOCK_TSC ? "tsc" : "mono");
+	json_bool(&j, "clock_unstable", st->flags & GOTRACE_STATUS_CLOCK_UNSTABLE);
 	json_u64(&j, "nr_cpus", st->nr_cpus);
 	json_u64(&j, "max_tid", st->max_tid);
 	json_u64(&j, "buffer_size", st->buffer_size);
@@ -61,8 +63,13 @@ static void status_text(const struct gotrace_status *st)
 {
 	printf("state:        %s%s\n", state_name(st->state),
 	       st->flags & GOTRACE_STATUS_CUT ? " (cut short: events not recorded)" : "");
-	if (st->format)
+	if (st->format) {
 		printf("format:       go 1.%u\n", st->format);
+		printf("clock:        %s%s\n",
+		       st->clock == GOTRACE_CLOCK_TSC ? "TSC" : "CLOCK_MONOTONIC",
+		       st->flags & GOTRACE_STATUS_CLOCK_UNSTABLE ?
+		       " (marked unstable by the kernel: events of different CPUs may be out of order; use --clock mono)" : "");
+	}
 	printf("cpus:         %u\n"
 	       "max tid:      %u\n"
 	       "buffer:       %" PRIu64 " bytes per CPU\n"

@@ -88,6 +88,21 @@ bool parse_format(const char *cmd, const char *s, uint32_t *out)
 	return false;
 }
 
+/* --clock: auto, mono or tsc, as GOTRACE_START_CLOCK_* in @flags. */
+bool parse_clock(const char *cmd, const char *s, uint32_t *flags)
+{
+	*flags &= ~(uint32_t)(GOTRACE_START_CLOCK_MONO | GOTRACE_START_CLOCK_TSC);
+	if (!strcmp(s, "mono"))
+		*flags |= GOTRACE_START_CLOCK_MONO;
+	else if (!strcmp(s, "tsc"))
+		*flags |= GOTRACE_START_CLOCK_TSC;
+	else if (strcmp(s, "auto")) {
+		msg_err(cmd, "unknown clock '%s': choose auto, mono or tsc", s);
+		return false;
+	}
+	return true;
+}
+
 /* A module parameter as init_module() takes it: NAME=VALUE, one word. */
 bool parse_param(const char *cmd, const char *s)
 {

@@ -23,9 +23,17 @@
 #define GOTRACE_FORMAT_1_19	19
 #define GOTRACE_FORMAT_1_21	21
 
-/* Start flags. */
+/*
+ * Start flags. The clock of the time stamps: with neither clock flag, the
+ * TSC where the kernel trusts it (x86: it has not marked it unstable), else
+ * CLOCK_MONOTONIC. Both clock flags: -EINVAL; GOTRACE_START_CLOCK_TSC on a
+ * machine without a TSC: -EOPNOTSUPP.
+ */
 #define GOTRACE_START_KSTACKS	0x1	/* block events carry kernel stacks */
-#define GOTRACE_START_FLAGS	GOTRACE_START_KSTACKS
+#define GOTRACE_START_CLOCK_MONO 0x2	/* CLOCK_MONOTONIC */
+#define GOTRACE_START_CLOCK_TSC	0x4	/* the TSC, even if the kernel distrusts it */
+#define GOTRACE_START_FLAGS	(GOTRACE_START_KSTACKS | GOTRACE_START_CLOCK_MONO | \
+				 GOTRACE_START_CLOCK_TSC)
 
 /**
  * struct gotrace_start - argument of GOTRACE_START
@@ -53,7 +61,16 @@ struct gotrace_start {
 #define GOTRACE_STATE_STOPPED	2	/* stopped; the reader has not reached EOF yet */
 
 /* Status flags. */
+/*
+ * GOTRACE_STATUS_CLOCK_UNSTABLE: the session's clock is the TSC, which the
+ * kernel has marked unstable; events of different CPUs may be out of order.
+ */
 #define GOTRACE_STATUS_CUT	0x1	/* recording ended early: events not recorded */
+#define GOTRACE_STATUS_CLOCK_UNSTABLE 0x2
+
+/* Clocks reported by GOTRACE_STATUS. */
+#define GOTRACE_CLOCK_MONO	0	/* CLOCK_MONOTONIC */
+#define GOTRACE_CLOCK_TSC	1	/* the x86 time stamp counter */
 
 /**
  * struct gotrace_status - argument of GOTRACE_STATUS
@@ -76,7 +93,7 @@ struct gotrace_start {
  * @snapshot_ns: Output: how long the start snapshot held every CPU
  *		(the stopped world), in nanoseconds.
  * @snapshot_threads: Output: threads in the start snapshot.
- * @reserved0:	Output: zero.
+ * @clock:	Output: GOTRACE_CLOCK_* of the session's time stamps.
  * @reserved:	Output: zero.
  */
 struct gotrace_status {
@@ -96,7 +113,7 @@ struct gotrace_status {
 	__u64 sessions;
 	__u64 snapshot_ns;
 	__u32 snapshot_threads;
-	__u32 reserved0;
+	__u32 clock;
 	__u64 reserved[2];
 };
 

@@ -75,6 +75,8 @@ refuse "invalid --max-tid '0'" record --max-tid 0
 refuse "requires an argument" record -o
 refuse "empty output file name" record -o ''
 refuse "doesn't allow an argument" record --kernel-stacks=yes
+refuse "unknown clock 'hpet': choose auto, mono or tsc" record --clock hpet
+refuse "requires an argument" start --clock
 refuse "invalid option -- 'z'" record -z -- true
 
 refuse "invalid module parameter 'buffer_size'" load buffer_size
