@@ -67,9 +67,13 @@ static u8 *gotrace_buf_chunk(struct gotrace_cpu *c, u32 idx)
 static void gotrace_buf_commit(struct gotrace_cpu *c)
 {
 	c->lens[c->head % c->nr_chunks] = c->pos;
+	/* gotrace_buf_bytes() reads @bytes and @pos as a pair. */
+	raw_write_seqcount_begin(&c->bytes_seq);
+	c->bytes += c->pos;
+	WRITE_ONCE(c->pos, 0);
+	raw_write_seqcount_end(&c->bytes_seq);
 	/* Pairs with the acquire in gotrace_buf_peek(): bytes and length first. */
 	smp_store_release(&c->head, c->head + 1);
-	c->pos = 0;
 }
 
 static void gotrace_buf_batch(struct gotrace_cpu *c, u64 ts)
@@ -81,8 +85,7 @@ static void gotrace_buf_batch(struct gotrace_cpu *c, u64 ts)
 	*p++ = GO_EV_BATCH | 1 << 6;
 	p = gotrace_put_uvarint(p, c->cpu);
 	p = gotrace_put_uvarint(p, ts);
-	c->pos = p - c->chunk;
-	c->bytes += c->pos;
+	WRITE_ONCE(c->pos, p - c->chunk);
 	c->last_ts = ts;
 }
 
@@ -152,6 +155,27 @@ void gotrace_buf_release(struct gotrace_cpu *c)
 {
 	/* Pairs with the acquire in gotrace_buf_reserve(): copy done first. */
 	smp_store_release(&c->tail, c->tail + 1);
+}
+
+/**
+ * gotrace_buf_bytes - bytes written: the committed chunks and the current one
+ * @c: the CPU's buffer, which its writer may be filling
+ *
+ * The writer keeps only @pos up to date per event; a commit moves it into
+ * @bytes inside @bytes_seq's write section, so the sum never goes back.
+ */
+u64 gotrace_buf_bytes(struct gotrace_cpu *c)
+{
+	unsigned int seq;
+	u64 bytes;
+	u32 pos;
+
+	do {
+		seq = raw_read_seqcount_begin(&c->bytes_seq);
+		bytes = c->bytes;
+		pos = READ_ONCE(c->pos);
+	} while (read_seqcount_retry(&c->bytes_seq, seq));
+	return bytes + pos;
 }
 
 /**

@@ -33,12 +33,15 @@
 #include <linux/rcupdate.h>
 #include <linux/timekeeping.h>
 #include <linux/sched.h>
+#include <linux/seqlock.h>
+#include <linux/sched/task_stack.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <asm/syscall.h>
 #ifdef CONFIG_X86_TSC
 #include <asm/tsc.h>
 #endif
-#include <linux/wait.h>
 #include <linux/gotrace.h>
 
 struct gotrace_kstacks;
@@ -268,7 +271,9 @@ struct gotrace_alias {
  * @proc_started: a ProcStart has been written for this P.
  * @cpu:	the CPU, which is the P id.
  * @events:	Go events written.
- * @bytes:	bytes written.
+ * @bytes:	bytes of the committed chunks (the one being filled has @pos
+ *		more); written with @pos in @bytes_seq's write section.
+ * @bytes_seq:	makes @bytes and @pos one value for gotrace_buf_bytes().
  * @lost:	scheduler events not recorded after a cut.
  * @wake:	wakes the reader from outside the scheduler's locks.
  * @wq:		where the reader waits.
@@ -291,6 +296,7 @@ struct gotrace_cpu {
 	int cpu;
 	u64 events;
 	u64 bytes;
+	seqcount_t bytes_seq;
 	u64 lost;
 	struct irq_work wake;
 	wait_queue_head_t *wq;
@@ -426,6 +432,7 @@ void gotrace_buf_flush(struct gotrace_cpu *c);
 const u8 *gotrace_buf_peek(struct gotrace_cpu *c, u32 *len);
 void gotrace_buf_release(struct gotrace_cpu *c);
 u32 gotrace_buf_full(struct gotrace_cpu *c);
+u64 gotrace_buf_bytes(struct gotrace_cpu *c);
 
 /**
  * gotrace_buf_reserve - room for @n events at one time stamp
@@ -435,28 +442,33 @@ u32 gotrace_buf_full(struct gotrace_cpu *c);
  * @n: number of events
  * @closing: they close the trace: at most GOTRACE_CLOSE_MAX bytes each,
  *	     which may come from the reserve. Otherwise GOTRACE_EV_MAX each.
+ * @p: set to where to write them with gotrace_put_event(), the first with
+ *     the delta @ts - @c->last_ts and the others with 0, before calling
+ *     gotrace_buf_advance()
  *
  * For a transition written as several events, which the trace must hold
  * all or none of: they all fit in the chunk being filled. The common case,
- * room there, is inline: it is on every event's path.
+ * room there, is inline: it is on every event's path, and returns true
+ * without a test of @p (see gotrace_thread_find()).
  *
- * Return: where to write them with gotrace_put_event(), the first with the
- * delta @ts - @c->last_ts and the others with 0, before calling
- * gotrace_buf_advance(); NULL when the ring is full (every chunk is waiting
- * for the reader).
+ * Return: false when the ring is full (every chunk is waiting for the
+ * reader).
  */
-static __always_inline u8 *gotrace_buf_reserve(struct gotrace_cpu *c,
-					       u64 *ts, unsigned int n,
-					       bool closing)
+static __always_inline bool gotrace_buf_reserve(struct gotrace_cpu *c,
+						u64 *ts, unsigned int n,
+						bool closing, u8 **p)
 {
 	size_t need = n * (closing ? GOTRACE_CLOSE_MAX : GOTRACE_EV_MAX);
 	size_t limit = GOTRACE_CHUNK_SIZE - (closing ? 0 : GOTRACE_RESERVE);
 
 	if (*ts < c->last_ts)
 		*ts = c->last_ts;
-	if (likely(c->pos && c->pos + need <= limit))
-		return c->chunk + c->pos;
-	return gotrace_buf_reserve_slow(c, *ts, need, limit);
+	if (likely(c->pos && c->pos + need <= limit)) {
+		*p = c->chunk + c->pos;
+		return true;
+	}
+	*p = gotrace_buf_reserve_slow(c, *ts, need, limit);
+	return *p;
 }
 
 /**
@@ -469,11 +481,8 @@ static __always_inline u8 *gotrace_buf_reserve(struct gotrace_cpu *c,
 static __always_inline void gotrace_buf_advance(struct gotrace_cpu *c, u8 *end,
 						u64 ts, unsigned int n)
 {
-	u32 pos = end - c->chunk;
-
-	c->bytes += pos - c->pos;
 	c->events += n;
-	c->pos = pos;
+	WRITE_ONCE(c->pos, end - c->chunk);
 	c->last_ts = ts;
 }
 
@@ -518,12 +527,12 @@ static __always_inline u8 *gotrace_put_event(u8 *p, enum gotrace_ev type,
 					     u64 dt, unsigned int nargs,
 					     const u64 *args)
 {
-	u8 *lenp = NULL, *body;
+	u8 *lenp = p + 1, *body;
 	unsigned int i;
 
 	*p++ = type | min(nargs, 3U) << 6;
 	if (nargs >= 3)
-		lenp = p++;	/* every body we write is shorter than 128 bytes */
+		p++;		/* every body we write is shorter than 128 bytes */
 	body = p;
 	p = gotrace_put_uvarint(p, dt);
 	if (nargs > 0)
@@ -534,7 +543,7 @@ static __always_inline u8 *gotrace_put_event(u8 *p, enum gotrace_ev type,
 		p = gotrace_put_uvarint(p, args[2]);
 	for (i = 3; i < nargs; i++)
 		p = gotrace_put_uvarint(p, args[i]);
-	if (lenp)
+	if (nargs >= 3)
 		*lenp = p - body;
 	return p;
 }
@@ -555,9 +564,9 @@ static __always_inline bool gotrace_emit(struct gotrace_cpu *c, u64 ts,
 					 unsigned int nargs, const u64 *args,
 					 bool closing)
 {
-	u8 *p = gotrace_buf_reserve(c, &ts, 1, closing);
+	u8 *p;
 
-	if (unlikely(!p))
+	if (unlikely(!gotrace_buf_reserve(c, &ts, 1, closing, &p)))
 		return false;
 	p = gotrace_put_event(p, type, ts - c->last_ts, nargs, args);
 	gotrace_buf_advance(c, p, ts, 1);
@@ -590,10 +599,49 @@ const char *gotrace_prog_name(struct gotrace_progs *pt, u32 id);
 u32 gotrace_progs_count(struct gotrace_progs *pt);
 
 /* reasons.c */
-enum gotrace_ev gotrace_classify(struct task_struct *p, bool preempt,
-				 unsigned int prev_state, u32 *reason);
+
+/* What a blocking system call waits for. */
+enum gotrace_class {
+	GOTRACE_C_SYSCALL,	/* anything else: a syscall-blocking profile entry */
+	GOTRACE_C_SYNC,		/* futexes: mutexes, condition variables */
+	GOTRACE_C_NET,		/* sockets and readiness waits */
+	GOTRACE_C_SLEEP,	/* timed sleeps */
+};
+
+/**
+ * struct gotrace_syscall - a system call a thread commonly blocks in
+ * @name:	its name, the frame name of its stacks.
+ * @class:	enum gotrace_class.
+ */
+struct gotrace_syscall {
+	const char *name;
+	u8 class;
+};
+
+extern const struct gotrace_syscall gotrace_syscalls[GOTRACE_NR_SYSCALLS];
 u32 gotrace_waker_reason(void);
 const char *gotrace_reason_name(u32 reason, char *buf, size_t size);
+
+/**
+ * gotrace_syscall_of - the system call @p is in, or -1
+ * @p: a task that is current or switching out
+ *
+ * Kernel threads have none; a user thread stopped by a page fault or an
+ * interrupt has saved registers that are not a system call's.
+ */
+static inline int gotrace_syscall_of(struct task_struct *p)
+{
+	struct pt_regs *regs;
+	int nr;
+
+	if (p->flags & PF_KTHREAD)
+		return -1;
+	regs = task_pt_regs(p);
+	nr = syscall_get_nr(p, regs);
+	if (nr >= GOTRACE_NR_SYSCALLS)
+		return -1;
+	return nr;
+}
 
 /* stacks.c */
 struct gotrace_stacks *gotrace_stacks_alloc(void);
@@ -610,16 +658,21 @@ u32 gotrace_stacks_key(struct gotrace_stacks *st, u32 id);
  * @reason: enum gotrace_reason or a system call number
  *
  * Called with interrupts off (a probe) or with no probe running. A stack
- * used before is found in its first slot, unless it collided.
+ * used before is found in its first slot or, if it collided, in the next
+ * one, unless it collided again.
  */
 static inline u32 gotrace_stack(struct gotrace_session *s, u32 prog, u32 reason)
 {
 	u32 key = 1 + prog * GOTRACE_R_NR + reason;
-	struct gotrace_stack_slot *slot =
-		&s->stacks->slot[hash_32(key, GOTRACE_STACK_BITS)];
-	u32 id;
+	u32 h = hash_32(key, GOTRACE_STACK_BITS);
+	struct gotrace_stack_slot *slot = &s->stacks->slot[h];
+	u32 k = READ_ONCE(slot->key), id;
 
-	if (likely(READ_ONCE(slot->key) == key)) {
+	if (unlikely(k != key)) {
+		slot = &s->stacks->slot[(h + 1) & (BIT(GOTRACE_STACK_BITS) - 1)];
+		k = READ_ONCE(slot->key);
+	}
+	if (likely(k == key)) {
 		/* Pairs with the release in gotrace_stack_insert(). */
 		id = smp_load_acquire(&slot->id);
 		if (likely(id))
@@ -639,13 +692,10 @@ struct gotrace_thread *gotrace_thread_alias(struct gotrace_session *s,
 bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 		      struct gotrace_thread *t, struct task_struct *p,
 		      u32 prog, u32 creator, u64 ts);
-bool gotrace_g_unblock(struct gotrace_cpu *c, struct gotrace_thread *t,
-		       pid_t tid, u64 ts);
-bool gotrace_g_start(struct gotrace_session *s, struct gotrace_cpu *c,
-		     struct gotrace_thread *t, struct task_struct *p, u64 ts);
-bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
-		    struct gotrace_thread *t, struct task_struct *p,
-		    bool preempt, unsigned int prev_state, u64 ts);
+void gotrace_thread_unalias(struct gotrace_session *s, struct gotrace_thread *t);
+bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
+			   struct gotrace_thread *t, struct task_struct *p,
+			   u32 prog, u64 ts);
 bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
 bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
 		      struct gotrace_thread *t, struct task_struct *p,
@@ -683,29 +733,56 @@ static inline u64 gotrace_gid(const struct gotrace_thread *t, pid_t tid)
 }
 
 /**
- * gotrace_thread_of - the trace state of @p
+ * gotrace_thread_find - the trace state of @p
  * @s: session
  * @p: task
+ * @tp: set to @p's entry: its id's entry if @p holds it, else its alias
+ *	(see threads.c), else the id's entry if it is free (never used, or
+ *	dead) for @p to be created in; NULL if @p's id is not below max_tid
+ *	or another task holds the entry and @p has no alias. The prober
+ *	decides what NULL means: switch-in and fork claim an alias, others
+ *	cut the recording.
  *
- * Return: @p's entry: its id's entry if @p holds it, else its alias (see
- * threads.c), else the id's entry if it is free (never used, or dead) for
- * @p to be created in; NULL if @p's id is not below max_tid or another task
- * holds the entry and @p has no alias. The prober decides what NULL means:
- * switch-in and fork claim an alias, others cut the recording.
+ * Return: whether @tp is an entry. Inline and a bool, so that on the
+ * common path, a live thread holding its id's entry, a probe tests nothing
+ * more (the kernel's -fno-delete-null-pointer-checks would keep a test of
+ * the pointer).
  */
-static inline struct gotrace_thread *
-gotrace_thread_of(struct gotrace_session *s, struct task_struct *p)
+static __always_inline bool gotrace_thread_find(struct gotrace_session *s,
+						struct task_struct *p,
+						struct gotrace_thread **tp)
 {
 	u32 tid = p->pid;
 	struct gotrace_thread *t;
 
-	if (unlikely(tid >= s->max_tid))
-		return NULL;
+	if (unlikely(tid >= s->max_tid)) {
+		*tp = NULL;
+		return false;
+	}
 	t = &s->threads[tid];
 	if (likely(t->tag == gotrace_tag(p) &&
-		   t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD))
-		return t;
-	return gotrace_thread_slow(s, p, t);
+		   t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD)) {
+		*tp = t;
+		return true;
+	}
+	*tp = gotrace_thread_slow(s, p, t);
+	return *tp;
+}
+
+/**
+ * gotrace_thread_of - gotrace_thread_find() as a pointer
+ * @s: session
+ * @p: task
+ *
+ * Return: @p's entry, or NULL (see gotrace_thread_find()).
+ */
+static inline struct gotrace_thread *
+gotrace_thread_of(struct gotrace_session *s, struct task_struct *p)
+{
+	struct gotrace_thread *t;
+
+	gotrace_thread_find(s, p, &t);
+	return t;
 }
 
 /* probes.c */

@@ -30,7 +30,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
-#include "gotrace.h"
+#include "transitions.h"
 
 static void gotrace_probe_switch(void *data, bool preempt,
 				 struct task_struct *prev,
@@ -204,15 +204,22 @@ bool gotrace_proc_start_slow(struct gotrace_cpu *c, u64 ts)
 	return true;
 }
 
+/*
+ * The run of @prev ends and that of @next begins, written with one
+ * reservation when @next needs nothing but its GoStart.
+ */
 static void gotrace_probe_switch(void *data, bool preempt,
 				 struct task_struct *prev,
 				 struct task_struct *next,
 				 unsigned int prev_state)
 {
+	struct gotrace_thread *stop = NULL, *run = NULL;
 	struct gotrace_session *s;
-	struct gotrace_thread *t;
 	struct gotrace_cpu *c;
-	u64 ts;
+	unsigned int n = 0;
+	bool fast = false;
+	u64 ts, dt;
+	u8 *buf;
 
 	lockdep_assert_irqs_disabled();
 	c = gotrace_begin(&s);
@@ -224,21 +231,35 @@ static void gotrace_probe_switch(void *data, bool preempt,
 	if (!prev->pid) {		/* the idle task is G 0 */
 		if (unlikely(c->cur_g) && !gotrace_g_lost(s, c, ts))
 			goto cut;
-	} else {
-		t = gotrace_thread_of(s, prev);
+	} else if (c->cur_g) {
 		/* What the P runs must be @prev: else its identity is lost. */
-		if (c->cur_g && (!t || t->state != GOTRACE_T_RUNNING ||
-				 gotrace_gid(t, prev->pid) != c->cur_g))
-			goto cut;
-		if (c->cur_g &&
-		    !gotrace_g_stop(s, c, t, prev, preempt, prev_state, ts))
+		if (!gotrace_thread_find(s, prev, &stop) ||
+		    stop->state != GOTRACE_T_RUNNING ||
+		    gotrace_gid(stop, prev->pid) != c->cur_g)
 			goto cut;
 	}
 	if (next->pid) {
-		t = gotrace_thread_of(s, next) ?: gotrace_thread_alias(s, next);
-		if (!t || !gotrace_g_start(s, c, t, next, ts))
-			goto cut;
+		if (!gotrace_thread_find(s, next, &run)) {
+			run = gotrace_thread_alias(s, next);
+			if (!run)
+				goto cut;
+		}
+		fast = gotrace_run_fast(run);
 	}
+	if (stop || fast) {
+		if (!gotrace_buf_reserve(c, &ts, GOTRACE_SWITCH_EVENTS, false,
+					 &buf))
+			goto cut;
+		dt = ts - c->last_ts;
+		if (stop)
+			buf = gotrace_put_stop(s, c, stop, prev, preempt,
+					       prev_state, buf, &dt, &n);
+		if (fast)
+			buf = gotrace_put_run(c, run, next->pid, buf, &dt, &n);
+		gotrace_buf_advance(c, buf, ts, n);
+	}
+	if (run && !fast && !gotrace_g_start(s, c, run, next, ts))
+		goto cut;
 	return;
 cut:
 	gotrace_cut(s, c, ts);
@@ -264,8 +285,8 @@ static void gotrace_probe_waking(void *data, struct task_struct *p)
 	c = gotrace_begin(&s);
 	if (!c)
 		goto out;
-	t = gotrace_thread_of(s, p);
-	if (!t || t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_SYSCALL)
+	if (!gotrace_thread_find(s, p, &t) || t->state == GOTRACE_T_NONE ||
+	    t->state == GOTRACE_T_SYSCALL)
 		goto out;
 	reason = gotrace_waker_reason();
 	if (reason != GOTRACE_R_IRQ && reason != GOTRACE_R_SOFTIRQ) {
@@ -290,6 +311,7 @@ static void gotrace_probe_wakeup(void *data, struct task_struct *p)
 	struct gotrace_thread *t;
 	struct gotrace_cpu *c;
 	unsigned long flags;
+	bool found;
 	u64 ts;
 
 	/* try_to_wake_up() of current runs with interrupts on. */
@@ -297,11 +319,12 @@ static void gotrace_probe_wakeup(void *data, struct task_struct *p)
 	c = gotrace_begin(&s);
 	if (!c)
 		goto out;
-	t = gotrace_thread_of(s, p);
-	if (t && !gotrace_waiting(t))
+	found = gotrace_thread_find(s, p, &t);
+	if (found && !gotrace_waiting(t))
 		goto out;
 	ts = gotrace_clock(s);
-	if (!t || !gotrace_proc_start(c, ts) || !gotrace_g_unblock(c, t, p->pid, ts))
+	if (!found || !gotrace_proc_start(c, ts) ||
+	    !gotrace_g_unblock(c, t, p->pid, ts))
 		gotrace_cut(s, c, ts);
 out:
 	local_irq_restore(flags);

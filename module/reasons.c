@@ -16,19 +16,8 @@
 
 #include "gotrace.h"
 
-/* What a blocking system call waits for. */
-enum gotrace_class {
-	GOTRACE_C_SYSCALL,	/* anything else: a syscall-blocking profile entry */
-	GOTRACE_C_SYNC,		/* futexes: mutexes, condition variables */
-	GOTRACE_C_NET,		/* sockets and readiness waits */
-	GOTRACE_C_SLEEP,	/* timed sleeps */
-};
-
 /* Names and classes of the system calls a thread commonly blocks in. */
-static const struct {
-	const char *name;
-	u8 class;
-} gotrace_syscalls[GOTRACE_NR_SYSCALLS] = {
+const struct gotrace_syscall gotrace_syscalls[GOTRACE_NR_SYSCALLS] = {
 #ifdef __NR_futex
 	[__NR_futex] = { "futex", GOTRACE_C_SYNC },
 #endif
@@ -124,89 +113,6 @@ const char *gotrace_reason_name(u32 reason, char *buf, size_t size)
 		return gotrace_syscalls[reason].name;
 	snprintf(buf, size, "syscall %u", reason);
 	return buf;
-}
-
-/**
- * gotrace_syscall_of - the system call @p is in, or -1
- * @p: a task that is current or switching out
- *
- * Kernel threads have none; a user thread stopped by a page fault or an
- * interrupt has saved registers that are not a system call's.
- */
-static int gotrace_syscall_of(struct task_struct *p)
-{
-	struct pt_regs *regs;
-	int nr;
-
-	if (p->flags & PF_KTHREAD)
-		return -1;
-	regs = task_pt_regs(p);
-	nr = syscall_get_nr(p, regs);
-	if (nr >= GOTRACE_NR_SYSCALLS)
-		return -1;
-	return nr;
-}
-
-/**
- * gotrace_still_runnable - whether a switched-out thread stays on its runqueue
- * @preempt: sched_switch's preempt
- * @prev: the thread
- * @prev_state: sched_switch's prev_state
- *
- * __schedule() dequeues a task only on a voluntary switch with a sleeping
- * state and no signal that would wake it; @prev_state is the state it read
- * before clearing it for such a signal. Calling a blocked task runnable is
- * harmless (its wakeup is then ignored); the reverse would leave it waiting
- * for a wakeup that never comes.
- */
-static inline bool gotrace_still_runnable(bool preempt,
-					  struct task_struct *prev,
-					  unsigned int prev_state)
-{
-	return preempt || !prev_state || signal_pending_state(prev_state, prev);
-}
-
-/**
- * gotrace_classify - the Go event that ends a run, and its reason
- * @p: the thread switching out
- * @preempt: sched_switch's preempt
- * @prev_state: sched_switch's prev_state
- * @reason: set to enum gotrace_reason or a system call number
- *
- * Return: GoEnd, GoPreempt, GoSched (sched_yield), GoBlockSync, GoBlockNet,
- * GoSleep, GoSysBlock (for GoSysCall + GoSysBlock) or GoBlock.
- */
-enum gotrace_ev gotrace_classify(struct task_struct *p, bool preempt,
-				 unsigned int prev_state, u32 *reason)
-{
-	int nr;
-
-	if (prev_state & TASK_DEAD)
-		return GO_EV_GO_END;
-	nr = gotrace_syscall_of(p);
-	if (gotrace_still_runnable(preempt, p, prev_state)) {
-		if (!preempt && nr == __NR_sched_yield) {
-			*reason = nr;
-			return GO_EV_GO_SCHED;
-		}
-		*reason = GOTRACE_R_PREEMPT;
-		return GO_EV_GO_PREEMPT;
-	}
-	if (nr < 0) {
-		*reason = p->flags & PF_KTHREAD ? GOTRACE_R_KERNEL : GOTRACE_R_FAULT;
-		return GO_EV_GO_BLOCK;
-	}
-	*reason = nr;
-	switch (gotrace_syscalls[nr].class) {
-	case GOTRACE_C_SYNC:
-		return GO_EV_GO_BLOCK_SYNC;
-	case GOTRACE_C_NET:
-		return GO_EV_GO_BLOCK_NET;
-	case GOTRACE_C_SLEEP:
-		return GO_EV_GO_SLEEP;
-	default:
-		return GO_EV_GO_SYSBLOCK;
-	}
 }
 
 /**

@@ -88,6 +88,7 @@ gotrace_session_alloc(struct gotrace_dev *dev, u32 flags, u32 format,
 		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
 
 		init_irq_work(&c->wake, gotrace_wake);
+		seqcount_init(&c->bytes_seq);
 		c->wq = &dev->wq;
 		if (gotrace_buf_alloc(c, cpu, buffer_size))
 			goto err_free;
@@ -293,7 +294,7 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 		u32 full = gotrace_buf_full(c);
 
 		st->events += READ_ONCE(c->events);
-		st->bytes += READ_ONCE(c->bytes);
+		st->bytes += gotrace_buf_bytes(c);
 		st->events_lost += READ_ONCE(c->lost);
 		if (s->state == GOTRACE_SESS_DONE)
 			continue;

@@ -22,7 +22,7 @@
 
 #include <linux/slab.h>
 
-#include "gotrace.h"
+#include "transitions.h"
 
 /**
  * gotrace_threads_alloc - a zeroed table for thread ids below @max_tid
@@ -41,12 +41,6 @@ struct gotrace_thread *gotrace_threads_alloc(u32 max_tid)
 void gotrace_threads_free(struct gotrace_thread *threads)
 {
 	kvfree(threads);
-}
-
-static bool gotrace_is_alias(struct gotrace_session *s, struct gotrace_thread *t)
-{
-	return (void *)t >= (void *)s->aliases &&
-	       (void *)t < (void *)(s->aliases + GOTRACE_ALIASES);
 }
 
 /**
@@ -108,8 +102,12 @@ struct gotrace_thread *gotrace_thread_alias(struct gotrace_session *s,
 	return NULL;
 }
 
-static void gotrace_thread_unalias(struct gotrace_session *s,
-				   struct gotrace_thread *t)
+/**
+ * gotrace_thread_unalias - release the alias of a thread that died
+ * @s: session
+ * @t: the alias's entry
+ */
+void gotrace_thread_unalias(struct gotrace_session *s, struct gotrace_thread *t)
 {
 	struct gotrace_alias *a = container_of(t, struct gotrace_alias, t);
 
@@ -180,90 +178,20 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 }
 
 /**
- * gotrace_g_unblock - a waiting goroutine becomes runnable
- * @c: the CPU's buffer
- * @t: the thread's entry, waiting
- * @tid: its id
+ * gotrace_g_reincarnate - @p now goes by a new name
+ * @s: session
+ * @c: the CPU's buffer; its P runs @p
+ * @t: @p's entry
+ * @p: the thread
+ * @prog: the program id of its new name
  * @ts: time stamp
  *
- * GoSysExit if it blocked in a system call (GoSysBlock), else GoUnblock
- * charged to its waker's stack, as GoUnblockLocal if it blocked on this P.
- * (GoSysExitLocal is no use here: Go takes its goroutine from the P, which
- * does not run the exiting one.)
+ * Its goroutine ends and a new one, created with the new name, takes its
+ * place on this P.
  */
-bool gotrace_g_unblock(struct gotrace_cpu *c, struct gotrace_thread *t,
-		       pid_t tid, u64 ts)
-{
-	bool sys = t->state == GOTRACE_T_SYSCALL;
-	u64 args[3] = { gotrace_gid(t, tid), t->seq };
-	bool ok;
-
-	/* One emit per event type: each writes a constant number of args. */
-	if (sys) {
-		args[2] = 0;		/* the real time stamp: this one */
-		ok = gotrace_emit(c, ts, GO_EV_GO_SYSEXIT, 3, args, false);
-	} else if (t->last_cpu == c->cpu) {
-		args[1] = READ_ONCE(t->wake_stack);
-		ok = gotrace_emit(c, ts, GO_EV_GO_UNBLOCK_LOCAL, 2, args, false);
-	} else {
-		args[2] = READ_ONCE(t->wake_stack);
-		ok = gotrace_emit(c, ts, GO_EV_GO_UNBLOCK, 3, args, false);
-	}
-	if (!ok)
-		return false;
-	t->seq++;
-	t->state = GOTRACE_T_RUNNABLE;
-	/*
-	 * Go readers move a GoSysExit to a P of its own: the GoStart that
-	 * follows it must carry its sequence number, never be Local.
-	 */
-	t->last_cpu = sys ? GOTRACE_NO_CPU : c->cpu;
-	return true;
-}
-
-/*
- * GoStart, or GoStartLocal if the goroutine became runnable on this P;
- * after the P's ProcStart if it has stopped (at a blocking system call).
- */
-static __always_inline bool gotrace_g_run(struct gotrace_cpu *c,
-					  struct gotrace_thread *t,
-					  pid_t tid, u64 ts)
-{
-	u64 args[2] = { gotrace_gid(t, tid), t->seq };
-	u8 *p = gotrace_buf_reserve(c, &ts, 2, false);
-	unsigned int n = 1;
-	u64 dt, thread;
-
-	if (unlikely(!p))
-		return false;
-	dt = ts - c->last_ts;
-	if (!c->proc_started) {
-		thread = c->cpu;
-		p = gotrace_put_event(p, GO_EV_PROC_START, dt, 1, &thread);
-		c->proc_started = true;
-		dt = 0;
-		n++;
-	}
-	if (t->last_cpu == c->cpu)
-		p = gotrace_put_event(p, GO_EV_GO_START_LOCAL, dt, 1, args);
-	else
-		p = gotrace_put_event(p, GO_EV_GO_START, dt, 2, args);
-	gotrace_buf_advance(c, p, ts, n);
-	t->seq++;
-	t->state = GOTRACE_T_RUNNING;
-	t->last_cpu = c->cpu;
-	c->cur_g = args[0];
-	return true;
-}
-
-/*
- * The running thread @p now goes by a new name: its goroutine ends and a new
- * one, created with the new name, takes its place on this P.
- */
-static bool gotrace_g_reincarnate(struct gotrace_session *s,
-				  struct gotrace_cpu *c,
-				  struct gotrace_thread *t,
-				  struct task_struct *p, u32 prog, u64 ts)
+bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
+			   struct gotrace_thread *t, struct task_struct *p,
+			   u32 prog, u64 ts)
 {
 	if (!gotrace_emit(c, ts, GO_EV_GO_END, 0, NULL, false))
 		return false;
@@ -272,112 +200,6 @@ static bool gotrace_g_reincarnate(struct gotrace_session *s,
 	return gotrace_g_create(s, c, t, p, prog,
 				gotrace_stack(s, prog, GOTRACE_R_RENAME), ts) &&
 	       gotrace_g_run(c, t, p->pid, ts);
-}
-
-/**
- * gotrace_g_start - GoStart for @p, switching in
- * @s: session
- * @c: the CPU's buffer; its P runs nothing
- * @t: @p's entry
- * @p: the thread
- * @ts: time stamp
- *
- * A thread created without sched_process_fork (create_io_thread() makes
- * io_uring workers that way) is created here; one woken without a
- * sched_wakeup would be unblocked here; one renamed while not running is
- * reincarnated here. The P runs no goroutine at this point, so G 0 does it.
- * The P starts here if it has not.
- */
-bool gotrace_g_start(struct gotrace_session *s, struct gotrace_cpu *c,
-		     struct gotrace_thread *t, struct task_struct *p, u64 ts)
-{
-	if ((t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD ||
-	     gotrace_waiting(t)) && !gotrace_proc_start(c, ts))
-		return false;
-	if (t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD) {
-		if (!gotrace_g_create(s, c, t, p, gotrace_prog_id(s->progs, p->comm),
-				      0, ts))
-			return false;
-	} else if (gotrace_waiting(t)) {
-		if (!gotrace_g_unblock(c, t, p->pid, ts))
-			return false;
-	}
-	if (!gotrace_g_run(c, t, p->pid, ts))
-		return false;
-	if (likely(!READ_ONCE(t->renamed)))
-		return true;
-	return gotrace_g_reincarnate(s, c, t, p, READ_ONCE(t->prog), ts);
-}
-
-/**
- * gotrace_g_stop - @p switches out: end of its run, and why
- * @s: session
- * @c: the CPU's buffer; its P runs @p
- * @t: @p's entry, GOTRACE_T_RUNNING
- * @p: the thread
- * @preempt: sched_switch's preempt
- * @prev_state: sched_switch's prev_state
- * @ts: time stamp
- */
-bool gotrace_g_stop(struct gotrace_session *s, struct gotrace_cpu *c,
-		    struct gotrace_thread *t, struct task_struct *p,
-		    bool preempt, unsigned int prev_state, u64 ts)
-{
-	u32 reason = 0;
-	enum gotrace_ev ev = gotrace_classify(p, preempt, prev_state, &reason);
-	u64 stack = 0;
-	u8 state = GOTRACE_T_WAITING;
-	u8 *buf;
-
-	/* Where it blocks, if kernel stacks are on and have room. */
-	if (s->kstacks && ev != GO_EV_GO_END && ev != GO_EV_GO_PREEMPT &&
-	    ev != GO_EV_GO_SCHED)
-		stack = gotrace_kstack(s, t->prog);
-	if (!stack)
-		stack = gotrace_stack(s, t->prog, reason);
-
-	switch (ev) {
-	case GO_EV_GO_END:
-		if (!gotrace_emit(c, ts, ev, 0, NULL, false))
-			return false;
-		state = GOTRACE_T_DEAD;
-		if (gotrace_is_alias(s, t)) {
-			c->cur_g = 0;
-			gotrace_thread_unalias(s, t);
-			return true;
-		}
-		break;
-	case GO_EV_GO_SYSBLOCK:
-		/*
-		 * As Go's runtime hands off a P whose goroutine blocks in a
-		 * system call: the P stops, and restarts with its next event.
-		 * Go 1.23's viewer ends the goroutine's slice at that stop.
-		 * All three or none: cut after GoSysBlock, the trace's P would
-		 * run nothing while c->cur_g still names the goroutine.
-		 */
-		buf = gotrace_buf_reserve(c, &ts, 3, false);
-		if (!buf)
-			return false;
-		buf = gotrace_put_event(buf, GO_EV_GO_SYSCALL, ts - c->last_ts,
-					1, &stack);
-		buf = gotrace_put_event(buf, ev, 0, 0, NULL);
-		buf = gotrace_put_event(buf, GO_EV_PROC_STOP, 0, 0, NULL);
-		gotrace_buf_advance(c, buf, ts, 3);
-		c->proc_started = false;
-		state = GOTRACE_T_SYSCALL;
-		break;
-	case GO_EV_GO_PREEMPT:
-	case GO_EV_GO_SCHED:
-		state = GOTRACE_T_RUNNABLE;
-		fallthrough;
-	default:
-		if (!gotrace_emit(c, ts, ev, 1, &stack, false))
-			return false;
-	}
-	t->state = state;
-	t->last_cpu = c->cpu;
-	c->cur_g = 0;
-	return true;
 }
 
 /**

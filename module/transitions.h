@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gotrace transitions on the scheduler's hot path: a thread switching in
+ * and out, and woken. Each writes the Go events of one transition on a
+ * CPU's buffer and updates the thread's entry only if they all fit; it
+ * returns false when the buffer is full, and the caller then cuts the
+ * recording (see threads.c). Inline, so that each probe is one function:
+ * they run at every context switch and wakeup.
+ */
+#ifndef _GOTRACE_TRANSITIONS_H
+#define _GOTRACE_TRANSITIONS_H
+
+#include <linux/sched/signal.h>
+
+#include "gotrace.h"
+
+/**
+ * gotrace_still_runnable - whether a switched-out thread stays on its runqueue
+ * @preempt: sched_switch's preempt
+ * @prev: the thread
+ * @prev_state: sched_switch's prev_state
+ *
+ * __schedule() dequeues a task only on a voluntary switch with a sleeping
+ * state and no signal that would wake it; @prev_state is the state it read
+ * before clearing it for such a signal. Calling a blocked task runnable is
+ * harmless (its wakeup is then ignored); the reverse would leave it waiting
+ * for a wakeup that never comes.
+ */
+static __always_inline bool gotrace_still_runnable(bool preempt,
+						   struct task_struct *prev,
+						   unsigned int prev_state)
+{
+	return preempt || !prev_state || signal_pending_state(prev_state, prev);
+}
+
+/**
+ * gotrace_classify - the Go event that ends a run, and its reason
+ * @p: the thread switching out
+ * @preempt: sched_switch's preempt
+ * @prev_state: sched_switch's prev_state
+ * @reason: set to enum gotrace_reason or a system call number
+ *
+ * Return: GoEnd, GoPreempt, GoSched (sched_yield), GoBlockSync, GoBlockNet,
+ * GoSleep, GoSysBlock (for GoSysCall + GoSysBlock) or GoBlock.
+ */
+static __always_inline enum gotrace_ev
+gotrace_classify(struct task_struct *p, bool preempt, unsigned int prev_state,
+		 u32 *reason)
+{
+	int nr;
+
+	if (prev_state & TASK_DEAD)
+		return GO_EV_GO_END;
+	nr = gotrace_syscall_of(p);
+	if (gotrace_still_runnable(preempt, p, prev_state)) {
+		if (!preempt && nr == __NR_sched_yield) {
+			*reason = nr;
+			return GO_EV_GO_SCHED;
+		}
+		*reason = GOTRACE_R_PREEMPT;
+		return GO_EV_GO_PREEMPT;
+	}
+	if (nr < 0) {
+		*reason = p->flags & PF_KTHREAD ? GOTRACE_R_KERNEL : GOTRACE_R_FAULT;
+		return GO_EV_GO_BLOCK;
+	}
+	*reason = nr;
+	switch (gotrace_syscalls[nr].class) {
+	case GOTRACE_C_SYNC:
+		return GO_EV_GO_BLOCK_SYNC;
+	case GOTRACE_C_NET:
+		return GO_EV_GO_BLOCK_NET;
+	case GOTRACE_C_SLEEP:
+		return GO_EV_GO_SLEEP;
+	default:
+		return GO_EV_GO_SYSBLOCK;
+	}
+}
+
+/* Whether @t is one of @s's aliases rather than a thread id's own entry. */
+static inline bool gotrace_is_alias(struct gotrace_session *s,
+				    struct gotrace_thread *t)
+{
+	return (void *)t >= (void *)s->aliases &&
+	       (void *)t < (void *)(s->aliases + GOTRACE_ALIASES);
+}
+
+/**
+ * gotrace_g_unblock - a waiting goroutine becomes runnable
+ * @c: the CPU's buffer
+ * @t: the thread's entry, waiting
+ * @tid: its id
+ * @ts: time stamp
+ *
+ * GoSysExit if it blocked in a system call (GoSysBlock), else GoUnblock
+ * charged to its waker's stack, as GoUnblockLocal if it blocked on this P.
+ * (GoSysExitLocal is no use here: Go takes its goroutine from the P, which
+ * does not run the exiting one.)
+ */
+static __always_inline bool gotrace_g_unblock(struct gotrace_cpu *c,
+					      struct gotrace_thread *t,
+					      pid_t tid, u64 ts)
+{
+	bool sys = t->state == GOTRACE_T_SYSCALL;
+	u64 args[3] = { gotrace_gid(t, tid), t->seq };
+	bool ok;
+
+	/* One emit per event type: each writes a constant number of args. */
+	if (sys) {
+		args[2] = 0;		/* the real time stamp: this one */
+		ok = gotrace_emit(c, ts, GO_EV_GO_SYSEXIT, 3, args, false);
+	} else if (t->last_cpu == c->cpu) {
+		args[1] = READ_ONCE(t->wake_stack);
+		ok = gotrace_emit(c, ts, GO_EV_GO_UNBLOCK_LOCAL, 2, args, false);
+	} else {
+		args[2] = READ_ONCE(t->wake_stack);
+		ok = gotrace_emit(c, ts, GO_EV_GO_UNBLOCK, 3, args, false);
+	}
+	if (!ok)
+		return false;
+	t->seq++;
+	t->state = GOTRACE_T_RUNNABLE;
+	/*
+	 * Go readers move a GoSysExit to a P of its own: the GoStart that
+	 * follows it must carry its sequence number, never be Local.
+	 */
+	t->last_cpu = sys ? GOTRACE_NO_CPU : c->cpu;
+	return true;
+}
+
+/* Events gotrace_put_stop() and gotrace_put_run() write at most, together. */
+#define GOTRACE_SWITCH_EVENTS	5
+
+/**
+ * gotrace_put_run - GoStart for a runnable goroutine, at room reserved
+ * @c: the CPU's buffer; its P runs nothing
+ * @t: the thread's entry, runnable
+ * @tid: its id
+ * @p: where to write, with room for 2 events
+ * @dt: time stamp delta of the next event; 0 after this
+ * @n: events written so far; counts these
+ *
+ * GoStart, or GoStartLocal if the goroutine became runnable on this P;
+ * after the P's ProcStart if it has stopped (at a blocking system call).
+ *
+ * Return: one past the last byte written.
+ */
+static __always_inline u8 *gotrace_put_run(struct gotrace_cpu *c,
+					   struct gotrace_thread *t, pid_t tid,
+					   u8 *p, u64 *dt, unsigned int *n)
+{
+	u64 args[2] = { gotrace_gid(t, tid), t->seq };
+	u64 thread;
+
+	if (!c->proc_started) {
+		thread = c->cpu;
+		p = gotrace_put_event(p, GO_EV_PROC_START, *dt, 1, &thread);
+		c->proc_started = true;
+		*dt = 0;
+		(*n)++;
+	}
+	if (t->last_cpu == c->cpu)
+		p = gotrace_put_event(p, GO_EV_GO_START_LOCAL, *dt, 1, args);
+	else
+		p = gotrace_put_event(p, GO_EV_GO_START, *dt, 2, args);
+	*dt = 0;
+	(*n)++;
+	t->seq++;
+	t->state = GOTRACE_T_RUNNING;
+	t->last_cpu = c->cpu;
+	c->cur_g = args[0];
+	return p;
+}
+
+/* gotrace_put_run() at a reservation of its own; false if the ring is full. */
+static __always_inline bool gotrace_g_run(struct gotrace_cpu *c,
+					  struct gotrace_thread *t,
+					  pid_t tid, u64 ts)
+{
+	unsigned int n = 0;
+	u64 dt;
+	u8 *p;
+
+	if (unlikely(!gotrace_buf_reserve(c, &ts, 2, false, &p)))
+		return false;
+	dt = ts - c->last_ts;
+	p = gotrace_put_run(c, t, tid, p, &dt, &n);
+	gotrace_buf_advance(c, p, ts, n);
+	return true;
+}
+
+/**
+ * gotrace_run_fast - whether gotrace_put_run() alone starts @t
+ * @t: the entry of a thread switching in
+ *
+ * Otherwise gotrace_g_start() does: it first creates or unblocks the
+ * goroutine, or reincarnates it after a rename.
+ */
+static __always_inline bool gotrace_run_fast(const struct gotrace_thread *t)
+{
+	return t->state == GOTRACE_T_RUNNABLE && !READ_ONCE(t->renamed);
+}
+
+/**
+ * gotrace_g_start - GoStart for @p, switching in
+ * @s: session
+ * @c: the CPU's buffer; its P runs nothing
+ * @t: @p's entry
+ * @p: the thread
+ * @ts: time stamp
+ *
+ * A thread created without sched_process_fork (create_io_thread() makes
+ * io_uring workers that way) is created here; one woken without a
+ * sched_wakeup would be unblocked here; one renamed while not running is
+ * reincarnated here. The P runs no goroutine at this point, so G 0 does it.
+ * The P starts here if it has not.
+ */
+static __always_inline bool gotrace_g_start(struct gotrace_session *s,
+					    struct gotrace_cpu *c,
+					    struct gotrace_thread *t,
+					    struct task_struct *p, u64 ts)
+{
+	if ((t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD ||
+	     gotrace_waiting(t)) && !gotrace_proc_start(c, ts))
+		return false;
+	if (t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD) {
+		if (!gotrace_g_create(s, c, t, p, gotrace_prog_id(s->progs, p->comm),
+				      0, ts))
+			return false;
+	} else if (gotrace_waiting(t)) {
+		if (!gotrace_g_unblock(c, t, p->pid, ts))
+			return false;
+	}
+	if (!gotrace_g_run(c, t, p->pid, ts))
+		return false;
+	if (likely(!READ_ONCE(t->renamed)))
+		return true;
+	return gotrace_g_reincarnate(s, c, t, p, READ_ONCE(t->prog), ts);
+}
+
+/**
+ * gotrace_put_stop - @p switches out: end of its run, and why, at room reserved
+ * @s: session
+ * @c: the CPU's buffer; its P runs @p
+ * @t: @p's entry, GOTRACE_T_RUNNING
+ * @p: the thread
+ * @preempt: sched_switch's preempt
+ * @prev_state: sched_switch's prev_state
+ * @buf: where to write, with room for 3 events
+ * @dt: time stamp delta of the next event; 0 after this
+ * @n: events written so far; counts these
+ *
+ * Return: one past the last byte written.
+ */
+static __always_inline u8 *gotrace_put_stop(struct gotrace_session *s,
+					    struct gotrace_cpu *c,
+					    struct gotrace_thread *t,
+					    struct task_struct *p, bool preempt,
+					    unsigned int prev_state, u8 *buf,
+					    u64 *dt, unsigned int *n)
+{
+	u32 reason = 0;
+	enum gotrace_ev ev = gotrace_classify(p, preempt, prev_state, &reason);
+	u64 stack = 0;
+	u8 state = GOTRACE_T_WAITING;
+
+	/* Where it blocks, if kernel stacks are on and have room. */
+	if (s->kstacks && ev != GO_EV_GO_END && ev != GO_EV_GO_PREEMPT &&
+	    ev != GO_EV_GO_SCHED)
+		stack = gotrace_kstack(s, t->prog);
+	if (!stack)
+		stack = gotrace_stack(s, t->prog, reason);
+
+	switch (ev) {
+	case GO_EV_GO_END:
+		buf = gotrace_put_event(buf, ev, *dt, 0, NULL);
+		(*n)++;
+		state = GOTRACE_T_DEAD;
+		if (gotrace_is_alias(s, t)) {
+			*dt = 0;
+			c->cur_g = 0;
+			gotrace_thread_unalias(s, t);
+			return buf;
+		}
+		break;
+	case GO_EV_GO_SYSBLOCK:
+		/*
+		 * As Go's runtime hands off a P whose goroutine blocks in a
+		 * system call: the P stops, and restarts with its next event.
+		 * Go 1.23's viewer ends the goroutine's slice at that stop.
+		 * All three or none (the caller reserved room for them): cut
+		 * after GoSysBlock, the trace's P would run nothing while
+		 * c->cur_g still names the goroutine.
+		 */
+		buf = gotrace_put_event(buf, GO_EV_GO_SYSCALL, *dt, 1, &stack);
+		buf = gotrace_put_event(buf, ev, 0, 0, NULL);
+		buf = gotrace_put_event(buf, GO_EV_PROC_STOP, 0, 0, NULL);
+		*n += 3;
+		c->proc_started = false;
+		state = GOTRACE_T_SYSCALL;
+		break;
+	case GO_EV_GO_PREEMPT:
+	case GO_EV_GO_SCHED:
+		state = GOTRACE_T_RUNNABLE;
+		fallthrough;
+	default:
+		buf = gotrace_put_event(buf, ev, *dt, 1, &stack);
+		(*n)++;
+	}
+	*dt = 0;
+	t->state = state;
+	t->last_cpu = c->cpu;
+	c->cur_g = 0;
+	return buf;
+}
+
+#endif /* _GOTRACE_TRANSITIONS_H */
