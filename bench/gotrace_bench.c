@@ -82,6 +82,8 @@ static struct {
 	const char *workloads;
 	bool skip_rounds, skip_snapshot, skip_rate;
 	bool pingpong_other;
+	__u32 clock;		/* GOTRACE_START_CLOCK_* */
+	const char *clock_name;
 } opt = {
 	.trace_dir = "/host/traces",
 	.rounds = 3,
@@ -95,6 +97,8 @@ static struct {
 	.rate_buffer_kb = 64,
 	.ftrace_buffer_kb = 32768,
 	.settle_ms = 100,
+	.clock = GOTRACE_START_CLOCK_TSC,
+	.clock_name = "tsc",
 };
 
 static const char *tracefs;
@@ -606,6 +610,7 @@ static int gt_start(__u64 buffer_size)
 	struct gotrace_start st = {
 		.size = sizeof(st),
 		.format = GOTRACE_FORMAT_DEFAULT,
+		.flags = opt.clock,
 		/* As `gotrace start` does: the table covers pid_max. */
 		.max_tid = read_ulong("/proc/sys/kernel/pid_max"),
 		.buffer_size = buffer_size,
@@ -718,9 +723,10 @@ static void keep_trace(const char *name)
 
 static void print_status(const struct gotrace_status *st)
 {
-	out(" events=%llu bytes=%llu lost=%llu cut=%u",
+	out(" events=%llu bytes=%llu lost=%llu cut=%u clock=%s",
 	       (unsigned long long)st->events, (unsigned long long)st->bytes,
-	       (unsigned long long)st->events_lost, st->flags & GOTRACE_STATUS_CUT);
+	       (unsigned long long)st->events_lost, st->flags & GOTRACE_STATUS_CUT,
+	       st->clock == GOTRACE_CLOCK_TSC ? "tsc" : "mono");
 }
 
 /* --- ftrace --- */
@@ -1252,6 +1258,9 @@ static void usage(void)
 		"  --rounds N             rounds of each workload (3)\n"
 		"  --pingpong N           round trips per ping-pong window (5000)\n"
 		"  --pingpong-other       run the ping-pong SCHED_OTHER, not SCHED_BATCH\n"
+		"  --clock CLOCK          gotrace's clock: tsc (default: what auto takes on\n"
+		"                         hardware with an invariant TSC, which QEMU's TCG\n"
+		"                         cannot offer), mono or auto\n"
 		"  --forks N              forks per fork storm window (500)\n"
 		"  --mutex-threads N      threads of the mutex storm (4, at most 64)\n"
 		"  --mutex-iters N        lock acquisitions per thread (1000)\n"
@@ -1287,6 +1296,7 @@ int main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "pingpong", required_argument, NULL, 'p' },
 		{ "pingpong-other", no_argument, NULL, 'o' },
+		{ "clock", required_argument, NULL, 'c' },
 		{ "forks", required_argument, NULL, 'f' },
 		{ "mutex-threads", required_argument, NULL, 't' },
 		{ "mutex-iters", required_argument, NULL, 'i' },
@@ -1323,6 +1333,17 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			opt.pingpong_other = true;
+			break;
+		case 'c':
+			opt.clock_name = optarg;
+			if (!strcmp(optarg, "tsc"))
+				opt.clock = GOTRACE_START_CLOCK_TSC;
+			else if (!strcmp(optarg, "mono"))
+				opt.clock = GOTRACE_START_CLOCK_MONO;
+			else if (!strcmp(optarg, "auto"))
+				opt.clock = 0;
+			else
+				usage();
 			break;
 		case 'f':
 			opt.forks = num_arg(optarg);
@@ -1380,9 +1401,9 @@ int main(int argc, char **argv)
 	workloads[2].units = opt.forks;
 	workloads[3].units = (unsigned long)opt.mutex_threads * opt.mutex_iters;
 
-	out("info kernel_cpus=%ld pid_max=%lu pingpong_policy=%s\n",
+	out("info kernel_cpus=%ld pid_max=%lu pingpong_policy=%s gotrace_clock=%s\n",
 	    sysconf(_SC_NPROCESSORS_ONLN), read_ulong("/proc/sys/kernel/pid_max"),
-	    opt.pingpong_other ? "other" : "batch");
+	    opt.pingpong_other ? "other" : "batch", opt.clock_name);
 	ftrace_setup();
 	if (access(DEV, F_OK)) {
 		progress("bare windows");

@@ -190,6 +190,8 @@ def table(summary, meta, guest):
     out = []
     p = out.append
     p("gotrace benchmark: " + ", ".join(f"{k} {v}" for k, v in meta.items()))
+    for info in guest["info"]:
+        p("guest: " + ", ".join(f"{k} {v}" for k, v in info.items()))
     p("Guest instructions counted by a QEMU TCG plugin; medians over the rounds. Overhead = traced")
     p("window - the same round's untraced window; gotrace's window holds START, the workload, STOP")
     p("and its reader to end of file; ftrace's holds tracing_on 1, the workload, tracing_on 0.")

@@ -5,12 +5,14 @@
  * Go readers order the events of different Ps by their time stamps, so all
  * CPUs must read one clock: an event caused by another is never stamped
  * before it. local_clock() is not such a clock; it is only monotonic per CPU.
- * The TSC is one where the kernel trusts it: it found the CPUs' counters in
- * step at boot and has not marked them unstable since (which it does when
- * they drift, halt in idle or change rate with the CPU frequency). Reading
- * it costs one instruction. Elsewhere the time stamps come from
- * CLOCK_MONOTONIC through its NMI-safe fast accessor, a function call that
- * reads the kernel's clocksource.
+ * The TSC is one where it is invariant (constant rate, runs in deep idle
+ * states: every x86 CPU of the last fifteen years) and the kernel trusts it
+ * (it found the CPUs' counters in step at boot and has not marked them
+ * unstable since). Reading it costs one instruction. Elsewhere the time
+ * stamps come from CLOCK_MONOTONIC through its NMI-safe fast accessor, a
+ * function call that reads the kernel's clocksource. A TSC that is not
+ * invariant, as QEMU's TCG offers, may be trusted for now and marked
+ * unstable by the clocksource watchdog in the middle of a session.
  *
  * Either way a trace tick is the shortest power-of-two number of the
  * clock's units that lasts at least GOTRACE_TICK_NS, which keeps time stamp
@@ -34,6 +36,16 @@ bool gotrace_clock_has_tsc(void)
 #endif
 }
 
+#ifdef CONFIG_X86_TSC
+/* Whether the kernel trusts an invariant TSC (the default clock then). */
+static bool gotrace_clock_tsc_trusted(void)
+{
+	return gotrace_clock_has_tsc() &&
+	       boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
+	       boot_cpu_has(X86_FEATURE_NONSTOP_TSC) && !check_tsc_unstable();
+}
+#endif
+
 /**
  * gotrace_clock_init - choose the clock of a new session
  * @s: the session
@@ -47,8 +59,7 @@ void gotrace_clock_init(struct gotrace_session *s, u32 flags)
 #ifdef CONFIG_X86_TSC
 	if (flags & GOTRACE_START_CLOCK_MONO)
 		return;
-	if (!(flags & GOTRACE_START_CLOCK_TSC) &&
-	    (!gotrace_clock_has_tsc() || check_tsc_unstable()))
+	if (!(flags & GOTRACE_START_CLOCK_TSC) && !gotrace_clock_tsc_trusted())
 		return;
 	s->clock = GOTRACE_CLOCK_TSC;
 	s->ts_shift = order_base_2(div_u64((u64)tsc_khz * GOTRACE_TICK_NS,

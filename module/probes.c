@@ -167,18 +167,14 @@ void gotrace_cut(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 }
 
 /*
- * The session to record into and this CPU's buffer, or NULL (counting the
- * event as lost after a cut). Called with preemption disabled.
+ * This CPU's buffer in @s, or NULL (counting the event as lost after a
+ * cut). Called with preemption disabled, after the probe found a session:
+ * between sessions a probe returns after one load, before it disables
+ * interrupts or touches anything else.
  */
-static struct gotrace_cpu *gotrace_begin(struct gotrace_session **sp)
+static struct gotrace_cpu *gotrace_begin(struct gotrace_session *s)
 {
-	struct gotrace_session *s = rcu_dereference_sched(gotrace_live);
-	int mode;
-
-	*sp = s;
-	if (!s)
-		return NULL;
-	mode = READ_ONCE(s->mode);
+	int mode = READ_ONCE(s->mode);
 
 	if (likely(mode == GOTRACE_MODE_ON))
 		return this_cpu_ptr(s->cpus);
@@ -222,7 +218,10 @@ static void gotrace_probe_switch(void *data, bool preempt,
 	u8 *buf;
 
 	lockdep_assert_irqs_disabled();
-	c = gotrace_begin(&s);
+	s = rcu_dereference_sched(gotrace_live);
+	if (!s)
+		return;
+	c = gotrace_begin(s);
 	if (!c)
 		return;
 	ts = gotrace_clock(s);
@@ -281,12 +280,19 @@ static void gotrace_probe_waking(void *data, struct task_struct *p)
 	unsigned long flags;
 	u32 reason, prog = GOTRACE_PROG_IRQ;
 
-	local_irq_save(flags);
-	c = gotrace_begin(&s);
-	if (!c)
-		goto out;
+	s = rcu_dereference_sched(gotrace_live);
+	if (!s)
+		return;
+	/*
+	 * A peek, interrupts still on: an interrupt that wakes @p meanwhile
+	 * leaves at worst a stack that goes unused, as above.
+	 */
 	if (!gotrace_thread_find(s, p, &t) || t->state == GOTRACE_T_NONE ||
 	    t->state == GOTRACE_T_SYSCALL)
+		return;
+	local_irq_save(flags);
+	c = gotrace_begin(s);
+	if (!c)
 		goto out;
 	reason = gotrace_waker_reason();
 	if (reason != GOTRACE_R_IRQ && reason != GOTRACE_R_SOFTIRQ) {
@@ -314,13 +320,17 @@ static void gotrace_probe_wakeup(void *data, struct task_struct *p)
 	bool found;
 	u64 ts;
 
-	/* try_to_wake_up() of current runs with interrupts on. */
-	local_irq_save(flags);
-	c = gotrace_begin(&s);
-	if (!c)
-		goto out;
+	s = rcu_dereference_sched(gotrace_live);
+	if (!s)
+		return;
+	/* A peek: this CPU's interrupts cannot change what it decides. */
 	found = gotrace_thread_find(s, p, &t);
 	if (found && !gotrace_waiting(t))
+		return;
+	/* try_to_wake_up() of current runs with interrupts on. */
+	local_irq_save(flags);
+	c = gotrace_begin(s);
+	if (!c)
 		goto out;
 	ts = gotrace_clock(s);
 	if (!found || !gotrace_proc_start(c, ts) ||
@@ -339,9 +349,12 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 	unsigned long flags;
 	u64 ts;
 
+	s = rcu_dereference_sched(gotrace_live);
+	if (!s)
+		return;
 	/* Interrupts are on here: a wakeup could nest. */
 	local_irq_save(flags);
-	c = gotrace_begin(&s);
+	c = gotrace_begin(s);
 	if (!c)
 		goto out;
 	t = gotrace_thread_of(s, child);
@@ -374,8 +387,11 @@ static void gotrace_probe_rename(void *data, struct task_struct *p,
 	unsigned long flags;
 	u64 ts;
 
+	s = rcu_dereference_sched(gotrace_live);
+	if (!s)
+		return;
 	local_irq_save(flags);
-	c = gotrace_begin(&s);
+	c = gotrace_begin(s);
 	if (!c || !p->pid)
 		goto out;
 	t = gotrace_thread_of(s, p);

@@ -81,8 +81,8 @@ bool session_status(const char *cmd, int fd, struct gotrace_status *st);
 	"                         (default: /proc/sys/kernel/pid_max)\n" \
 	"  -k, --kernel-stacks    block events carry the kernel stack where the\n" \
 	"                         thread blocks (costs an unwind per block)\n" \
-	"  -c, --clock CLOCK      time stamps from: auto (the TSC if the kernel\n" \
-	"                         trusts it, else mono; the default), mono\n" \
+	"  -c, --clock CLOCK      time stamps from: auto (the TSC if invariant and\n" \
+	"                         the kernel trusts it, else mono; the default), mono\n" \
 	"                         (CLOCK_MONOTONIC) or tsc (even if the kernel\n" \
 	"                         has marked it unstable)\n"
 bool start_option(const char *cmd, int c, const char *arg, struct gotrace_start *args);

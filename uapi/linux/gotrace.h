@@ -25,9 +25,10 @@
 
 /*
  * Start flags. The clock of the time stamps: with neither clock flag, the
- * TSC where the kernel trusts it (x86: it has not marked it unstable), else
- * CLOCK_MONOTONIC. Both clock flags: -EINVAL; GOTRACE_START_CLOCK_TSC on a
- * machine without a TSC: -EOPNOTSUPP.
+ * TSC where it is invariant and the kernel trusts it (x86: constant_tsc,
+ * nonstop_tsc, not marked unstable), else CLOCK_MONOTONIC. Both clock
+ * flags: -EINVAL; GOTRACE_START_CLOCK_TSC on a machine without a TSC:
+ * -EOPNOTSUPP.
  */
 #define GOTRACE_START_KSTACKS	0x1	/* block events carry kernel stacks */
 #define GOTRACE_START_CLOCK_MONO 0x2	/* CLOCK_MONOTONIC */
