@@ -236,9 +236,6 @@ struct gotrace_thread {
 	u16 last_cpu;
 };
 
-/* No P: a thread's last transition was on none (see gotrace_g_unblock()). */
-#define GOTRACE_NO_CPU		U16_MAX
-
 /* Aliases: see threads.c. */
 #define GOTRACE_ALIASES		256
 

@@ -121,10 +121,10 @@ static __always_inline bool gotrace_g_unblock(struct gotrace_cpu *c,
 	t->seq++;
 	t->state = GOTRACE_T_RUNNABLE;
 	/*
-	 * Go readers move a GoSysExit to a P of its own: the GoStart that
-	 * follows it must carry its sequence number, never be Local.
+	 * Go readers merge Ps before they move a GoSysExit to a P of its own:
+	 * a GoStartLocal after it on this P is in order.
 	 */
-	t->last_cpu = sys ? GOTRACE_NO_CPU : c->cpu;
+	t->last_cpu = c->cpu;
 	return true;
 }
 
