@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* gotrace recording workloads, in every format, for the host's Go check. */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -10,6 +11,7 @@
 
 #define PID_MAX		"/proc/sys/kernel/pid_max"
 #define ROUNDS		20000
+#define ONE_CPU_ROUNDS	5000
 #define THREADS		4
 #define SLEEPS		200
 #define FORKS		600
@@ -83,6 +85,34 @@ TEST_F_TIMEOUT(workload, pingpong, 600)
 	record_end(_metadata, &self->s, variant->name, &st);
 	EXPECT_LE(ROUNDS, gt_wakeups(&st));
 	EXPECT_LE(ROUNDS, gt_starts(&st));
+}
+
+/*
+ * Both sides of the ping-pong on one CPU: a wakeup (GoSysExit of a reader
+ * blocked in read()) and the start that follows it are then on the same P,
+ * so the start is a GoStartLocal, without a sequence number. Full GoStarts
+ * are left to the few other threads that changed CPUs.
+ */
+TEST_F_TIMEOUT(workload, pingpong_one_cpu, 600)
+{
+	cpu_set_t all, one;
+	struct gt_stats st;
+	int cpu = sched_getcpu();
+
+	ASSERT_LE(0, cpu);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	EXPECT_EQ(ONE_CPU_ROUNDS, gt_pingpong(ONE_CPU_ROUNDS, 0));
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
+	record_end(_metadata, &self->s, variant->name, &st);
+	EXPECT_LE(ONE_CPU_ROUNDS, st.count[GT_EV_GO_SYS_EXIT]);
+	EXPECT_LE(ONE_CPU_ROUNDS, st.count[GT_EV_GO_START_LOCAL]);
+	EXPECT_GT(ONE_CPU_ROUNDS / 10, st.count[GT_EV_GO_START]);
+	TH_LOG("%lu GoSysExit, %lu GoStartLocal, %lu GoStart",
+	       st.count[GT_EV_GO_SYS_EXIT], st.count[GT_EV_GO_START_LOCAL],
+	       st.count[GT_EV_GO_START]);
 }
 
 /* Threads contending a pthread mutex block and wake on its futex. */
