@@ -59,7 +59,7 @@ static u8 *gotrace_put_stack(u8 *p, u32 id, u32 key)
 /* Emit one record of the current phase at @p, or move to the next phase. */
 static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 {
-	char buf[24];
+	char buf[GOTRACE_LABEL_LEN];
 	u32 i = s->footer_pos;
 	u8 *end;
 
@@ -86,7 +86,7 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 	case GOTRACE_F_PROGS:
 		if (i < gotrace_progs_count(s->progs)) {
 			p = gotrace_put_string(p, GOTRACE_STR_PROG(i),
-					       gotrace_prog_name(s->progs, i));
+					       gotrace_prog_label(s->progs, i, buf));
 			s->footer_pos = i + 1;
 			return p;
 		}

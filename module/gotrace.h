@@ -214,16 +214,22 @@ enum gotrace_tstate {
  * @seq:	Go sequence number the thread's next GoStart/GoUnblock carries.
  * @tag:	identity of the task holding the id (gotrace_tag()).
  * @wake_stack:	stack of its last waker; written by the waker's CPU.
- * @gen:	how many earlier threads held this id in this trace; the
- *		goroutine id is tid + gen * PID_MAX_LIMIT.
+ * @gen:	how many earlier threads held this id in this trace when this
+ *		one was created; the goroutine id is tid + gen * PID_MAX_LIMIT.
  * @prog:	program id of its name; written by a renaming CPU.
  * @state:	enum gotrace_tstate.
  * @renamed:	renamed while not running; written by the renaming CPU.
  * @last_cpu:	P of the goroutine's last transition: an event on the same P
  *		can use Go's *Local variant, which carries no sequence number.
+ * @gens:	in an id's own entry (not an alias): the highest @gen given to
+ *		any holder of the id in this trace, its aliases' included.
+ *		Written only by creations, which the id's holders do in turn.
  *
- * Apart from @wake_stack, @prog and @renamed, only the probes that the
- * scheduler serialises for the thread (its switches and wakeups) write it.
+ * Apart from @wake_stack, @prog, @renamed and @gens, only the probes that
+ * the scheduler serialises for the thread (its switches and wakeups) write
+ * it. @gen is the holder's own and never changes while it lives: a thread
+ * that takes the id while the previous holder still runs (an alias) bumps
+ * @gens, not its predecessor's @gen.
  */
 struct gotrace_thread {
 	u32 seq;
@@ -234,6 +240,7 @@ struct gotrace_thread {
 	u8 state;
 	u8 renamed;
 	u16 last_cpu;
+	u16 gens;
 };
 
 /* Aliases: see threads.c. */
@@ -334,6 +341,9 @@ struct gotrace_cpu {
  * @rd_off:	bytes of that chunk read.
  * @rd_footer:	footer bytes read.
  * @bytes_read:	trace bytes returned by read().
+ * @rd_broken:	a reader closed the device after part of the trace: the
+ *		rest is not served. Written under gotrace_dev.lock; poll()
+ *		reads it locklessly.
  */
 struct gotrace_session {
 	int mode;
@@ -369,6 +379,7 @@ struct gotrace_session {
 	u32 rd_off;
 	size_t rd_footer;
 	u64 bytes_read;
+	bool rd_broken;
 };
 
 /**
@@ -378,8 +389,12 @@ struct gotrace_session {
  * @read_lock:	serialises read() calls and owns the session's reader fields.
  * @wq:		readers wait here for a session, data, or the end.
  * @sess:	the current session, or NULL.
- * @reader_open: an open file has read access.
+ * @reader_open: an open file has read access. Read locklessly by a
+ *		waiting GOTRACE_STOP.
  * @sessions:	sessions started since load.
+ * @read_to_end: number (as @sessions counts) of the last session whose
+ *		trace was read to its end. Read locklessly by a waiting
+ *		GOTRACE_STOP.
  */
 struct gotrace_dev {
 	struct mutex lock;		/* see above */
@@ -388,6 +403,7 @@ struct gotrace_dev {
 	struct gotrace_session __rcu *sess;
 	bool reader_open;
 	u64 sessions;
+	u64 read_to_end;
 };
 
 /* clock.c */
@@ -592,7 +608,9 @@ u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p);
 struct gotrace_progs *gotrace_progs_alloc(void);
 void gotrace_progs_free(struct gotrace_progs *pt);
 u32 gotrace_prog_id(struct gotrace_progs *pt, const char *comm);
-const char *gotrace_prog_name(struct gotrace_progs *pt, u32 id);
+/* A label: every byte of a name written as \xNN at worst, or a stand-in. */
+#define GOTRACE_LABEL_LEN	(4 * (TASK_COMM_LEN - 1) + 1)
+const char *gotrace_prog_label(struct gotrace_progs *pt, u32 id, char *buf);
 u32 gotrace_progs_count(struct gotrace_progs *pt);
 
 /* reasons.c */
@@ -812,6 +830,7 @@ int gotrace_session_start(struct gotrace_dev *dev, u32 flags, u32 format,
 			  u64 buffer_size, u32 max_tid);
 int gotrace_session_stop(struct gotrace_dev *dev);
 void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s);
+void gotrace_session_reader_gone(struct gotrace_dev *dev);
 void gotrace_session_destroy(struct gotrace_dev *dev);
 void gotrace_session_status(struct gotrace_dev *dev,
 			    struct gotrace_status *st);

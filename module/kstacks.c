@@ -10,10 +10,12 @@
  * full, block events fall back to the cheap [reason, program] stack.
  *
  * Addresses never reach the trace: the footer names each frame with
- * kallsyms (function, and module or "vmlinux" as the file), and the frame's
- * PC in the trace is the index of its address among the distinct addresses
- * of the used stacks. Frames of gotrace itself and of the tracepoint
- * iterator are dropped there.
+ * kallsyms (function, and module or "vmlinux" as the file; a frame kallsyms
+ * cannot name, such as one in a module unloaded since, is
+ * GOTRACE_KSTACK_UNKNOWN), and the frame's PC in the trace is the index of
+ * its address among the distinct addresses of the used stacks. Frames of
+ * gotrace itself and of the tracepoint iterator are dropped there. The
+ * index is allocated with the table, so that stopping allocates nothing.
  */
 
 #include <linux/bsearch.h>
@@ -29,6 +31,7 @@
 
 #define GOTRACE_KSTACK_SLOTS	8192
 #define GOTRACE_KSTACK_DEPTH	24
+#define GOTRACE_KSTACK_UNKNOWN	"(unknown kernel function)"
 
 enum { GOTRACE_KS_EMPTY, GOTRACE_KS_BUSY, GOTRACE_KS_READY };
 
@@ -53,13 +56,13 @@ struct gotrace_kstack {
 /**
  * struct gotrace_kstacks - the table, and the footer's view of it
  * @slot:	the stacks.
+ * @nr_addrs:	distinct addresses in @addrs.
  * @addrs:	distinct addresses of the used stacks, sorted (footer only).
- * @nr_addrs:	their number.
  */
 struct gotrace_kstacks {
 	struct gotrace_kstack slot[GOTRACE_KSTACK_SLOTS];
-	unsigned long *addrs;
 	u32 nr_addrs;
+	unsigned long addrs[GOTRACE_KSTACK_SLOTS * GOTRACE_KSTACK_DEPTH];
 };
 
 /**
@@ -71,13 +74,11 @@ struct gotrace_kstacks *gotrace_kstacks_alloc(void)
 }
 
 /**
- * gotrace_kstacks_free - free a table and its footer view
+ * gotrace_kstacks_free - free a table
  * @ks: the table, or NULL
  */
 void gotrace_kstacks_free(struct gotrace_kstacks *ks)
 {
-	if (ks)
-		kvfree(ks->addrs);
 	kvfree(ks);
 }
 
@@ -161,21 +162,13 @@ static bool gotrace_kstack_internal(unsigned long pc)
 /**
  * gotrace_kstacks_prepare - index the addresses of the used stacks
  * @s: session; no probe runs anymore
- *
- * On allocation failure the footer names no kernel frame: those stacks
- * then hold only their program.
  */
 void gotrace_kstacks_prepare(struct gotrace_session *s)
 {
 	struct gotrace_kstacks *ks = s->kstacks;
-	u32 n = 0, i, j, w;
+	u32 i, j, w;
 
-	for (i = 0; i < GOTRACE_KSTACK_SLOTS; i++)
-		if (ks->slot[i].used)
-			n += ks->slot[i].nr;
-	ks->addrs = kvmalloc_array(n, sizeof(*ks->addrs), GFP_KERNEL);
-	if (!ks->addrs)
-		return;
+	ks->nr_addrs = 0;
 	for (i = 0; i < GOTRACE_KSTACK_SLOTS; i++) {
 		struct gotrace_kstack *k = &ks->slot[i];
 
@@ -216,19 +209,24 @@ u8 *gotrace_kstacks_frame(struct gotrace_session *s, u32 i, u8 *p)
 {
 	struct gotrace_kstacks *ks = s->kstacks;
 	char sym[KSYM_SYMBOL_LEN], *mod;
+	const char *func = sym, *file = "vmlinux";
 
-	if (!ks->addrs || i >= ks->nr_addrs)
+	if (i >= ks->nr_addrs)
 		return NULL;
 	sprint_symbol_no_offset(sym, ks->addrs[i]);
 	/* "function [module]" for a module's code, else "function". */
 	mod = strchr(sym, ' ');
-	if (mod) {
+	if (str_has_prefix(sym, "0x")) {
+		/* kallsyms printed the address it cannot name. */
+		func = GOTRACE_KSTACK_UNKNOWN;
+		file = "(unknown)";
+	} else if (mod) {
 		*mod++ = '\0';
 		mod[strcspn(mod, "]")] = '\0';
-		mod++;
+		file = mod + 1;
 	}
-	p = gotrace_put_string(p, GOTRACE_STR_KFUNC(i), sym);
-	return gotrace_put_string(p, GOTRACE_STR_KFILE(i), mod ? mod : "vmlinux");
+	p = gotrace_put_string(p, GOTRACE_STR_KFUNC(i), func);
+	return gotrace_put_string(p, GOTRACE_STR_KFILE(i), file);
 }
 
 /**
@@ -257,8 +255,8 @@ u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p)
 	p += 2;
 	body = p;
 	p = gotrace_put_uvarint(p, GOTRACE_KSTACK_ID(*i));
-	p = gotrace_put_uvarint(p, (ks->addrs ? k->nr : 0) + 1);
-	for (j = 0; ks->addrs && j < k->nr; j++) {
+	p = gotrace_put_uvarint(p, k->nr + 1);
+	for (j = 0; j < k->nr; j++) {
 		key = gotrace_addr_key(ks, k->pcs[j]);
 		p = gotrace_put_frame(p, GOTRACE_PC_KFRAME(key),
 				      GOTRACE_STR_KFUNC(key), GOTRACE_STR_KFILE(key));

@@ -24,7 +24,7 @@ MODULE_PARM_DESC(buffer_size, "Trace buffer bytes per CPU when GOTRACE_START giv
 
 static uint max_tid = PID_MAX_LIMIT;
 module_param(max_tid, uint, 0644);
-MODULE_PARM_DESC(max_tid, "Thread ids covered when GOTRACE_START gives 0; 8 bytes each (default PID_MAX_LIMIT)");
+MODULE_PARM_DESC(max_tid, "Thread ids covered when GOTRACE_START gives 0; 24 bytes each (default PID_MAX_LIMIT)");
 
 static struct gotrace_dev gotrace_dev = {
 	.lock = __MUTEX_INITIALIZER(gotrace_dev.lock),
@@ -44,7 +44,7 @@ static int gotrace_open(struct inode *inode, struct file *file)
 		if (dev->reader_open)
 			ret = -EBUSY;
 		else
-			dev->reader_open = true;
+			WRITE_ONCE(dev->reader_open, true);
 		mutex_unlock(&dev->lock);
 		if (ret)
 			return ret;
@@ -59,8 +59,11 @@ static int gotrace_release(struct inode *inode, struct file *file)
 
 	if (file->f_mode & FMODE_READ) {
 		mutex_lock(&dev->lock);
-		dev->reader_open = false;
+		gotrace_session_reader_gone(dev);
+		WRITE_ONCE(dev->reader_open, false);
 		mutex_unlock(&dev->lock);
+		/* A stop may wait for this reader. */
+		wake_up_interruptible(&dev->wq);
 	}
 	return 0;
 }
@@ -80,19 +83,42 @@ static __poll_t gotrace_poll(struct file *file, poll_table *wait)
 	return gotrace_readable(dev) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
-static int gotrace_start_args(struct gotrace_start *args,
-			      struct gotrace_start __user *uargs)
+/*
+ * Copy an extensible ioctl argument of @size bytes that starts with its
+ * size as user space knows it (at least @min), and check that its reserved
+ * @nr_reserved u64s at the end are zero.
+ */
+static int gotrace_copy_args(void *args, size_t size, size_t min,
+			     unsigned int nr_reserved, const void __user *uargs)
 {
+	const u64 *reserved = args + size - nr_reserved * sizeof(u64);
+	unsigned int i;
 	u32 usize;
-	int i, ret;
+	int ret;
 
-	if (get_user(usize, &uargs->size))
+	if (get_user(usize, (const u32 __user *)uargs))
 		return -EFAULT;
-	if (usize < offsetofend(struct gotrace_start, reserved))
+	if (usize < min)
 		return -EINVAL;
 	if (usize > PAGE_SIZE)
 		return -E2BIG;
-	ret = copy_struct_from_user(args, sizeof(*args), uargs, usize);
+	ret = copy_struct_from_user(args, size, uargs, usize);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr_reserved; i++)
+		if (reserved[i])
+			return -EINVAL;
+	return 0;
+}
+
+static int gotrace_start_args(struct gotrace_start *args,
+			      struct gotrace_start __user *uargs)
+{
+	int ret;
+
+	ret = gotrace_copy_args(args, sizeof(*args),
+				offsetofend(struct gotrace_start, reserved),
+				ARRAY_SIZE(args->reserved), uargs);
 	if (ret)
 		return ret;
 
@@ -103,9 +129,6 @@ static int gotrace_start_args(struct gotrace_start *args,
 		return -EINVAL;
 	if ((args->flags & GOTRACE_START_CLOCK_TSC) && !gotrace_clock_has_tsc())
 		return -EOPNOTSUPP;
-	for (i = 0; i < ARRAY_SIZE(args->reserved); i++)
-		if (args->reserved[i])
-			return -EINVAL;
 	if (args->format == GOTRACE_FORMAT_DEFAULT)
 		args->format = GOTRACE_FORMAT_1_21;
 	if (args->format != GOTRACE_FORMAT_1_11 &&
@@ -143,16 +166,42 @@ static long gotrace_ioctl_start(struct gotrace_dev *dev,
 	return ret;
 }
 
-static long gotrace_ioctl_stop(struct gotrace_dev *dev)
+/* Whether the reader of session number @session is done with it. */
+static bool gotrace_stop_read(struct gotrace_dev *dev, u64 session)
 {
+	return !READ_ONCE(dev->reader_open) ||
+	       READ_ONCE(dev->read_to_end) == session;
+}
+
+static long gotrace_ioctl_stop(struct gotrace_dev *dev,
+			       struct gotrace_stop __user *uargs)
+{
+	struct gotrace_stop args;
+	u64 session;
 	int ret;
 
 	if (!perfmon_capable())
 		return -EPERM;
+	ret = gotrace_copy_args(&args, sizeof(args),
+				offsetofend(struct gotrace_stop, reserved),
+				ARRAY_SIZE(args.reserved), uargs);
+	if (ret)
+		return ret;
+	if (args.flags & ~GOTRACE_STOP_FLAGS)
+		return -EINVAL;
 	mutex_lock(&dev->lock);
 	ret = gotrace_session_stop(dev);
+	session = dev->sessions;
 	mutex_unlock(&dev->lock);
-	return ret;
+	if (ret || (args.flags & GOTRACE_STOP_NOWAIT))
+		return ret;
+	/*
+	 * As StopTrace, return once the reader has the whole trace. The stop
+	 * is done: a signal must not restart the call, which would fail.
+	 */
+	if (wait_event_interruptible(dev->wq, gotrace_stop_read(dev, session)))
+		return -EINTR;
+	return 0;
 }
 
 static long gotrace_ioctl_status(struct gotrace_dev *dev,
@@ -186,7 +235,7 @@ static long gotrace_ioctl(struct file *file, unsigned int cmd,
 	case GOTRACE_START:
 		return gotrace_ioctl_start(dev, argp);
 	case GOTRACE_STOP:
-		return gotrace_ioctl_stop(dev);
+		return gotrace_ioctl_stop(dev, argp);
 	case GOTRACE_STATUS:
 		return gotrace_ioctl_status(dev, argp);
 	default:

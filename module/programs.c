@@ -9,6 +9,12 @@
  * waits for it; the filler runs with interrupts off, so the wait is a few
  * stores long. Past GOTRACE_PROG_MAX names, new ones share the id
  * GOTRACE_PROG_OTHER.
+ *
+ * A thread may take any name prctl(PR_SET_NAME) accepts: empty, control
+ * characters, bytes that are not UTF-8. The trace shows labels instead
+ * (gotrace_prog_label()): readable, never empty, one per name. gotrace's
+ * own stand-ins are longer than any name (TASK_COMM_LEN - 1 bytes), so no
+ * thread can take one.
  */
 
 #include <linux/atomic.h>
@@ -46,20 +52,16 @@ struct gotrace_progs {
 	struct gotrace_prog slot[GOTRACE_PROG_SLOTS];
 };
 
-static void gotrace_progs_reserve(struct gotrace_progs *pt, u32 id,
-				  const char *name)
-{
-	struct gotrace_prog *slot = &pt->slot[GOTRACE_PROG_SLOTS - 1 - id];
-
-	strscpy_pad(slot->comm, name, sizeof(slot->comm));
-	slot->id = id;
-	pt->by_id[id] = GOTRACE_PROG_SLOTS - 1 - id;
-}
+/* Labels of the reserved ids: longer than any name, so no thread's. */
+static const char *const gotrace_prog_stand_ins[GOTRACE_PROG_FIRST] = {
+	[GOTRACE_PROG_IRQ]	= "(interrupt context)",
+	[GOTRACE_PROG_OTHER]	= "(other programs)",
+};
 
 /**
  * gotrace_progs_alloc - an empty table
  *
- * The reserved ids GOTRACE_PROG_IRQ and GOTRACE_PROG_OTHER get names but no
+ * The reserved ids GOTRACE_PROG_IRQ and GOTRACE_PROG_OTHER get labels but no
  * hash slot, so no thread's name can map to them.
  */
 struct gotrace_progs *gotrace_progs_alloc(void)
@@ -68,8 +70,6 @@ struct gotrace_progs *gotrace_progs_alloc(void)
 
 	if (!pt)
 		return NULL;
-	gotrace_progs_reserve(pt, GOTRACE_PROG_IRQ, "(interrupt)");
-	gotrace_progs_reserve(pt, GOTRACE_PROG_OTHER, "(other programs)");
 	atomic_set(&pt->next, GOTRACE_PROG_FIRST);
 	return pt;
 }
@@ -114,8 +114,8 @@ u32 gotrace_prog_id(struct gotrace_progs *pt, const char *comm)
 	int state;
 
 	strscpy_pad(key, comm, sizeof(key));
-	idx = jhash(key, sizeof(key), 0) % (GOTRACE_PROG_SLOTS - GOTRACE_PROG_FIRST);
-	for (i = 0; i < GOTRACE_PROG_SLOTS - GOTRACE_PROG_FIRST; i++) {
+	idx = jhash(key, sizeof(key), 0) % GOTRACE_PROG_SLOTS;
+	for (i = 0; i < GOTRACE_PROG_SLOTS; i++) {
 		struct gotrace_prog *slot = &pt->slot[idx];
 
 		/* Pairs with the release in gotrace_prog_claim(). */
@@ -131,20 +131,80 @@ u32 gotrace_prog_id(struct gotrace_progs *pt, const char *comm)
 		}
 		if (!memcmp(slot->comm, key, sizeof(key)))
 			return slot->id;
-		if (++idx == GOTRACE_PROG_SLOTS - GOTRACE_PROG_FIRST)
+		if (++idx == GOTRACE_PROG_SLOTS)
 			idx = 0;
 	}
 	return GOTRACE_PROG_OTHER;
 }
 
+/* Length of a valid UTF-8 sequence at @p (at most @n bytes), else 0. */
+static size_t gotrace_utf8_len(const u8 *p, size_t n)
+{
+	size_t len, i;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	/* No overlong forms, surrogates or code points past U+10FFFF. */
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return len;
+}
+
 /**
- * gotrace_prog_name - the name of a program id
+ * gotrace_prog_label - the label the trace shows for a program id
  * @pt: the table; no probe may still insert (the footer is being written)
  * @id: an id returned by gotrace_prog_id()
+ * @buf: room for GOTRACE_LABEL_LEN bytes
+ *
+ * The name as it is, but for a backslash, a control character or a byte
+ * that is not UTF-8, each written as \\ or \xNN so that two names never
+ * share a label; an empty name is "(thread with no name)". Reserved ids
+ * have stand-ins of their own.
+ *
+ * Return: @buf, or a stand-in.
  */
-const char *gotrace_prog_name(struct gotrace_progs *pt, u32 id)
+const char *gotrace_prog_label(struct gotrace_progs *pt, u32 id, char *buf)
 {
-	return pt->slot[pt->by_id[id]].comm;
+	const char *comm;
+	const u8 *name;
+	size_t n, i = 0, len;
+	char *p = buf;
+
+	if (id < GOTRACE_PROG_FIRST)
+		return gotrace_prog_stand_ins[id];
+	comm = pt->slot[pt->by_id[id]].comm;
+	name = (const u8 *)comm;
+	n = strnlen(comm, TASK_COMM_LEN);
+	if (!n)
+		return strcpy(buf, "(thread with no name)");
+	while (i < n) {
+		u8 c = name[i];
+
+		len = c < 0x80 ? c >= 0x20 && c != 0x7f && c != '\\' :
+			gotrace_utf8_len(name + i, n - i);
+		if (len) {
+			memcpy(p, name + i, len);
+			p += len;
+			i += len;
+		} else {
+			p += c == '\\' ? sprintf(p, "\\\\") : sprintf(p, "\\x%02x", c);
+			i++;
+		}
+	}
+	*p = 0;
+	return buf;
 }
 
 /**

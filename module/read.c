@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
+#include <linux/err.h>
 #include <linux/minmax.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
@@ -121,7 +122,8 @@ static bool gotrace_session_readable(struct gotrace_session *s)
 
 	if (state == GOTRACE_SESS_DONE)
 		return false;
-	if (state == GOTRACE_SESS_STOPPED || READ_ONCE(s->rd_hdr) < sizeof(s->header))
+	if (state == GOTRACE_SESS_STOPPED || READ_ONCE(s->rd_broken) ||
+	    READ_ONCE(s->rd_hdr) < sizeof(s->header))
 		return true;
 	for_each_possible_cpu(cpu)
 		if (gotrace_buf_full(per_cpu_ptr(s->cpus, cpu)))
@@ -146,9 +148,10 @@ bool gotrace_readable(struct gotrace_dev *dev)
 }
 
 /*
- * The session to read, or NULL. It cannot be freed under the reader: a start
- * replaces a session only once it is done (which only the reader makes it)
- * or while no reader has the device open.
+ * The session to read, NULL, or ERR_PTR(-EPIPE) if an earlier reader left
+ * it half read. It cannot be freed under the reader: a start replaces a
+ * session only once it is done (which only the reader makes it) or while
+ * no reader has the device open.
  */
 static struct gotrace_session *gotrace_reader_session(struct gotrace_dev *dev)
 {
@@ -158,6 +161,8 @@ static struct gotrace_session *gotrace_reader_session(struct gotrace_dev *dev)
 	s = gotrace_dev_sess(dev);
 	if (s && s->state == GOTRACE_SESS_DONE)
 		s = NULL;
+	else if (s && s->rd_broken)
+		s = ERR_PTR(-EPIPE);
 	mutex_unlock(&dev->lock);
 	return s;
 }
@@ -186,10 +191,12 @@ static int gotrace_read_wait(struct gotrace_dev *dev, struct gotrace_session *s)
  * @count: its size
  * @nonblock: O_NONBLOCK
  *
- * Blocks until some of the trace is available (or a session starts).
+ * Blocks until some of the trace is available (or a session starts); with
+ * @nonblock, returns -EAGAIN at once instead, also while another read()
+ * of the device waits.
  *
- * Return: bytes read, 0 at the end of a trace, -EAGAIN, -EFAULT or
- * -ERESTARTSYS.
+ * Return: bytes read, 0 at the end of a trace, -EAGAIN, -EFAULT, -EPIPE
+ * (see gotrace_session_reader_gone()) or -ERESTARTSYS.
  */
 ssize_t gotrace_read(struct gotrace_dev *dev, char __user *buf, size_t count,
 		     bool nonblock)
@@ -200,10 +207,18 @@ ssize_t gotrace_read(struct gotrace_dev *dev, char __user *buf, size_t count,
 
 	if (!count)
 		return 0;
-	if (mutex_lock_interruptible(&dev->read_lock))
+	if (nonblock) {
+		if (!mutex_trylock(&dev->read_lock))
+			return -EAGAIN;
+	} else if (mutex_lock_interruptible(&dev->read_lock)) {
 		return -ERESTARTSYS;
+	}
 	for (;;) {
 		s = gotrace_reader_session(dev);
+		if (IS_ERR(s)) {
+			ret = PTR_ERR(s);
+			break;
+		}
 		if (s) {
 			ret = gotrace_copy(s, buf, count, &eof);
 			if (ret)

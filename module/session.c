@@ -133,7 +133,8 @@ static void gotrace_session_sync_wake(struct gotrace_session *s)
  * @max_tid: thread table size
  *
  * A stopped trace nobody is reading is discarded; one that a reader holds
- * open must be read to the end first.
+ * open must be read to the end first, unless an earlier reader left it
+ * half read (it cannot be read any more).
  *
  * Return: 0, -EBUSY, -ENOMEM, -ENOSPC or -ERANGE (see gotrace_snapshot()).
  */
@@ -145,7 +146,8 @@ int gotrace_session_start(struct gotrace_dev *dev, u32 flags, u32 format,
 
 	lockdep_assert_held(&dev->lock);
 	if (old && (old->state == GOTRACE_SESS_TRACING ||
-		    (old->state == GOTRACE_SESS_STOPPED && dev->reader_open)))
+		    (old->state == GOTRACE_SESS_STOPPED && dev->reader_open &&
+		     !old->rd_broken)))
 		return -EBUSY;
 
 	if (!gotrace_session_fits(buffer_size, max_tid))
@@ -242,6 +244,26 @@ void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s)
 	lockdep_assert_held(&dev->lock);
 	gotrace_session_release(s);
 	WRITE_ONCE(s->state, GOTRACE_SESS_DONE);
+	WRITE_ONCE(dev->read_to_end, dev->sessions);
+	/* A stop may wait for this. */
+	wake_up_interruptible(&dev->wq);
+}
+
+/**
+ * gotrace_session_reader_gone - the reader closed the device
+ * @dev: the device, locked
+ *
+ * If it read part of the current trace but not its end, the rest cannot
+ * make a valid trace file for the next reader: read() fails with -EPIPE
+ * until another session starts.
+ */
+void gotrace_session_reader_gone(struct gotrace_dev *dev)
+{
+	struct gotrace_session *s = gotrace_dev_sess(dev);
+
+	lockdep_assert_held(&dev->lock);
+	if (s && s->state != GOTRACE_SESS_DONE && READ_ONCE(s->rd_hdr))
+		WRITE_ONCE(s->rd_broken, true);
 }
 
 /**

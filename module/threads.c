@@ -2,10 +2,10 @@
 /*
  * gotrace threads: Linux threads as goroutines, their table and transitions.
  *
- * One 20-byte entry per thread id below max_tid, allocated when a session
+ * One 24-byte entry per thread id below max_tid, allocated when a session
  * starts, so probes never allocate and find a thread in O(1). gotrace start
- * passes the running system's pid_max (32768 ids by default: 640 KiB); the
- * module default covers PID_MAX_LIMIT ids (4194304 on 64-bit: 80 MiB).
+ * passes the running system's pid_max (32768 ids by default: 768 KiB); the
+ * module default covers PID_MAX_LIMIT ids (4194304 on 64-bit: 96 MiB).
  *
  * Linux frees a thread's id (release_task()) a little before the thread's
  * last switch-out, so a new thread can get the id while the old one still
@@ -13,7 +13,8 @@
  * The newcomer then takes an alias: one of GOTRACE_ALIASES entries, found
  * by id and tag, which it keeps until it dies; each thread only ever writes
  * its own entry. Goroutine ids stay unique: every generation of an id,
- * aliases' included, is counted in the id's own entry.
+ * aliases' included, is counted in the id's own entry (@gens), apart from
+ * the generation each holder goes by (@gen).
  *
  * Each function below writes the Go events of one transition on a CPU's
  * buffer and updates the entry only if they all fit. It returns false when
@@ -117,22 +118,23 @@ void gotrace_thread_unalias(struct gotrace_session *s, struct gotrace_thread *t)
 }
 
 /*
- * The next generation of @tid's goroutine ids, counted in the id's entry
- * (written only by creations, which the id's holders do in turn).
+ * The next generation of @tid's goroutine ids, counted in the id's entry:
+ * @t is that entry or an alias. Only the count moves; the generation of a
+ * previous holder that still runs stays its own.
  */
 static bool gotrace_next_gen(struct gotrace_session *s, struct gotrace_thread *t,
 			     pid_t tid, u16 *gen)
 {
 	struct gotrace_thread *owner = &s->threads[tid];
-	u16 g = READ_ONCE(owner->gen);
+	u16 g = READ_ONCE(owner->gens);
 
-	if (!gotrace_is_alias(s, t) && t->state == GOTRACE_T_NONE) {
+	if (t == owner && t->state == GOTRACE_T_NONE) {
 		*gen = g;
 		return true;
 	}
 	if (g == U16_MAX)
 		return false;	/* out of goroutine ids for this tid */
-	WRITE_ONCE(owner->gen, g + 1);
+	WRITE_ONCE(owner->gens, g + 1);
 	*gen = g + 1;
 	return true;
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -396,6 +397,195 @@ TEST_F_TIMEOUT(device, small_reads, 300)
 		TH_LOG("%s", stats.error);
 	}
 	gt_trace_free(&rec.trace);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+/* Make @sig interrupt system calls instead of restarting them. */
+static void interrupt_with(struct __test_metadata *_metadata, int sig)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	ASSERT_EQ(0, sigaction(sig, &sa, NULL));
+}
+
+/*
+ * O_NONBLOCK never waits, not even for another read() of the same file
+ * that sleeps until a session starts; that read still gets the trace.
+ */
+TEST_F(device, nonblock_while_read_waits)
+{
+	struct gt_recorder rec;
+	struct gt_stats st;
+	char buf[64];
+	__u64 start, ms;
+	int flags;
+	ssize_t n;
+
+	interrupt_with(_metadata, SIGALRM);
+	ASSERT_EQ(0, gt_recorder_start(&rec, self->fd, GT_READ_CHUNK));
+	ASSERT_TRUE(gt_wait_blocked(rec.tid, 2000));
+	flags = fcntl(self->fd, F_GETFL);
+	ASSERT_LE(0, flags);
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, flags | O_NONBLOCK));
+	alarm(3);		/* if it waits: EINTR, not a hung test */
+	start = gt_now_ms();
+	n = read(self->fd, buf, sizeof(buf));
+	ms = gt_now_ms() - start;
+	alarm(0);
+	EXPECT_EQ(-1, n);
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_GT(1000, ms);
+	TH_LOG("O_NONBLOCK read returned after %llu ms", ms);
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, flags));
+
+	/* The waiting read() gets the whole trace, from its header on. */
+	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_DEFAULT, 0));
+	EXPECT_EQ(100, gt_pingpong(100, 0));
+	EXPECT_EQ(0, gt_stop_flags(self->fd, 0));
+	ASSERT_EQ(0, gt_recorder_join(&rec));
+	EXPECT_EQ(0, gt_keep_trace(&rec.trace, GOTRACE_FORMAT_DEFAULT, &st,
+				   "device-nonblock_while_read_waits")) {
+		TH_LOG("%s", st.error);
+	}
+	gt_trace_free(&rec.trace);
+}
+
+/*
+ * A reader that closes the device before reading anything leaves the whole
+ * trace to the next one; one that closes after part of it leaves nothing
+ * that makes a valid file: the next reader gets EPIPE, until a new session
+ * starts and is read from its header.
+ */
+TEST_F(device, reopen_after_partial_read)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct gotrace_status st;
+	struct gt_trace t = { 0 };
+	char buf[GT_HEADER_LEN];
+
+	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_DEFAULT, 0));
+	close(self->fd);
+	self->fd = gt_open(O_RDONLY);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(5, read(self->fd, buf, 5));
+	EXPECT_EQ(0, memcmp(buf, gt_header(GOTRACE_FORMAT_DEFAULT), 5));
+	close(self->fd);
+
+	self->fd = gt_open(O_RDONLY);
+	ASSERT_LE(0, self->fd);
+	EXPECT_EQ(-1, read(self->fd, buf, sizeof(buf)));
+	EXPECT_EQ(EPIPE, errno);
+	pfd.fd = self->fd;
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_EQ(POLLIN, pfd.revents & POLLIN);
+	ASSERT_EQ(0, gt_status(self->fd, &st));
+	EXPECT_EQ(GOTRACE_STATE_TRACING, st.state);
+	EXPECT_EQ(5, st.bytes_read);
+
+	/* Stopped, it stays unreadable; a start replaces it. */
+	ASSERT_EQ(0, gt_stop(self->fd));
+	EXPECT_EQ(-1, read(self->fd, buf, sizeof(buf)));
+	EXPECT_EQ(EPIPE, errno);
+	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_DEFAULT, 0));
+	finish_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_DEFAULT,
+		     "device-reopen_after_partial_read");
+	ASSERT_LE(GT_HEADER_LEN, t.len);
+	EXPECT_EQ(0, memcmp(t.data, gt_header(GOTRACE_FORMAT_DEFAULT),
+			    GT_HEADER_LEN));
+	gt_trace_free(&t);
+}
+
+/*
+ * As Go's StopTrace, GOTRACE_STOP returns once the reader has read the
+ * whole trace: the status then says so.
+ */
+TEST_F(device, stop_waits_for_reader)
+{
+	struct gotrace_status st;
+	struct gt_recorder rec;
+	struct gt_stats stats;
+
+	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_DEFAULT, 0));
+	/* Small reads: the reader has work left when the stop comes. */
+	ASSERT_EQ(0, gt_recorder_start(&rec, self->fd, 64));
+	EXPECT_EQ(2000, gt_pingpong(2000, 0));
+	ASSERT_EQ(0, gt_stop_flags(self->fd, 0));
+	ASSERT_EQ(0, gt_status(self->fd, &st));
+	EXPECT_EQ(GOTRACE_STATE_IDLE, st.state);
+	EXPECT_EQ(st.bytes, st.bytes_read);
+	ASSERT_EQ(0, gt_recorder_join(&rec));
+	EXPECT_EQ(rec.trace.len, st.bytes);
+	EXPECT_EQ(0, gt_keep_trace(&rec.trace, GOTRACE_FORMAT_DEFAULT, &stats,
+				   "device-stop_waits_for_reader")) {
+		TH_LOG("%s", stats.error);
+	}
+	gt_trace_free(&rec.trace);
+}
+
+struct stopper {
+	int fd;
+	pid_t tid;		/* atomic */
+	int ret;
+	int err;
+};
+
+static void *stopper_main(void *arg)
+{
+	struct stopper *p = arg;
+
+	__atomic_store_n(&p->tid, gettid(), __ATOMIC_RELEASE);
+	p->ret = gt_stop_flags(p->fd, 0);
+	p->err = errno;
+	return NULL;
+}
+
+/*
+ * A reader that does not read keeps a waiting stop waiting; a signal ends
+ * the wait with EINTR, and the trace is stopped all the same. With
+ * GOTRACE_STOP_NOWAIT, or with no reader, a stop returns at once.
+ */
+TEST_F(device, stop_wait_interrupted)
+{
+	struct stopper p = { .fd = self->fd };
+	struct gotrace_status st;
+	struct gt_trace t = { 0 };
+	pthread_t thread;
+	int ctl;
+
+	interrupt_with(_metadata, SIGUSR1);
+	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_DEFAULT, 0));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, stopper_main, &p));
+	while (!__atomic_load_n(&p.tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	EXPECT_TRUE(gt_wait_blocked(p.tid, 2000));
+	ASSERT_EQ(0, pthread_kill(thread, SIGUSR1));
+	pthread_join(thread, NULL);
+	EXPECT_EQ(-1, p.ret);
+	EXPECT_EQ(EINTR, p.err);
+	ASSERT_EQ(0, gt_status(self->fd, &st));
+	EXPECT_EQ(GOTRACE_STATE_STOPPED, st.state);
+	finish_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_DEFAULT,
+		     "device-stop_wait_interrupted");
+	gt_trace_free(&t);
+
+	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_DEFAULT, 0));
+	EXPECT_EQ(0, gt_stop_flags(self->fd, GOTRACE_STOP_NOWAIT));
+	ASSERT_EQ(0, gt_status(self->fd, &st));
+	EXPECT_EQ(GOTRACE_STATE_STOPPED, st.state);
+
+	/* No reader open: nothing to wait for. */
+	ctl = gt_open(O_WRONLY);
+	ASSERT_LE(0, ctl);
+	close(self->fd);
+	ASSERT_EQ(0, gt_start(ctl, GOTRACE_FORMAT_DEFAULT, 0));
+	EXPECT_EQ(0, gt_stop_flags(ctl, 0));
+	close(ctl);
+	self->fd = gt_open_reader();
+	ASSERT_LE(0, self->fd);
 }
 
 FIXTURE(header) {

@@ -39,9 +39,17 @@ int gt_start(int fd, __u32 format, __u64 buffer_size)
 	return gt_start_flags(fd, format, 0, buffer_size);
 }
 
+int gt_stop_flags(int fd, __u32 flags)
+{
+	struct gotrace_stop args = { .size = sizeof(args), .flags = flags };
+
+	return ioctl(fd, GOTRACE_STOP, &args);
+}
+
+/* Stop without waiting for the reader: most tests read after stopping. */
 int gt_stop(int fd)
 {
-	return ioctl(fd, GOTRACE_STOP);
+	return gt_stop_flags(fd, GOTRACE_STOP_NOWAIT);
 }
 
 /* Junk first, so that a field the kernel does not write shows. */
@@ -166,6 +174,10 @@ int gt_reset(void)
 	if (fd < 0)
 		return -1;
 	ret = gt_finish(fd, &rest);
+	/* A trace an earlier reader left half read: a new one replaces it. */
+	if (ret && errno == EPIPE)
+		ret = gt_start(fd, GOTRACE_FORMAT_DEFAULT, 0) ? -1 :
+		      gt_finish(fd, &rest);
 	gt_trace_free(&rest);
 	close(fd);
 	return ret;
@@ -286,9 +298,10 @@ int gt_session_start(struct gt_session *s, __u32 format)
 }
 
 /*
- * Stop the session (unless already stopped), let the recorder read it to
- * the end, and keep the trace as NAME.trace; the trace stays in s->rec.trace
- * until gt_session_close(). Returns 0, or -1 with the reason in st->error.
+ * Stop the session (unless already stopped) as StopTrace does, returning
+ * once the recorder has read it to the end, and keep the trace as
+ * NAME.trace; the trace stays in s->rec.trace until gt_session_close().
+ * Returns 0, or -1 with the reason in st->error.
  */
 int gt_session_stop(struct gt_session *s, struct gt_stats *st, const char *name)
 {
@@ -298,7 +311,7 @@ int gt_session_stop(struct gt_session *s, struct gt_stats *st, const char *name)
 		return -1;
 	}
 	s->recording = false;
-	if (gt_stop(s->ctl) && errno != EINVAL) {
+	if (gt_stop_flags(s->ctl, 0) && errno != EINVAL) {
 		snprintf(st->error, sizeof(st->error), "GOTRACE_STOP: %s",
 			 strerror(errno));
 		return -1;

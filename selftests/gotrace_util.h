@@ -71,6 +71,7 @@ int gt_open(int flags);
 int gt_start(int fd, __u32 format, __u64 buffer_size);
 int gt_start_flags(int fd, __u32 format, __u32 flags, __u64 buffer_size);
 int gt_stop(int fd);
+int gt_stop_flags(int fd, __u32 flags);
 int gt_status(int fd, struct gotrace_status *st);
 const char *gt_header(__u32 format);
 __u32 gt_format_version(__u32 format);

@@ -101,7 +101,8 @@ TEST_F(ioctl, unknown_command)
 		_IO(GOTRACE_IOC_MAGIC, 0xff),
 		_IOW(GOTRACE_IOC_MAGIC, 0x01, __u64),	/* START's size */
 		_IOR(GOTRACE_IOC_MAGIC, 0x01, struct gotrace_start),
-		_IOW(GOTRACE_IOC_MAGIC, 0x02, __u32),	/* STOP + argument */
+		_IOW(GOTRACE_IOC_MAGIC, 0x02, __u32),	/* STOP's size */
+		_IO(GOTRACE_IOC_MAGIC, 0x02),		/* STOP before 0.2 */
 		_IOWR(GOTRACE_IOC_MAGIC, 0x03, __u32),	/* STATUS's size */
 		_IO(GOTRACE_IOC_MAGIC + 1, 0x02),
 	};
@@ -357,6 +358,72 @@ TEST_F(ioctl, status_size)
 	EXPECT_EQ(GOTRACE_STATE_TRACING, big.st.state);
 	EXPECT_EQ(self->sessions, big.st.sessions);
 	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_F(ioctl, stop_unknown_flags)
+{
+	struct gotrace_stop args = { .size = sizeof(args) };
+	unsigned int bit;
+
+	for (bit = 0; bit < 32; bit++) {
+		if (GOTRACE_STOP_FLAGS & (1U << bit))
+			continue;
+		args.flags = 1U << bit;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_STOP, &args));
+		EXPECT_EQ(EINVAL, errno) {
+			TH_LOG("flag %#x", args.flags);
+		}
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_F(ioctl, stop_reserved)
+{
+	struct gotrace_stop args;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(args.reserved); i++) {
+		memset(&args, 0, sizeof(args));
+		args.size = sizeof(args);
+		args.flags = GOTRACE_STOP_NOWAIT;
+		args.reserved[i] = 1;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_STOP, &args));
+		EXPECT_EQ(EINVAL, errno);
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_F(ioctl, stop_size)
+{
+	static const __u32 sizes[] = { 0, 4, 8, sizeof(struct gotrace_stop) - 8 };
+	struct {
+		struct gotrace_stop args;
+		__u64 more[2];
+	} big;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		memset(&big, 0, sizeof(big));
+		big.args.size = sizes[i];
+		big.args.flags = GOTRACE_STOP_NOWAIT;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_STOP, &big.args));
+		EXPECT_EQ(EINVAL, errno) {
+			TH_LOG("size %u", sizes[i]);
+		}
+	}
+	/* Bytes the module does not know must be zero. */
+	memset(&big, 0, sizeof(big));
+	big.args.size = sizeof(big);
+	big.args.flags = GOTRACE_STOP_NOWAIT;
+	big.more[1] = 1;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_STOP, &big.args));
+	EXPECT_EQ(E2BIG, errno);
+	check_intact(_metadata, self->s.ctl, self->sessions);
+
+	/* ... and a bigger structure of zeros is a stop. */
+	big.more[1] = 0;
+	EXPECT_EQ(0, ioctl(self->s.ctl, GOTRACE_STOP, &big.args));
+	end_session(_metadata, &self->s);
 }
 
 TEST_F(ioctl, stop_not_tracing)

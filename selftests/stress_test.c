@@ -108,8 +108,8 @@ static void finish(struct __test_metadata *_metadata, int fd, int ctl,
 
 /*
  * START as gotrace start does it: a thread table for the ids below
- * pid_max (640 KiB at 32768) rather than the module's default of
- * PID_MAX_LIMIT (80 MiB, slow to allocate and free on a debug kernel).
+ * pid_max (768 KiB at 32768) rather than the module's default of
+ * PID_MAX_LIMIT (96 MiB, slow to allocate and free on a debug kernel).
  */
 static int start_pid_max(int fd)
 {

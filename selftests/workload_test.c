@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* gotrace recording workloads, in every format, for the host's Go check. */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -15,6 +22,9 @@
 #define THREADS		4
 #define SLEEPS		200
 #define FORKS		600
+#define RESERVED_PIDS	300	/* ids below it are not reused */
+#define TIGHT_FREE	3	/* ids left free for the storm */
+#define STORM_THREADS	3000
 
 /* Each test records one workload with a thread draining the device. */
 FIXTURE(workload) {
@@ -159,6 +169,197 @@ TEST_F_TIMEOUT(workload, fork_storm, 600)
 	record_end(_metadata, &self->s, variant->name, &st);
 	EXPECT_LE(FORKS, st.count[GT_EV_GO_CREATE]);
 	TH_LOG("%ld of %d forks reused a pid", reused, FORKS);
+}
+
+/* Thread ids in use in [RESERVED_PIDS, limit), or -1. */
+static long tids_in_use_below(unsigned long limit)
+{
+	char path[300];
+	struct dirent *p, *t;
+	DIR *procs, *tasks;
+	long n = 0;
+
+	procs = opendir("/proc");
+	if (!procs)
+		return -1;
+	while ((p = readdir(procs))) {
+		if (p->d_name[0] < '0' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
+		tasks = opendir(path);
+		if (!tasks)
+			continue;	/* it exited */
+		while ((t = readdir(tasks))) {
+			unsigned long tid = strtoul(t->d_name, NULL, 10);
+
+			if (tid >= RESERVED_PIDS && tid < limit)
+				n++;
+		}
+		closedir(tasks);
+	}
+	closedir(procs);
+	return n;
+}
+
+/* Shared by the threads of a thread storm. */
+struct storm {
+	unsigned char *seen;	/* thread ids seen, a bit each */
+	long reused;		/* atomic: threads that got an id seen before */
+	unsigned int exited;	/* atomic */
+};
+
+static void *storm_thread(void *arg)
+{
+	struct storm *st = arg;
+	pid_t tid = gettid();
+	unsigned char bit = 1 << (tid % 8);
+
+	if (__atomic_fetch_or(&st->seen[tid / 8], bit, __ATOMIC_RELAXED) & bit)
+		__atomic_add_fetch(&st->reused, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&st->exited, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * @n threads that exit at once, created on this CPU and run on @cpu; a
+ * creation that finds no free id tries again. Returns how many got an id
+ * an earlier one had, or -1.
+ */
+static long thread_storm(unsigned int n, int cpu)
+{
+	struct storm st = { .seen = calloc(GT_PID_MAX_LIMIT / 8, 1) };
+	pthread_attr_t attr;
+	unsigned int i = 0;
+	cpu_set_t other;
+	pthread_t t;
+	int err = 0;
+
+	if (!st.seen || pthread_attr_init(&attr))
+		return -1;
+	CPU_ZERO(&other);
+	CPU_SET(cpu, &other);
+	if (pthread_attr_setaffinity_np(&attr, sizeof(other), &other) ||
+	    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED))
+		err = -1;
+	while (!err && i < n) {
+		err = pthread_create(&t, &attr, storm_thread, &st);
+		if (!err)
+			i++;
+		else if (err == EAGAIN)
+			err = sched_yield();
+	}
+	while (__atomic_load_n(&st.exited, __ATOMIC_ACQUIRE) < i)
+		sched_yield();
+	pthread_attr_destroy(&attr);
+	free(st.seen);
+	return err ? -1 : st.reused;
+}
+
+/*
+ * Threads exit (release_task() frees their id before their last switch-out)
+ * while another CPU creates threads, with pid_max a few ids above those in
+ * use: a new thread gets the id of one still running its last instructions.
+ * Each holder keeps its own goroutine id: nothing may be cut.
+ */
+TEST_F_TIMEOUT(workload, id_reuse_tight, 600)
+{
+	unsigned long pid_max, limit = RESERVED_PIDS;
+	cpu_set_t all, one;
+	struct gt_stats st;
+	long used, reused;
+	int cpu;
+
+	if (gt_read_ulong(PID_MAX, &pid_max))
+		SKIP(return, "no " PID_MAX);
+	if (gt_possible_cpus() < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	cpu = sched_getcpu();
+	ASSERT_LE(0, cpu);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	do {
+		used = tids_in_use_below(++limit);
+		ASSERT_LE(0, used);
+	} while (limit - RESERVED_PIDS < (unsigned long)used + TIGHT_FREE);
+	ASSERT_EQ(0, gt_write_ulong(PID_MAX, limit));
+	self->pid_max = pid_max;
+	reused = thread_storm(STORM_THREADS, !cpu);
+	EXPECT_EQ(0, gt_write_ulong(PID_MAX, pid_max));
+	self->pid_max = 0;
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
+	ASSERT_LT(STORM_THREADS / 2, reused);
+	record_end(_metadata, &self->s, variant->name, &st);
+	EXPECT_LE(STORM_THREADS, st.count[GT_EV_GO_CREATE]);
+	TH_LOG("pid_max %lu: %ld of %d threads reused an id", limit, reused,
+	       STORM_THREADS);
+}
+
+/* A thread name and the label the trace must show for it. */
+struct name_label {
+	const char *name;
+	const char *label;
+};
+
+static const struct name_label name_labels[] = {
+	{ "", "(thread with no name)" },
+	{ "fifteen-bytes-x", "fifteen-bytes-x" },
+	{ "caf\xc3\xa9", "caf\xc3\xa9" },
+	{ "bad\xff\xfe", "bad\\xff\\xfe" },
+	{ "ctl\x01\x1b[1m", "ctl\\x01\\x1b[1m" },
+	{ "back\\slash", "back\\\\slash" },
+	{ "(interrupt)", "(interrupt)" },
+	{ "(thread with no", "(thread with no" },
+};
+
+static void *named_main(void *arg)
+{
+	const struct timespec nap = { .tv_nsec = 1000000 };
+	const struct name_label *nl = arg;
+	int i;
+
+	if (prctl(PR_SET_NAME, nl->name))
+		return (void *)1;
+	for (i = 0; i < 3; i++)
+		nanosleep(&nap, NULL);
+	return NULL;
+}
+
+/*
+ * Any name a thread can take gives a valid trace and a label of its own,
+ * with gotrace's stand-ins never taken by a thread's name.
+ */
+TEST_F(workload, thread_names)
+{
+	pthread_t threads[ARRAY_SIZE(name_labels)];
+	struct gt_stats st;
+	unsigned int i;
+	char name[64];
+	void *ret;
+
+	for (i = 0; i < ARRAY_SIZE(name_labels); i++)
+		ASSERT_EQ(0, pthread_create(&threads[i], NULL, named_main,
+					    (void *)&name_labels[i]));
+	for (i = 0; i < ARRAY_SIZE(name_labels); i++) {
+		ASSERT_EQ(0, pthread_join(threads[i], &ret));
+		EXPECT_EQ(NULL, ret);
+	}
+	snprintf(name, sizeof(name), "workload-thread_names-%s", variant->name);
+	ASSERT_EQ(0, gt_session_stop(&self->s, &st, name)) {
+		TH_LOG("%s", st.error);
+	}
+	for (i = 0; i < ARRAY_SIZE(name_labels); i++) {
+		const char *label = name_labels[i].label;
+
+		EXPECT_NE(NULL, memmem(self->s.rec.trace.data,
+				       self->s.rec.trace.len, label,
+				       strlen(label))) {
+			TH_LOG("no label \"%s\" in the trace", label);
+		}
+	}
+	EXPECT_NE(NULL, memmem(self->s.rec.trace.data, self->s.rec.trace.len,
+			       "(interrupt context)", 19));
 }
 
 TEST_HARNESS_MAIN

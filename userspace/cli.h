@@ -62,7 +62,7 @@ bool device_wait(int ms);
 
 /* cmd_session.c, cmd_status.c: the session ioctls; false after a message. */
 bool session_start(const char *cmd, int fd, struct gotrace_start *args);
-bool session_stop(const char *cmd, int fd, bool idle_ok);
+bool session_stop(const char *cmd, int fd, __u32 flags, bool idle_ok);
 bool session_status(const char *cmd, int fd, struct gotrace_status *st);
 
 /* The options start and record share; start_option() takes one of them. */
@@ -77,7 +77,7 @@ bool session_status(const char *cmd, int fd, struct gotrace_status *st);
 	"  -f, --format VER       trace format: 1.11, 1.19 or 1.21 (default 1.21)\n" \
 	"  -b, --buffer-size SIZE buffer per CPU, with K, M or G suffix\n" \
 	"                         (default: the module parameter buffer_size)\n" \
-	"  -t, --max-tid N        thread ids the thread table covers, 20 bytes each\n" \
+	"  -t, --max-tid N        thread ids the thread table covers, 24 bytes each\n" \
 	"                         (default: /proc/sys/kernel/pid_max)\n" \
 	"  -k, --kernel-stacks    block events carry the kernel stack where the\n" \
 	"                         thread blocks (costs an unwind per block)\n" \

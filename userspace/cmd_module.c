@@ -82,7 +82,7 @@ static bool session_released(bool force)
 			(uint64_t)st.events);
 		ok = false;
 	} else if (st.state == GOTRACE_STATE_TRACING) {
-		ok = session_stop("unload", fd, true);
+		ok = session_stop("unload", fd, GOTRACE_STOP_NOWAIT, true);
 	} else if (st.state == GOTRACE_STATE_STOPPED && !force) {
 		msg_err("unload", "a stopped trace has not been read to the end (%" PRIu64
 			" bytes left): read it (cat %s > FILE), or discard it: gotrace unload --force",

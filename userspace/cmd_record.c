@@ -175,7 +175,7 @@ static bool session_open(struct record *r)
  */
 static void session_close(struct record *r)
 {
-	if (r->end != END_EOF && !session_stop("record", r->ctl_fd, true))
+	if (r->end != END_EOF && !session_stop("record", r->ctl_fd, GOTRACE_STOP_NOWAIT, true))
 		r->failed = true;
 	else
 		record_drain(r);
@@ -194,7 +194,7 @@ static int record(struct record *r)
 	if (!ensure_loaded(r) || !signals_block(r) || !child_spawn(r))
 		return EXIT_FAILURE;
 	if (!session_open(r) || !output_open(r)) {
-		if (r->started && session_stop("record", r->ctl_fd, true) && r->rd_fd >= 0)
+		if (r->started && session_stop("record", r->ctl_fd, GOTRACE_STOP_NOWAIT, true) && r->rd_fd >= 0)
 			record_drain(r);	/* out_fd is -1: the trace is dropped */
 		child_cancel(r);
 		return EXIT_FAILURE;

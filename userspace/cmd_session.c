@@ -140,23 +140,33 @@ int cmd_start(int argc, char *argv[])
 
 static void stop_help(void)
 {
-	printf("Usage: %s stop\n"
+	printf("Usage: %s stop [--no-wait]\n"
 	       "Stop the running trace. The reader of %s then gets the rest of the\n"
-	       "trace and end of file.\n\n"
-	       "  -h, --help  show this help\n",
+	       "trace and end of file; like Go's StopTrace, stop returns once the reader\n"
+	       "has read it all (or closed the device), so the file is complete when it\n"
+	       "returns. Ctrl-C ends the wait; the trace stays stopped.\n\n"
+	       "  -n, --no-wait  return at once, without waiting for the reader\n"
+	       "  -h, --help     show this help\n",
 	       program_invocation_short_name, GOTRACE_DEVICE);
 }
 
 /*
- * GOTRACE_STOP on @fd. With @idle_ok, no running trace is not an error (it
- * has been stopped by someone else). False after a message.
+ * GOTRACE_STOP on @fd with GOTRACE_STOP_* @flags. With @idle_ok, no running
+ * trace is not an error (it has been stopped by someone else). False after
+ * a message.
  */
-bool session_stop(const char *cmd, int fd, bool idle_ok)
+bool session_stop(const char *cmd, int fd, __u32 flags, bool idle_ok)
 {
-	int err = ioctl(fd, GOTRACE_STOP) ? errno : 0;
+	struct gotrace_stop args = { .size = sizeof(args), .flags = flags };
+	int err = ioctl(fd, GOTRACE_STOP, &args) ? errno : 0;
 
 	if (!err || (err == EINVAL && idle_ok))
 		return true;
+	if (err == EINTR) {
+		msg_err(cmd, "the trace is stopped, but the reader of %s may not have all of it yet",
+			GOTRACE_DEVICE);
+		return true;
+	}
 	if (err == EINVAL)
 		msg_err(cmd, "no trace is running: start one with: gotrace start");
 	else
@@ -167,17 +177,25 @@ bool session_stop(const char *cmd, int fd, bool idle_ok)
 int cmd_stop(int argc, char *argv[])
 {
 	static const struct option opts[] = {
+		{ "no-wait", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
+	__u32 flags = 0;
 	bool ok;
 	int c, fd;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c != 'h')
+	while ((c = getopt_long(argc, argv, "nh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			flags |= GOTRACE_STOP_NOWAIT;
+			break;
+		case 'h':
+			stop_help();
+			return EXIT_SUCCESS;
+		default:
 			return msg_usage("stop");
-		stop_help();
-		return EXIT_SUCCESS;
+		}
 	}
 	if (optind < argc) {
 		msg_err("stop", "unexpected argument '%s'", argv[optind]);
@@ -186,7 +204,7 @@ int cmd_stop(int argc, char *argv[])
 	fd = device_open("stop");
 	if (fd < 0)
 		return EXIT_FAILURE;
-	ok = session_stop("stop", fd, false);
+	ok = session_stop("stop", fd, flags, false);
 	close(fd);
 	return ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }

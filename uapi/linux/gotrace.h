@@ -9,7 +9,10 @@
  * Structures are extensible: @size comes first and tells the kernel how much
  * of the structure user space knows (copy_struct_from_user() semantics).
  * Reserved fields must be zero. Open the device O_WRONLY to use only the
- * ioctls; only one open file may read at a time.
+ * ioctls; only one open file may read at a time. A trace is read once, from
+ * its header to its end: once a reader has closed the device after part of
+ * a trace, read() fails with EPIPE until the next GOTRACE_START, since what
+ * is left would not make a valid trace file.
  */
 #ifndef _UAPI_LINUX_GOTRACE_H
 #define _UAPI_LINUX_GOTRACE_H
@@ -42,7 +45,7 @@
  * @flags:	Input: GOTRACE_START_* flags.
  * @format:	Input: one of GOTRACE_FORMAT_*.
  * @max_tid:	Input: highest thread id + 1 the thread table covers; 0 means
- *		the module parameter max_tid. Costs 8 bytes per id.
+ *		the module parameter max_tid. Costs 24 bytes per id.
  * @buffer_size: Input: trace buffer bytes per possible CPU; 0 means the
  *		module parameter buffer_size. Rounded up to whole pages.
  * @reserved:	Input: set to 0.
@@ -54,6 +57,27 @@ struct gotrace_start {
 	__u32 max_tid;
 	__u64 buffer_size;
 	__u64 reserved[4];
+};
+
+/*
+ * Stop flags. By default GOTRACE_STOP returns, as Go's StopTrace does, once
+ * the reader has read the trace to its end (or closed the device), or at
+ * once if no reader has the device open; a signal ends the wait with EINTR,
+ * the trace stopped all the same. GOTRACE_STOP_NOWAIT returns at once.
+ */
+#define GOTRACE_STOP_NOWAIT	0x1
+#define GOTRACE_STOP_FLAGS	GOTRACE_STOP_NOWAIT
+
+/**
+ * struct gotrace_stop - argument of GOTRACE_STOP
+ * @size:	Input: sizeof(struct gotrace_stop) as user space knows it.
+ * @flags:	Input: GOTRACE_STOP_* flags.
+ * @reserved:	Input: set to 0.
+ */
+struct gotrace_stop {
+	__u32 size;
+	__u32 flags;
+	__u64 reserved[2];
 };
 
 /* Session states reported by GOTRACE_STATUS. */
@@ -121,7 +145,7 @@ struct gotrace_status {
 #define GOTRACE_IOC_MAGIC	0xB9
 
 #define GOTRACE_START	_IOW(GOTRACE_IOC_MAGIC, 0x01, struct gotrace_start)
-#define GOTRACE_STOP	_IO(GOTRACE_IOC_MAGIC, 0x02)
+#define GOTRACE_STOP	_IOW(GOTRACE_IOC_MAGIC, 0x02, struct gotrace_stop)
 #define GOTRACE_STATUS	_IOWR(GOTRACE_IOC_MAGIC, 0x03, struct gotrace_status)
 
 #endif /* _UAPI_LINUX_GOTRACE_H */
