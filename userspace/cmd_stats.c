@@ -17,14 +17,18 @@ static const double quantiles[] = { 0.5, 0.9, 0.99 };
 
 static void stats_help(void)
 {
-	printf("Usage: %s stats [--json] FILE\n"
+	printf("Usage: %s stats [--all] [--json] FILE\n"
 	       "Summarise a valid trace: per program and per thread the time running,\n"
 	       "runnable and blocked by reason (sync, net, syscall, sleep, other) and\n"
 	       "context switches; wakeup-to-run latency p50/p90/p99/max overall and per\n"
 	       "program; utilisation of each CPU; the stacks threads block on longest.\n"
-	       "A program is the first function of a thread's create stack.\n\n"
-	       "  -j, --json  print one JSON object (all threads, times in ns)\n"
-	       "  -h, --help  show this help\n", program_invocation_short_name);
+	       "A program is the first function of a thread's create stack. The text counts\n"
+	       "programs and threads that never ran without listing them, and lists the %d\n"
+	       "threads with the most run time and the %d stacks with the most time blocked.\n\n"
+	       "  -a, --all   list every program, thread and stack\n"
+	       "  -j, --json  print one JSON object (all programs and threads, times in ns)\n"
+	       "  -h, --help  show this help\n", program_invocation_short_name, TOP_THREADS,
+	       TOP_STACKS);
 }
 
 static int by_run(const void *a, const void *b)
@@ -106,8 +110,9 @@ static void text_header(const char *first)
 	       "sync", "net", "syscall", "sleep", "other", "switches");
 }
 
-static void text_programs(const struct stats *s, void **v, size_t n)
+static void text_programs(const struct stats *s, void **v, size_t n, bool all)
 {
+	uint64_t idle = 0, idle_threads = 0;
 	const struct stats_prog *p;
 	const char *nm;
 	size_t i;
@@ -118,33 +123,70 @@ static void text_programs(const struct stats *s, void **v, size_t n)
 	printf(" %7s %9s %9s %9s %9s\n", "threads", "p50", "p90", "p99", "max");
 	for (i = 0; i < n; i++) {
 		p = v[i];
+		if (!all && stats_never_ran(p->run, p->switches)) {
+			idle++;
+			idle_threads += p->threads;
+			continue;
+		}
 		nm = name(s->t, p->prog, &len);
 		printf("%-28.*s", len > 28 ? 28 : len, nm);
 		text_times(s, p->run, p->runnable, p->blocked, p->switches);
 		printf(" %7" PRIu64, p->threads);
 		text_latency(&p->latency);
 	}
+	if (idle)
+		printf("  + %" PRIu64 " program%s (%" PRIu64 " thread%s) that never ran "
+		       "(--all lists them)\n", idle, idle == 1 ? "" : "s", idle_threads,
+		       idle_threads == 1 ? "" : "s");
 }
 
-static void text_threads(const struct stats *s, void **v, size_t n)
+/* How gotrace numbers goroutines, with @g (a listed id past the thread ids) as example. */
+static void text_gid_note(uint64_t g)
 {
+	printf("Ids >= %d: goroutine id = thread id + %d x goroutines the thread id had before "
+	       "(an exec or a reused id starts a new one): %" PRIu64 " is thread %" PRIu64 ".\n",
+	       STATS_GEN_STRIDE, STATS_GEN_STRIDE, g, g % STATS_GEN_STRIDE);
+}
+
+static void text_threads(const struct stats *s, void **v, size_t n, bool all)
+{
+	size_t i, shown = 0, more = 0, idle = 0;
 	const struct stats_thread *th;
+	uint64_t note = 0;
 	char label[64];
 	const char *nm;
-	size_t i;
 	int len;
 
-	printf("\nThreads (top %d by run time):\n", TOP_THREADS);
+	if (all)
+		printf("\nThreads (all %zu, by run time):\n", n);
+	else
+		printf("\nThreads (top %d by run time):\n", TOP_THREADS);
 	text_header("thread");
 	putchar('\n');
-	for (i = 0; i < n && i < TOP_THREADS; i++) {
+	for (i = 0; i < n; i++) {
 		th = v[i];
+		if (!all && stats_never_ran(th->run, th->switches)) {
+			idle++;
+			continue;
+		}
+		if (!all && shown == TOP_THREADS) {
+			more++;
+			continue;
+		}
+		shown++;
+		if (!note && th->g >= STATS_GEN_STRIDE)
+			note = th->g;
 		nm = name(s->t, th->prog, &len);
 		snprintf(label, sizeof(label), "%" PRIu64 " %.*s", th->g, len, nm);
 		printf("%-28.28s", label);
 		text_times(s, th->run, th->runnable, th->blocked, th->switches);
 		putchar('\n');
 	}
+	if (more || idle)
+		printf("  + %zu more thread%s that ran, %zu that never ran (--all lists them)\n",
+		       more, more == 1 ? "" : "s", idle);
+	if (note)
+		text_gid_note(note);
 }
 
 static void text_stack(const struct gt_trace *t, uint64_t stk)
@@ -161,18 +203,20 @@ static void text_stack(const struct gt_trace *t, uint64_t stk)
 	}
 }
 
-static void text_stacks(const struct stats *s, void **v, size_t n)
+static void text_stacks(const struct stats *s, void **v, size_t n, bool all)
 {
 	const struct stats_stack *st;
 	size_t i;
 
-	printf("\nTop blocking stacks (by time blocked):\n");
-	for (i = 0; i < n && i < TOP_STACKS; i++) {
+	printf("\n%s blocking stacks (by time blocked):\n", all ? "All" : "Top");
+	for (i = 0; i < n && (all || i < TOP_STACKS); i++) {
 		st = v[i];
 		printf("  %10.3f ms %8" PRIu64 " times %-7s stack %" PRIu64 "\n", ms(s, st->blocked),
 		       st->count, stats_reasons[st->reason], st->stk);
 		text_stack(s->t, st->stk);
 	}
+	if (!all && n > TOP_STACKS)
+		printf("  + %zu more stacks (--all lists them)\n", n - TOP_STACKS);
 }
 
 struct sorted {
@@ -180,7 +224,7 @@ struct sorted {
 	size_t nr_progs, nr_threads, nr_stacks, nr_cpus;
 };
 
-static void text(const struct stats *s, const struct sorted *o, const char *path)
+static void text(const struct stats *s, const struct sorted *o, const char *path, bool all)
 {
 	const struct stats_cpu *c;
 	size_t i;
@@ -196,9 +240,9 @@ static void text(const struct stats *s, const struct sorted *o, const char *path
 	printf("\nWakeup-to-run latency (us), %" PRIu64 " wakeups:  p50 p90 p99 max\n        ",
 	       s->latency.count);
 	text_latency(&s->latency);
-	text_programs(s, o->progs, o->nr_progs);
-	text_threads(s, o->threads, o->nr_threads);
-	text_stacks(s, o->stacks, o->nr_stacks);
+	text_programs(s, o->progs, o->nr_progs, all);
+	text_threads(s, o->threads, o->nr_threads, all);
+	text_stacks(s, o->stacks, o->nr_stacks, all);
 }
 
 static void json_times(struct json *j, const struct stats *s, int64_t run, int64_t runnable,
@@ -263,7 +307,7 @@ static void json_lists(struct json *j, const struct stats *s, const struct sorte
 	json_end(j, ']');
 }
 
-static void json_stacks(struct json *j, const struct stats *s, const struct sorted *o)
+static void json_stacks(struct json *j, const struct stats *s, const struct sorted *o, bool all)
 {
 	struct gt_frame f[STACK_FRAMES];
 	const struct stats_stack *st;
@@ -271,7 +315,7 @@ static void json_stacks(struct json *j, const struct stats *s, const struct sort
 	size_t i;
 
 	json_begin(j, "blocking_stacks", '[');
-	for (i = 0; i < o->nr_stacks && i < TOP_STACKS; i++) {
+	for (i = 0; i < o->nr_stacks && (all || i < TOP_STACKS); i++) {
 		st = o->stacks[i];
 		json_begin(j, NULL, '{');
 		json_u64(j, "stack", st->stk);
@@ -293,7 +337,7 @@ static void json_stacks(struct json *j, const struct stats *s, const struct sort
 	json_end(j, ']');
 }
 
-static void json(const struct stats *s, const struct sorted *o)
+static void json(const struct stats *s, const struct sorted *o, bool all)
 {
 	const struct stats_cpu *c;
 	struct json j;
@@ -315,7 +359,7 @@ static void json(const struct stats *s, const struct sorted *o)
 	json_end(&j, ']');
 	json_latency(&j, &s->latency);
 	json_lists(&j, s, o);
-	json_stacks(&j, s, o);
+	json_stacks(&j, s, o, all);
 	json_end(&j, '}');
 }
 
@@ -336,7 +380,7 @@ static void free_sorted(struct sorted *o)
 	free(o->cpus);
 }
 
-static int report(struct stats *s, const char *path, bool as_json)
+static int report(struct stats *s, const char *path, bool as_json, bool all)
 {
 	struct sorted o = { 0 };
 	int ret = EXIT_FAILURE;
@@ -345,9 +389,9 @@ static int report(struct stats *s, const char *path, bool as_json)
 		msg_err("stats", "out of memory");
 	} else {
 		if (as_json)
-			json(s, &o);
+			json(s, &o, all);
 		else
-			text(s, &o, path);
+			text(s, &o, path, all);
 		ret = EXIT_SUCCESS;
 	}
 	free_sorted(&o);
@@ -357,6 +401,7 @@ static int report(struct stats *s, const char *path, bool as_json)
 int cmd_stats(int argc, char *argv[])
 {
 	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -365,11 +410,14 @@ int cmd_stats(int argc, char *argv[])
 	struct gt_error err;
 	struct stats s;
 	const char *path;
-	bool as_json = false;
+	bool as_json = false, all = false;
 	int c, r, ret = EXIT_FAILURE;
 
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ajh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'a':
+			all = true;
+			break;
 		case 'j':
 			as_json = true;
 			break;
@@ -393,7 +441,7 @@ int cmd_stats(int argc, char *argv[])
 	else if (r > 0)
 		msg_err("stats", "out of memory");
 	else
-		ret = report(&s, path, as_json);
+		ret = report(&s, path, as_json, all);
 	stats_free(&s);
 	gt_close(t);
 	return output_done("stats", ret);

@@ -60,6 +60,18 @@ struct stats {
 	bool seen;
 };
 
+/*
+ * Goroutine ids in gotrace's traces: thread id + STATS_GEN_STRIDE x the number of earlier
+ * holders of that thread id in the trace (after an exec or a reused id), so no id repeats.
+ */
+#define STATS_GEN_STRIDE	4194304
+
+/* Whether a thread, or every thread of a program, never ran. */
+static inline bool stats_never_ran(int64_t run, uint64_t switches)
+{
+	return !run && !switches;
+}
+
 void stats_init(struct stats *s);
 int stats_event(void *ctx, const struct gt_trace *t, const struct gt_event *ev);
 /* Closes what is still running at the end and adds threads into programs. */
