@@ -2,10 +2,12 @@
 /*
  * gotrace footer: frequency, strings and the stack table, after the batches.
  *
- * Like Go's ReadTrace, the footer opens a batch (P 0, no events) so that
- * readers that decode strings only inside batches see them. It is generated
- * a page at a time as the reader asks for it, from the session's tables, so
- * stopping a trace allocates nothing.
+ * Its layout is that of Go 1.19 to 1.21's ReadTrace, whatever the format
+ * the header names: a batch (P 0, no events) opens it, so that readers that
+ * decode strings only inside batches see them. Go 1.11 to 1.18 wrote the
+ * Frequency event outside any batch; Go's parsers read it in either place.
+ * The footer is generated a page at a time as the reader asks for it, from
+ * the session's tables, so stopping a trace allocates nothing.
  *
  * String ids: 1 is the file name of cheap frames, then one per reason, then
  * one per program, then two per kernel frame (kstacks.c). A cheap stack is

@@ -222,12 +222,16 @@ for kver in $kvers; do
 		record "selftests/$kver" - - "the selftests did not build"
 		continue
 	fi
+	# A module session.kstacks_unloaded_module loads and unloads in the guest.
+	"$ROOT/scripts/kernels.sh" --module "$kver" tun > "$kout/tun.ko" ||
+		problem "kernel $kver: no tun.ko for session.kstacks_unloaded_module"
 	rc=0
 	# shellcheck disable=SC2086 # long_env: one word per variable
 	"$ROOT/scripts/vm.sh" --cpus "$VM_CPUS" --mem "$VM_MEM" --timeout "$VM_TIMEOUT" \
 		--log "$kout/console.log" --stdout "$kout/selftests.tap" \
 		"$kver" "$OUT" -- \
 		KVER="$kver" GOTRACE_KO="/host/$kver/gotrace.ko" GOTRACE_BIN=/host/bin \
+		GOTRACE_TUN_KO="/host/$kver/tun.ko" \
 		GOTRACE_TRACE_DIR="/host/traces/$kver" $long_env sh /host/bin/run_guest.sh || rc=$?
 	[ ! -f "$OUT/.vm-dmesg" ] || mv "$OUT/.vm-dmesg" "$kout/dmesg.txt"
 	note=""

@@ -6,6 +6,9 @@
 #   scripts/kernels.sh                 resolve, fetch and record both kernels; print their KVERs
 #   scripts/kernels.sh --list          print the recorded KVERs (no network, no apt)
 #   scripts/kernels.sh --kdir KVER     print the kernel build tree to build modules for KVER
+#   scripts/kernels.sh --module KVER NAME
+#                                      write the fetched kernel's module NAME.ko, uncompressed,
+#                                      to stdout (a selftest loads and unloads one in the guest)
 #   scripts/kernels.sh --source-only   extract checkpatch and the kselftest headers from
 #                                      linux-source-6.1 into build/linux-source/
 #   scripts/kernels.sh --rt            fetch Debian 12's PREEMPT_RT kernel (linux-image-rt-amd64)
@@ -265,6 +268,17 @@ case "${1:-}" in
 	echo "$kver"
 	exit 0
 	;;
+--module)
+	[ $# -eq 3 ] || die "usage: $0 --module KVER NAME"
+	ko=$(find "$KERNELS/$2/lib/modules" -name "$3.ko*" 2>/dev/null | head -n 1)
+	case "$ko" in
+	"") die "kernel $2 has no module $3; run scripts/kernels.sh" ;;
+	*.xz) xz -dc "$ko" ;;
+	*.zst) zstd -qdc "$ko" ;;
+	*) cat "$ko" ;;
+	esac
+	exit 0
+	;;
 --kdir)
 	[ $# -eq 2 ] || die "usage: $0 --kdir KVER"
 	kdir=$(cat "$KERNELS/$2/kdir" 2>/dev/null) || die "no build tree recorded for $2; run scripts/kernels.sh"
@@ -274,7 +288,7 @@ case "${1:-}" in
 	;;
 "") ;;
 *)
-	die "unknown argument '$1'; usage: $0 [--list | --kdir KVER | --source-only | --rt]"
+	die "unknown argument '$1'; usage: $0 [--list | --kdir KVER | --module KVER NAME | --source-only | --rt]"
 	;;
 esac
 

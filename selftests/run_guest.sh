@@ -9,6 +9,8 @@
 #                      script's directory)
 #   GOTRACE_TRACE_DIR  where the tests write every trace as NAME.trace, for
 #                      the host's Go check (created)
+#   GOTRACE_TUN_KO     the kernel's tun.ko, uncompressed, which a test loads
+#                      and unloads (it skips without one)
 #   GOTRACE_KMEMLEAK   "required" or "if-present": before loading, mark the
 #                      kernel's own suspected leaks as seen; at the end (after
 #                      rmmod) have kmemleak scan and fail on any new report,
@@ -22,7 +24,7 @@ TESTS="device_test ioctl_test session_test exhaustion_test workload_test module_
 accounting_test fault_test fuzz_test stress_test"
 
 GOTRACE_BIN=${GOTRACE_BIN:-$(dirname "$0")}
-export GOTRACE_KO GOTRACE_BIN GOTRACE_TRACE_DIR
+export GOTRACE_KO GOTRACE_BIN GOTRACE_TRACE_DIR GOTRACE_TUN_KO
 
 timeout=0
 if [ -f "$GOTRACE_BIN/settings" ]; then

@@ -3,10 +3,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -415,6 +420,98 @@ TEST_F_TIMEOUT(session, cycles, 900)
 		if (!_metadata->passed)
 			break;
 	}
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+struct tun_reader {
+	int fd;
+	pid_t tid;		/* atomic */
+	ssize_t ret;
+	int err;
+};
+
+static void *tun_reader_main(void *arg)
+{
+	struct tun_reader *r = arg;
+	char buf[64];
+
+	__atomic_store_n(&r->tid, gettid(), __ATOMIC_RELEASE);
+	r->ret = read(r->fd, buf, sizeof(buf));
+	r->err = errno;
+	return NULL;
+}
+
+/* Block a thread in tun.ko's read() until a signal ends it. */
+static void block_in_tun(struct __test_metadata *_metadata)
+{
+	struct tun_reader r = { .fd = open("/dev/net/tun", O_RDWR) };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct ifreq ifr = { .ifr_flags = IFF_TUN | IFF_NO_PI };
+	pthread_t thread;
+
+	ASSERT_LE(0, r.fd);
+	strcpy(ifr.ifr_name, "gt-tun0");
+	ASSERT_EQ(0, ioctl(r.fd, TUNSETIFF, &ifr));
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, tun_reader_main, &r));
+	while (!__atomic_load_n(&r.tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	EXPECT_TRUE(gt_wait_blocked(r.tid, 2000));
+	ASSERT_EQ(0, pthread_kill(thread, SIGUSR1));
+	pthread_join(thread, NULL);
+	EXPECT_EQ(-1, r.ret);
+	EXPECT_EQ(EINTR, r.err);
+	close(r.fd);
+}
+
+/*
+ * Kernel stacks name their frames when the trace stops. A frame in a module
+ * unloaded since has no name kallsyms knows: it gets a fixed one, never
+ * its address.
+ */
+TEST_F(session, kstacks_unloaded_module)
+{
+	const char *ko = getenv("GOTRACE_TUN_KO");
+	static const char unknown[] = "(unknown kernel function)";
+	struct gt_session s;
+	struct gt_stats st;
+	__u64 deadline;
+	int fd, ret;
+
+	if (!ko || access(ko, R_OK))
+		SKIP(return, "GOTRACE_TUN_KO does not name tun.ko");
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	if (ret && errno == EEXIST)
+		SKIP(return, "tun is loaded already, or built in");
+	ASSERT_EQ(0, ret);
+
+	/* The device's reader is this fixture's: the session needs its own. */
+	EXPECT_EQ(0, gt_close_reader(self->fd));
+	self->fd = -1;
+	ASSERT_EQ(0, gt_session_start_flags(&s, GOTRACE_FORMAT_DEFAULT,
+					    GOTRACE_START_KSTACKS));
+	block_in_tun(_metadata);
+	deadline = gt_now_ms() + GT_TIMEOUT_MS;
+	while ((ret = syscall(SYS_delete_module, "tun", O_NONBLOCK)) &&
+	       errno == EAGAIN && gt_now_ms() < deadline)
+		gt_msleep(10);
+	EXPECT_EQ(0, ret);
+	ASSERT_EQ(0, gt_session_stop(&s, &st, "session-kstacks_unloaded_module")) {
+		TH_LOG("%s", st.error);
+	}
+	EXPECT_NE(NULL, memmem(s.rec.trace.data, s.rec.trace.len, unknown,
+			       sizeof(unknown) - 1));
+	EXPECT_EQ(NULL, memmem(s.rec.trace.data, s.rec.trace.len, "0xffff", 6));
+	EXPECT_EQ(0, gt_session_close(&s));
+	self->fd = gt_open_reader();
+	ASSERT_LE(0, self->fd);
 }
 
 TEST_HARNESS_MAIN
