@@ -206,7 +206,18 @@ struct storm {
 	unsigned char *seen;	/* thread ids seen, a bit each */
 	long reused;		/* atomic: threads that got an id seen before */
 	unsigned int exited;	/* atomic */
+	bool done;		/* atomic: the hog stops */
 };
+
+/* Keeps the storm's CPU busy, so that exiting threads get preempted. */
+static void *storm_hog(void *arg)
+{
+	struct storm *st = arg;
+
+	while (!__atomic_load_n(&st->done, __ATOMIC_RELAXED))
+		;
+	return NULL;
+}
 
 static void *storm_thread(void *arg)
 {
@@ -221,8 +232,9 @@ static void *storm_thread(void *arg)
 }
 
 /*
- * @n threads that exit at once, created on this CPU and run on @cpu; a
- * creation that finds no free id tries again. Returns how many got an id
+ * @n threads that exit at once, created on this CPU and run on @cpu beside
+ * a thread that spins there, so that some are preempted on their way out;
+ * a creation that finds no free id tries again. Returns how many got an id
  * an earlier one had, or -1.
  */
 static long thread_storm(unsigned int n, int cpu)
@@ -230,8 +242,8 @@ static long thread_storm(unsigned int n, int cpu)
 	struct storm st = { .seen = calloc(GT_PID_MAX_LIMIT / 8, 1) };
 	pthread_attr_t attr;
 	unsigned int i = 0;
+	pthread_t t, hog;
 	cpu_set_t other;
-	pthread_t t;
 	int err = 0;
 
 	if (!st.seen || pthread_attr_init(&attr))
@@ -239,7 +251,11 @@ static long thread_storm(unsigned int n, int cpu)
 	CPU_ZERO(&other);
 	CPU_SET(cpu, &other);
 	if (pthread_attr_setaffinity_np(&attr, sizeof(other), &other) ||
-	    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED))
+	    pthread_create(&hog, &attr, storm_hog, &st)) {
+		free(st.seen);
+		return -1;
+	}
+	if (pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED))
 		err = -1;
 	while (!err && i < n) {
 		err = pthread_create(&t, &attr, storm_thread, &st);
@@ -250,6 +266,8 @@ static long thread_storm(unsigned int n, int cpu)
 	}
 	while (__atomic_load_n(&st.exited, __ATOMIC_ACQUIRE) < i)
 		sched_yield();
+	__atomic_store_n(&st.done, true, __ATOMIC_RELAXED);
+	pthread_join(hog, NULL);
 	pthread_attr_destroy(&attr);
 	free(st.seen);
 	return err ? -1 : st.reused;
@@ -258,8 +276,9 @@ static long thread_storm(unsigned int n, int cpu)
 /*
  * Threads exit (release_task() frees their id before their last switch-out)
  * while another CPU creates threads, with pid_max a few ids above those in
- * use: a new thread gets the id of one still running its last instructions.
- * Each holder keeps its own goroutine id: nothing may be cut.
+ * use: a new thread gets the id of one still running its last instructions,
+ * which may also be preempted there and switched in again. Each holder
+ * keeps its own goroutine id: nothing may be cut.
  */
 TEST_F_TIMEOUT(workload, id_reuse_tight, 600)
 {
