@@ -14,7 +14,9 @@
 # views workload's waits); last, the self-tests of go-check.sh and views-check.sh (each
 # must pass good traces and fail broken ones). Each suite's TAP is saved under build/check/
 # and counted; the command fails if any test fails, any suite does not run, or a guest
-# shows a kernel splat.
+# shows a kernel splat. Per kernel, one more guest records workloads with gotrace and
+# ftrace at once, and scripts/ftrace-compare.py compares them thread by thread
+# (scripts/ftrace-oracle.sh; its self-test runs with the checkers' self-tests).
 #
 # The last kernel's suite streams GOTRACE_CHECK_LONG_MIB MiB (default 1024) in its long run
 # (stress.long_run: nothing may go unrecorded); the others stream the test's default 8.
@@ -241,6 +243,16 @@ for kver in $kvers; do
 
 	step "kernel $kver: the gotrace CLI in a guest (scripts/cli-check.sh)"
 	run_tap "cli/$kver" "$kout/cli.tap" scripts/cli-check.sh "$kver" "$kout/cli" "$TRACES/$kver"
+
+	# ftrace as a second oracle: the same workloads recorded by both at once, compared
+	# thread by thread; its traces join $TRACES/$kver, ftrace's text goes to $OUT/oracle.
+	step "kernel $kver: gotrace against ftrace in a guest (scripts/ftrace-oracle.sh)"
+	if [ -z "$selftests_ok" ] || [ ! -f "$BIN/gotrace" ]; then
+		record "ftrace-oracle/$kver" - - "the selftests or the static gotrace CLI did not build"
+	else
+		run_tap "ftrace-oracle/$kver" "$kout/ftrace-oracle.tap" \
+			scripts/ftrace-oracle.sh "$kver" "$OUT"
+	fi
 done
 
 step "Go's trace readers on build/check/traces (scripts/go-check.sh)"
@@ -267,11 +279,15 @@ done
 
 # The checkers themselves: go-check.sh on Go's own sample traces and on broken ones,
 # views-check.sh on the first kernel's views traces and on edited copies that must fail.
-step "the checkers' self-tests (scripts/go-check-selftest.sh, scripts/views-check-selftest.sh)"
+step "the checkers' self-tests (scripts/go-check-selftest.sh, scripts/views-check-selftest.sh, scripts/ftrace-compare-selftest.sh)"
 run_tap go-check-selftest "$OUT/go-check-selftest.tap" scripts/go-check-selftest.sh
 # shellcheck disable=SC2086 # one word per kernel
 set -- $kvers
 run_tap views-check-selftest "$OUT/views-check-selftest.tap" \
 	scripts/views-check-selftest.sh "$TRACES/$1"
+# ftrace-compare.py on the first kernel's recorded ping-pong pair and on edited copies.
+run_tap ftrace-compare-selftest "$OUT/ftrace-compare-selftest.tap" \
+	scripts/ftrace-compare-selftest.sh "$TRACES/$1/oracle-pingpong.trace" \
+	"$OUT/oracle/$1/pingpong.ftrace"
 
 summary

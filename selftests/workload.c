@@ -443,6 +443,95 @@ long gt_fork_storm(unsigned int forks, unsigned int parallel)
 	return reused;
 }
 
+static void *gt_reuse_thread(void *p)
+{
+	return p;
+}
+
+/*
+ * What a reuse storm child does, by its number: exec /bin/true (a
+ * rename), start a thread and join it (a thread id more to reuse), or exit.
+ */
+static void gt_reuse_child(unsigned int i)
+{
+	char *const argv[] = { "/bin/true", NULL };
+	pthread_t t;
+
+	switch (i % 3) {
+	case 0:
+		execv(argv[0], argv);
+		_exit(127);
+	case 1:
+		if (pthread_create(&t, NULL, gt_reuse_thread, NULL) ||
+		    pthread_join(t, NULL))
+			_exit(1);
+		_exit(0);
+	default:
+		_exit(0);
+	}
+}
+
+/*
+ * Fork @forks children, at most @parallel alive at once, that exec, start
+ * a thread or just exit (gt_reuse_child()), and reap them at once: with a
+ * small pid_max a new child gets an id whose previous holder may still be
+ * switching out for the last time. A fork that finds no free id (EAGAIN)
+ * waits for a child and tries again. Returns how many children got an id
+ * an earlier child had, or -1; *@failed counts children that failed and
+ * forks that found no id.
+ */
+long gt_reuse_storm(unsigned int forks, unsigned int parallel,
+		    unsigned long *failed)
+{
+	unsigned char *seen = calloc(GT_PID_MAX_LIMIT / 8, 1);
+	unsigned int i, alive = 0;
+	long reused = 0;
+	int status;
+	pid_t pid;
+
+	*failed = 0;
+	if (!seen)
+		return -1;
+	for (i = 0; i < forks; i++) {
+		if (alive == parallel || (alive && i % 2)) {
+			if (wait(&status) < 0) {
+				reused = -1;
+				break;
+			}
+			alive--;
+			if (!WIFEXITED(status) || WEXITSTATUS(status))
+				(*failed)++;
+		}
+		pid = fork();
+		if (pid == 0)
+			gt_reuse_child(i);
+		if (pid < 0 && errno == EAGAIN && alive) {
+			(*failed)++;
+			i--;	/* no free id: reap one and try again */
+			if (wait(NULL) < 0)
+				break;
+			alive--;
+			continue;
+		}
+		if (pid < 0 || pid >= GT_PID_MAX_LIMIT) {
+			reused = -1;
+			break;
+		}
+		alive++;
+		if (seen[pid / 8] & (1 << (pid % 8)))
+			reused++;
+		seen[pid / 8] |= 1 << (pid % 8);
+	}
+	while (alive--) {
+		if (wait(&status) < 0)
+			reused = -1;
+		else if (!WIFEXITED(status) || WEXITSTATUS(status))
+			(*failed)++;
+	}
+	free(seen);
+	return reused;
+}
+
 /* What a storm child runs every other time; the others just exit. */
 #define GT_STORM_EXEC	"/bin/true"
 

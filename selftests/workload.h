@@ -14,6 +14,8 @@ int gt_sleepers(unsigned int threads, unsigned int sleeps, long ns);
 long gt_fork_storm(unsigned int forks, unsigned int parallel);
 int gt_pipe_timer(unsigned int ticks, long ns, const char *timer_name);
 int gt_hogs(unsigned int threads, unsigned int ms);
+long gt_reuse_storm(unsigned int forks, unsigned int parallel,
+		    unsigned long *failed);
 
 /* Fork/exec/exit loops, one per online CPU, until gt_storm_stop(). */
 struct gt_storm_shared;

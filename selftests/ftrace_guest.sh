@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of the ftrace oracle: each workload recorded by gotrace and ftrace at once.
+#
+# Runs in the busybox guest as root (scripts/ftrace-oracle.sh boots it). Environment:
+#   KVER                the kernel the guest must be running
+#   GOTRACE_KO          gotrace.ko built for it
+#   GOTRACE_BIN         directory of the static gotrace CLI and oracle_workload
+#   GOTRACE_TRACE_DIR   where each gotrace trace goes, as oracle-WORKLOAD.trace
+#   GOTRACE_ORACLE_DIR  where ftrace's text (WORKLOAD.ftrace), its per-CPU stats
+#                       (WORKLOAD.stats) and gotrace record's output (WORKLOAD.record) go
+#   GOTRACE_ORACLE_WORKLOADS  the workloads (default: pingpong mutex sleepers tcp reuse)
+#   GOTRACE_ORACLE_BUFFER_KB  ftrace's buffer per CPU (default 65536)
+#
+# ftrace records sched_switch, sched_wakeup, sched_wakeup_new, sched_process_fork,
+# sched_process_exit and task_rename with trace_clock mono (ktime_get_mono_fast_ns(), the
+# clock gotrace's --clock mono reads: the guest's TSC is unstable), from before gotrace
+# record starts until after it ends. For each workload: gotrace record exits 0 and
+# recorded every event, ftrace lost nothing (overrun and dropped events 0 on every CPU,
+# no "LOST EVENTS" line). TAP on stdout.
+
+BIN=${GOTRACE_BIN:-$(dirname "$0")}
+WORKLOADS=${GOTRACE_ORACLE_WORKLOADS:-pingpong mutex sleepers tcp reuse}
+BUFFER_KB=${GOTRACE_ORACLE_BUFFER_KB:-65536}
+T=/sys/kernel/tracing
+EVENTS="sched/sched_switch sched/sched_wakeup sched/sched_wakeup_new sched/sched_process_fork
+sched/sched_process_exit task/task_rename"
+
+num=0
+failed=0
+
+result() {
+	num=$((num + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $num - $2${3:+ # $3}"
+	else
+		echo "not ok $num - $2${3:+ # $3}"
+		case "${3:-}" in TODO*) ;; *) failed=$((failed + 1)) ;; esac
+	fi
+}
+
+bail() {
+	echo "Bail out! ftrace_guest.sh: $*"
+	exit 1
+}
+
+# Each file's lines as TAP comments.
+comment() {
+	sed 's/^/# /' "$@"
+}
+
+setup_ftrace() {
+	[ -d "$T/events" ] || mount -t tracefs tracefs "$T" || return 1
+	echo 0 > "$T/tracing_on" &&
+		echo nop > "$T/current_tracer" &&
+		echo mono > "$T/trace_clock" &&
+		echo "$BUFFER_KB" > "$T/buffer_size_kb" || return 1
+	echo > "$T/set_event"
+	for e in $EVENTS; do
+		echo 1 > "$T/events/$e/enable" || return 1
+	done
+	echo "# ftrace: clock $(cat "$T/trace_clock"), $(cat "$T/buffer_size_kb") KiB per CPU," \
+		"events: $(tr '\n' ' ' < "$T/set_event")"
+}
+
+# The sum of one field ("overrun", "dropped events") over every CPU's stats in file $2.
+stat_sum() {
+	awk -F: -v f="$1" '$1 == f { n += $2 } END { print n + 0 }' "$2"
+}
+
+echo "TAP version 13"
+echo "# kernel $(uname -r), $(nproc) CPUs"
+[ -z "${KVER:-}" ] || [ "$(uname -r)" = "$KVER" ] || bail "running $(uname -r), expected $KVER"
+mkdir -p "$GOTRACE_TRACE_DIR" "$GOTRACE_ORACLE_DIR" || bail "cannot create the output directories"
+insmod "$GOTRACE_KO" || bail "insmod $GOTRACE_KO failed"
+setup_ftrace || bail "cannot set up ftrace in $T"
+
+for w in $WORKLOADS; do
+	trace=$GOTRACE_TRACE_DIR/oracle-$w.trace
+	out=$GOTRACE_ORACLE_DIR/$w
+	echo > "$T/trace"
+	echo 1 > "$T/tracing_on"
+	start=$(date +%s)
+	rc=0
+	"$BIN/gotrace" record -q --clock mono -o "$trace" -- "$BIN/oracle_workload" "$w" \
+		> "$out.record" 2>&1 || rc=$?
+	echo 0 > "$T/tracing_on"
+	echo "# $w: $(($(date +%s) - start)) s"
+	comment "$out.record"
+	for s in "$T"/per_cpu/cpu*/stats; do
+		echo "${s%/stats}:"
+		cat "$s"
+	done > "$out.stats"
+	cat "$T/trace" > "$out.ftrace"
+	overrun=$(stat_sum overrun "$out.stats")
+	dropped=$(stat_sum "dropped events" "$out.stats")
+	lost=$(grep -c 'LOST.*EVENTS' "$out.ftrace")
+	echo "# $w: ftrace: $(grep -vc '^#' "$out.ftrace") entries, overrun $overrun, dropped $dropped, LOST lines $lost"
+	[ "$overrun" -eq 0 ] && [ "$dropped" -eq 0 ] && [ "$lost" -eq 0 ]
+	result $? "$w: ftrace lost nothing (overrun 0, dropped events 0 on every CPU)"
+	# "..., N events not recorded" is record's summary.
+	notrec=$(sed -n 's/.* \([0-9][0-9]*\) events not recorded.*/\1/p' "$out.record" | tail -n 1)
+	todo=""
+	[ "$w" != reuse ] ||
+		todo="TODO thread id reuse before the old thread's last switch-out cuts the recording"
+	[ "$rc" -eq 0 ] && [ "${notrec:-x}" = 0 ]
+	result $? "$w: gotrace record exited 0 and recorded every event (not recorded: ${notrec:-?})" "$todo"
+	[ -s "$trace" ] && [ -s "$out.ftrace" ]
+	result $? "$w: both traces saved"
+done
+
+echo 0 > "$T/events/enable"
+echo 4 > "$T/buffer_size_kb"
+rmmod gotrace
+result $? "rmmod gotrace"
+echo "1..$num"
+[ "$failed" -eq 0 ]
