@@ -195,7 +195,11 @@ bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
 			   struct gotrace_thread *t, struct task_struct *p,
 			   u32 prog, u64 ts)
 {
-	if (!gotrace_emit(c, ts, GO_EV_GO_END, 0, NULL, false))
+	u64 stack = gotrace_stack(s, t->prog, GOTRACE_R_RENAME);
+
+	/* A stack before GoEnd names the goroutine (gotrace_put_stop()). */
+	if (!gotrace_emit(c, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
+	    !gotrace_emit(c, ts, GO_EV_GO_END, 0, NULL, false))
 		return false;
 	c->cur_g = 0;
 	t->state = GOTRACE_T_DEAD;
@@ -234,7 +238,7 @@ bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 	if (!t || t->state != GOTRACE_T_RUNNING)
 		return false;
 	stack = gotrace_stack(s, t->prog, GOTRACE_R_KERNEL);
-	if (!gotrace_emit(c, ts, GO_EV_GO_BLOCK, 1, &stack, false))
+	if (!gotrace_emit(c, ts, GO_EV_GO_SLEEP, 1, &stack, false))
 		return false;
 	t->state = GOTRACE_T_WAITING;
 	t->last_cpu = c->cpu;

@@ -47,11 +47,13 @@ static __always_inline enum gotrace_ev
 gotrace_classify(struct task_struct *p, bool preempt, unsigned int prev_state,
 		 u32 *reason)
 {
-	int nr;
+	int nr = gotrace_syscall_of(p);
 
-	if (prev_state & TASK_DEAD)
+	if (prev_state & TASK_DEAD) {
+		/* The call it exits in (exit, exit_group), or none. */
+		*reason = nr >= 0 ? nr : GOTRACE_R_NR;
 		return GO_EV_GO_END;
-	nr = gotrace_syscall_of(p);
+	}
 	if (gotrace_still_runnable(preempt, p, prev_state)) {
 		if (!preempt && nr == __NR_sched_yield) {
 			*reason = nr;
@@ -62,7 +64,7 @@ gotrace_classify(struct task_struct *p, bool preempt, unsigned int prev_state,
 	}
 	if (nr < 0) {
 		*reason = p->flags & PF_KTHREAD ? GOTRACE_R_KERNEL : GOTRACE_R_FAULT;
-		return GO_EV_GO_BLOCK;
+		return GO_EV_GO_SLEEP;
 	}
 	*reason = nr;
 	switch (gotrace_syscalls[nr].class) {
@@ -268,11 +270,24 @@ static __always_inline u8 *gotrace_put_stop(struct gotrace_session *s,
 	if (s->kstacks && ev != GO_EV_GO_END && ev != GO_EV_GO_PREEMPT &&
 	    ev != GO_EV_GO_SCHED)
 		stack = gotrace_kstack(s, t->prog);
-	if (!stack)
+	if (!stack && reason != GOTRACE_R_NR)
 		stack = gotrace_stack(s, t->prog, reason);
 
 	switch (ev) {
 	case GO_EV_GO_END:
+		/*
+		 * GoEnd has no stack. A thread that exits in a system call
+		 * says so first (a GoSysCall that does not block): Go 1.22+
+		 * readers name a goroutine of the start snapshot after the
+		 * first stack of its transitions, and the viewer labels a
+		 * run when it ends.
+		 */
+		if (stack) {
+			buf = gotrace_put_event(buf, GO_EV_GO_SYSCALL, *dt, 1,
+						&stack);
+			*dt = 0;
+			(*n)++;
+		}
 		buf = gotrace_put_event(buf, ev, *dt, 0, NULL);
 		(*n)++;
 		state = GOTRACE_T_DEAD;

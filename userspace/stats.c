@@ -72,7 +72,24 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	return h->max;
 }
 
-static enum stats_reason reason_of(unsigned int type)
+/*
+ * Whether @stk's first frame is one gotrace writes for a wait outside any
+ * system call, which it records as GoSleep (Go's viewers then say "sleep").
+ */
+static bool kernel_wait(const struct gt_trace *t, uint64_t stk)
+{
+	struct gt_frame f;
+	const char *fn;
+	size_t len;
+
+	if (!gt_stack(t, stk, &f, 1))
+		return false;
+	fn = gt_string(t, f.fn, &len);
+	return fn && ((len == 11 && !memcmp(fn, "kernel wait", 11)) ||
+		      (len == 25 && !memcmp(fn, "page fault or kernel wait", 25)));
+}
+
+static enum stats_reason reason_of(const struct gt_trace *t, unsigned int type, uint64_t stk)
 {
 	switch (type) {
 	case GT_EV_GO_BLOCK_SEND:
@@ -87,7 +104,7 @@ static enum stats_reason reason_of(unsigned int type)
 	case GT_EV_GO_IN_SYSCALL:
 		return R_SYSCALL;
 	case GT_EV_GO_SLEEP:
-		return R_SLEEP;
+		return kernel_wait(t, stk) ? R_OTHER : R_SLEEP;
 	}
 	return R_OTHER;
 }
@@ -178,7 +195,7 @@ static int block(struct stats *s, struct stats_thread *th, const struct gt_event
 {
 	int r = th->state == T_RUNNING && cpu_switch(s, ev, false);
 
-	th->reason = reason_of(ev->type);
+	th->reason = reason_of(s->t, ev->type, stk);
 	th->block_stk = stk;
 	return r || move(s, th, ev->ts, T_BLOCKED);
 }
