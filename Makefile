@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # gotrace: build the module, the CLI and the tests; run the VM suite and the demo.
 
-# The kernel to build for: the running kernel's build tree if it has one,
-# else the newest installed Debian headers.
+# The kernel to build for: KDIR if given, else the running kernel's build tree. Without
+# either, make module refuses and names the header trees installed (make module KDIR=...).
 KVER ?= $(shell uname -r)
-KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
-		    $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+KDIR ?= $(wildcard /lib/modules/$(KVER)/build)
 
 CHECKPATCH ?= build/linux-source/scripts/checkpatch.pl
 
@@ -26,7 +25,7 @@ DKMS_SRC = $(DESTDIR)/usr/src/gotrace-$(DKMS_VERSION)
 all: module userspace
 
 module:
-	@test -n "$(KDIR)" || { echo "no kernel headers: install linux-headers-$(KVER) or run scripts/deps.sh" >&2; exit 1; }
+	@scripts/module-target.sh "$(KDIR)" "$(KVER)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 userspace:
