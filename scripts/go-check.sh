@@ -7,60 +7,92 @@
 #   Exit 0 only if every check of every trace passed; 1 on any failure (or no traces at all);
 #   2 on bad usage.
 #
-# Four TAP tests per trace:
+# Six TAP tests per trace:
 #   go1.OLD parse   `go tool trace -d FILE` of the old parser exits 0. OLD comes from the
 #                   16-byte header: 1.11 and 1.19 traces -> Go 1.19, 1.21 traces -> Go 1.21
 #                   (the newest parser of each format). Any other header fails here.
 #   go1.23 parse    `go tool trace -d=1 FILE` of Go 1.23 exits 0. Go 1.23's -d is an int:
 #                   1 = read every event through internal/trace.Reader, i.e. the old-trace
 #                   converter every current Go uses (2 would only dump raw events).
+#   go1.27 parse    `go tool trace -d=parsed FILE` of Go 1.27 exits 0 (since 1.24 -d takes
+#                   wire|parsed|footprint; parsed = every event through the same Reader).
 #   go1.OLD pages   the web UI of the old cmd/trace serves every page (rules below).
-#   go1.23 pages    the same for Go 1.23's rewritten cmd/trace.
+#   go1.23 pages    the same for the rewritten cmd/trace of Go 1.22+, as Go 1.23 has it.
+#   go1.27 pages    the same for Go 1.27 (the newest Go; the same pages as 1.23).
 #
-# Pages: the tool binary `go tool trace` execs ($(go env GOTOOLDIR)/trace, so the server is
-# our direct child and dies by pid) runs as `trace -http=127.0.0.1:0 FILE` with BROWSER=true
+# Go 1.27 is Debian trixie-backports' golang-1.27-go, which scripts/go-fetch.sh downloads
+# once into build/go/1.27 (it is never installed) with its trace and pprof tools built there:
+# since Go 1.25 they are not prebuilt. The first run takes a few minutes for that.
+#
+# Pages: the trace tool binary (for Go 1.19-1.23 the one `go tool trace` execs, $(go env
+# GOTOOLDIR)/trace; for 1.27 build/go/1.27/tool/trace; either way the server is our direct
+# child and dies by pid) runs as `trace -http=127.0.0.1:0 FILE` with BROWSER=true
 # (cmd/internal/browser tries $BROWSER first; `true` "succeeds" at once) and DISPLAY unset.
 # It listens before parsing; we wait for its "Trace viewer is listening on http://..." log line
 # (printed after parsing and splitting, polled every 0.2 s, deadline GO_CHECK_TIMEOUT, default
 # 120 s; the process exiting first is a failure), then GET, each within the same deadline:
 #
-#   page (old path -> 1.23 path)   real content (both versions unless said)
+#   page (old path -> new path)    real content (all versions unless said)
 #   /                              200, "cmd/trace: the Go trace event viewer", a "View trace"
 #                                  link, ends with </html> (templates that fail midway still
 #                                  answer 200, so the closing tag proves the whole page)
 #   /jsontrace                     200, a JSON object: "traceEvents" array holding at least one
-#                                  execution slice (ph "X"), "stackFrames" object. cmd/trace logs
-#                                  and returns 200 with a cut body on error, so the JSON parse is
-#                                  the real check. 1.23 also: /jsontrace?view=thread (its "/"
-#                                  links a thread view; old versions have none).
+#                                  execution slice (ph "X") of a goroutine, "stackFrames"
+#                                  object. cmd/trace logs and returns 200 with a cut body on
+#                                  error, so the JSON parse is the real check.
+#   new: every timeline "/" links  /trace?view=proc and ?view=thread (a large trace: one link
+#                                  per section, &start=S&end=E): each page 200, </html>, loads
+#                                  /static/webcomponents.min.js and /jsontrace?SAME_PARAMS; the
+#                                  static files it loads (once: 200, >= 1000 bytes); the JSON
+#                                  of the first and last section of each view (rule above).
 #   /goroutines                    200, </html>; old: "Goroutines:" and >= 1 group link
-#                                  <a href="/goroutine?id=PC">; 1.23: an HTML <table> with
+#                                  <a href="/goroutine?id=PC">; new: an HTML <table> with
 #                                  >= 1 row linking /goroutine?name=NAME. Then the first group:
-#                                  /goroutine?id=PC (old) / ?name=NAME (1.23): 200,
-#                                  <table class="details">, </html>; then that page's first
-#                                  goroutine view /trace?goid=N, whose data is /jsontrace?goid=N:
-#                                  same JSON rule as /jsontrace.
+#                                  /goroutine?id=PC (old) / ?name=NAME (new): 200,
+#                                  <table class="details">, </html>. Then a goroutine the
+#                                  timeline shows running, /jsontrace?goid=N (old) or
+#                                  /trace?goid=N and its JSON (new): same JSON rule. New also:
+#                                  the group's 4 profiles /io|block|syscall|sched?name=NAME&raw=1
+#                                  (pprof rule below), its first /trace?goid=N, and the table
+#                                  sorted by its second column (&sortby=COLUMN, as clicked).
 #   /io /block /syscall /sched ?raw=1
 #                                  200, Content-Type application/octet-stream, no X-Go-Pprof
 #                                  error header, gzip-compressed pprof protobuf that the same
 #                                  Go's `pprof -raw` reads (profiles may hold no samples).
-#   /usertasks                     200, <th>Task type</th> table, </html>
-#   /userregions                   200, <th>Region type</th> table, </html>
-#   /mmu                           200, the static MMU page (old: requests /mmuPlot; 1.23:
-#                                  ?mode=plot), plus the data it loads with its default options:
-#                                  old /mmuPlot?flags=system|stw|background|assist ->
-#                                  1.23 /mmu?mode=plot&flags=system|stw|background|assist:
-#                                  JSON with a non-empty "curve" of [x, y...] points, xMin, xMax.
+#   /usertasks                     200, <th>Task type</th> table, </html>. New also: the first
+#                                  two /usertask?type=T pages (</html>) and, for a task id >= 1,
+#                                  /trace?focustask=ID and ?taskid=ID with their JSON (events
+#                                  and stackFrames; a focused view may show no execution).
+#                                  Task 0 is left out: cmd/trace 1.22+ links the background
+#                                  task as /trace?focustask=0, then logs "failed to find task
+#                                  with id 0" for it and sends no JSON, whatever the trace.
+#   /userregions                   200, <th>Region type</th> table, </html>. New also: the first
+#                                  two /userregion?type=T&pc=PC tables, their 4 profiles
+#                                  /regionio|regionblock|regionsyscall|regionsched?...&raw=1 and
+#                                  first /trace?goid=N and ?focustask=ID views.
+#   /mmu                           200, the static MMU page (old: requests /mmuPlot; new:
+#                                  ?mode=plot and ?mode=details), plus the data it loads with
+#                                  its default options: old /mmuPlot?flags=system|stw|background|
+#                                  assist -> new /mmu?mode=plot&flags=...: JSON with a non-empty
+#                                  "curve" of [x, y...] points, xMin, xMax. New also: a click on
+#                                  the plot, /mmu?mode=details&window=X&flags=... (X: the
+#                                  curve's middle window): a non-empty JSON list of worst
+#                                  windows, each with a /trace?... URL; the first one's view.
+#
+# Not fetched: the SVG graphs of the profiles (/io, /block, ... without raw=1, and the
+# per-group and per-region ones): cmd/trace renders them by running `go tool pprof -svg`,
+# i.e. Graphviz's dot, on the very profile ?raw=1 serves, which `pprof -raw` reads here.
 #
 # After the pages the server must still be running, and its stderr must hold only cmd/trace's
-# progress lines: a panic ("http: panic serving"), a handler's "failed to ..." log, Go 1.23's
+# progress lines: a panic ("http: panic serving"), a handler's "failed to ..." log, Go 1.22+'s
 # "Encountered error, but able to proceed" (a trace it only partly read) or anything else
 # unexpected fails the test. Failing tests show the cause and the tool's stderr as "# " lines.
 #
 # Environment: GO_1_19, GO_1_21, GO_1_23 = go binaries (defaults /usr/lib/go-1.XX/bin/go);
-# GO_CHECK_TIMEOUT = seconds per step (default 120); GO_CHECK_JOBS = traces checked at once
-# (default: the number of CPUs; results are printed in order either way). Needs curl,
-# python3, gzip.
+# GO_1_27 = a Go 1.27 go binary (default: scripts/go-fetch.sh's); GO_CHECK_TIMEOUT =
+# seconds per step (default 120); GO_CHECK_JOBS = traces checked at once (default: the
+# number of CPUs; results are printed in order either way). Needs curl, python3, gzip, and
+# apt-get and network access once, to fetch Go 1.27.
 set -eu
 
 PROG=${0##*/}
@@ -74,58 +106,96 @@ if [ $# -eq 0 ]; then
 fi
 check_timeout
 need_commands curl python3 gzip timeout
-find_go_tools
 collect_traces '*.trace' "$@"
 make_work go-check
+find_go_tools
 JOBS=${GO_CHECK_JOBS:-$(nproc)}
 case $JOBS in
 '' | *[!0-9]* | 0) bail "GO_CHECK_JOBS must be a positive number, not '$JOBS'" ;;
 esac
 
-# Validate a JSON page body: python3 - KIND FILE; prints the problem and exits 1 if bad.
+# Validate JSON page bodies: a python3 coprocess (one per trace: python starts slowly) that
+# reads "KIND<TAB>FILE" lines and answers each with one line "ok<TAB>OUTPUT" or
+# "bad<TAB>PROBLEM". KIND: jsontrace (a timeline: events, execution slices; OUTPUT = the
+# first goroutine seen running), jsonview (a focused timeline: events), mmu (the MMU plot;
+# OUTPUT = a window width), mmudetails (its worst windows; OUTPUT = the first one's URL).
 JSON_CHECK='
 import json, re, sys
-kind, path = sys.argv[1], sys.argv[2]
+
+class Bad(Exception):
+    pass
+
 def bad(msg):
-    print(msg)
-    sys.exit(1)
-try:
-    with open(path, "rb") as f:
-        doc = json.load(f)
-except Exception as e:
-    bad("not valid JSON (cmd/trace logs the error and cuts the body short): %s" % e)
-if not isinstance(doc, dict):
-    bad("JSON is a %s, not an object" % type(doc).__name__)
-if kind == "jsontrace":
-    evs = doc.get("traceEvents")
-    if not isinstance(evs, list):
-        bad("no traceEvents array")
-    if not all(isinstance(e, dict) and "ph" in e for e in evs):
-        bad("traceEvents holds entries without a ph field")
-    if not isinstance(doc.get("stackFrames"), dict):
-        bad("no stackFrames object")
-    slices = [e for e in evs if e["ph"] == "X"]
-    if not slices:
-        bad("traceEvents has %d events but no execution slice (ph X): the timeline would be empty" % len(evs))
-    # Print the id of the first goroutine seen running (slice "G<id> <start function>").
-    for e in slices:
-        m = re.match(r"G([0-9]+)( |$)", str(e.get("name", "")))
-        if m:
-            print(m.group(1))
-            break
+    raise Bad(msg)
+
+def check(kind, path):
+    out = []
+    print_ = out.append
+    try:
+        with open(path, "rb") as f:
+            doc = json.load(f)
+    except Exception as e:
+        bad("not valid JSON (cmd/trace logs the error and cuts the body short): %s" % e)
+    if kind != "mmudetails" and not isinstance(doc, dict):
+        bad("JSON is a %s, not an object" % type(doc).__name__)
+    if kind == "jsontrace":
+        evs = doc.get("traceEvents")
+        if not isinstance(evs, list):
+            bad("no traceEvents array")
+        if not all(isinstance(e, dict) and "ph" in e for e in evs):
+            bad("traceEvents holds entries without a ph field")
+        if not isinstance(doc.get("stackFrames"), dict):
+            bad("no stackFrames object")
+        slices = [e for e in evs if e["ph"] == "X"]
+        if not slices:
+            bad("traceEvents has %d events but no execution slice (ph X): the timeline would be empty" % len(evs))
+        # Print the id of the first goroutine seen running (slice "G<id> <start function>").
+        for e in slices:
+            m = re.match(r"G([0-9]+)( |$)", str(e.get("name", "")))
+            if m:
+                print_(m.group(1))
+                break
+        else:
+            bad("no goroutine execution slice (ph X named G<id> ...) among %d slices" % len(slices))
+    elif kind == "jsonview":
+        evs = doc.get("traceEvents")
+        if not isinstance(evs, list) or not evs:
+            bad("no non-empty traceEvents array")
+        if not all(isinstance(e, dict) and "ph" in e for e in evs):
+            bad("traceEvents holds entries without a ph field")
+        if not isinstance(doc.get("stackFrames"), dict):
+            bad("no stackFrames object")
+    elif kind == "mmudetails":
+        if not isinstance(doc, list) or not doc:
+            bad("not a non-empty list of windows")
+        if not all(isinstance(w, dict) and str(w.get("URL", "")).startswith("/trace?") for w in doc):
+            bad("a window without a /trace?... URL")
+        print_(doc[0]["URL"])
+    elif kind == "mmu":
+        curve = doc.get("curve")
+        if not isinstance(curve, list) or not curve:
+            bad("no non-empty curve array")
+        if not all(isinstance(p, list) and len(p) >= 2 and all(isinstance(x, (int, float)) for x in p) for p in curve):
+            bad("curve holds a point that is not [window, utilization...]")
+        for k in ("xMin", "xMax"):
+            if not isinstance(doc.get(k), (int, float)):
+                bad("no numeric %s" % k)
+        # A window width to ask the details of (the plot page asks for the one clicked).
+        print_(int(curve[len(curve) // 2][0]))
     else:
-        bad("no goroutine execution slice (ph X named G<id> ...) among %d slices" % len(slices))
-elif kind == "mmu":
-    curve = doc.get("curve")
-    if not isinstance(curve, list) or not curve:
-        bad("no non-empty curve array")
-    if not all(isinstance(p, list) and len(p) >= 2 and all(isinstance(x, (int, float)) for x in p) for p in curve):
-        bad("curve holds a point that is not [window, utilization...]")
-    for k in ("xMin", "xMax"):
-        if not isinstance(doc.get(k), (int, float)):
-            bad("no numeric %s" % k)
-else:
-    bad("unknown kind " + kind)
+        bad("unknown kind " + kind)
+    return "\n".join(str(x) for x in out)
+
+for line in sys.stdin:
+    kind, _, path = line.rstrip("\n").partition("\t")
+    try:
+        status, msg = "ok", check(kind, path)
+    except Bad as e:
+        status, msg = "bad", str(e)
+    except Exception as e:
+        status, msg = "bad", "checker error: %r" % e
+    sys.stdout.write(status + "\t" + msg.replace("\n", " ") + "\n")
+    sys.stdout.flush()
 '
 
 # Lines cmd/trace prints while healthy (after the "YYYY/MM/DD HH:MM:SS " log prefix).
@@ -143,15 +213,23 @@ need_grep() {
 # check_json PATH KIND: GET PATH, require 200 and JSON_CHECK KIND to pass. Sets JSON_OUT
 # to what the check printed on success (for jsontrace: a goroutine seen running, if any).
 check_json() {
-	local out
+	local reply
 	JSON_OUT=
 	get_ok "$1" || return 0
-	if ! out=$(python3 -c "$JSON_CHECK" "$2" "$W/body" 2>&1); then
-		problem "GET $1: $out"
-		excerpt
-		return 0
+	if [ -z "${JSONP_PID:-}" ] || ! kill -0 "$JSONP_PID" 2>/dev/null; then
+		coproc JSONP { exec python3 -c "$JSON_CHECK"; }
 	fi
-	JSON_OUT=$out
+	reply=
+	printf '%s\t%s\n' "$2" "$W/body" >&"${JSONP[1]}" &&
+		IFS= read -r -t "$TIMEOUT" reply <&"${JSONP[0]}" || true
+	case $reply in
+	ok$'\t'*) JSON_OUT=${reply#ok$'\t'} ;;
+	bad$'\t'*)
+		problem "GET $1: ${reply#bad$'\t'}"
+		excerpt
+		;;
+	*) problem "GET $1: the JSON checker (python3) gave no answer in ${TIMEOUT}s" ;;
+	esac
 }
 
 # check_pprof PATH PPROF: a raw pprof profile that PPROF (cmd/pprof) can read.
@@ -193,18 +271,90 @@ check_html() {
 	fi
 }
 
-# Run every page check against one server. $1: old or new (Go 1.23), $2: pprof binary.
+# seen URL: true if URL was already checked against this server; else remember it.
+seen() {
+	grep -qxF -- "$1" "$W/seen" && return 0
+	printf '%s\n' "$1" >>"$W/seen"
+	return 1
+}
+
+# hrefs FILE ERE [MAX]: the distinct same-server links (href or src) in FILE whose URL
+# matches ERE (anchored), HTML entities decoded, #fragments dropped, in page order.
+hrefs() {
+	grep -Eo '(href|src)="/[^"]*"' "$1" | sed -e 's/^[a-z]*="//' -e 's/"$//' \
+		-e 's/&#43;/+/g' -e 's/&#39;/'"'"'/g' -e 's/&#34;/"/g' -e 's/&quot;/"/g' -e 's/&lt;/</g' \
+		-e 's/&gt;/>/g' -e 's/&amp;/\&/g' -e 's/#.*//' | awk '!seen[$0]++' | grep -E "^($2)\$" |
+		head -n "${3:-1000000}" || true
+}
+
+# check_view LINK KIND: the trace viewer page LINK (/trace?...: HTML that loads the static
+# viewer and then /jsontrace with the same parameters), that JSON (JSON_CHECK KIND), and,
+# once per server, the static files the page loads.
+check_view() {
+	local link=$1 kind=$2 data f
+	JSON_OUT=
+	seen "$link" && return 0
+	check_html "$link" '</html>' "trace viewer page" "url = '/jsontrace\?" 'src="/static/webcomponents\.min\.js"'
+	data=$(sed -n "s/.*url = '\(\/jsontrace?[^']*\)'.*/\1/p" "$W/body" | head -n 1)
+	if [ ! -f "$W/static-done" ]; then
+		: >"$W/static-done"
+		cp "$W/body" "$W/view.html"
+		for f in $(hrefs "$W/view.html" '/static/.*'); do
+			get_ok "$f" || continue
+			if [ "$(wc -c <"$W/body")" -lt 1000 ]; then
+				problem "GET $f: only $(wc -c <"$W/body") bytes (the viewer's static code is missing)"
+			fi
+		done
+	fi
+	[ -n "$data" ] || return 0
+	seen "$data" || check_json "$data" "$kind"
+}
+
+# Run every page check against one server. $1: old or new (Go 1.23 and later), $2: pprof.
 check_all_pages() {
-	local flavor=$1 pprof=$2 link links goid
+	local flavor=$1 pprof=$2 link links goid first last v window sort
+	# URLs hold '?': no pathname expansion of the unquoted lists below.
+	local -
+	set -f
 
 	check_html / '</html>' "main page" 'cmd/trace: the Go trace event viewer' 'View trace'
+	cp "$W/body" "$W/main.html"
 
-	check_json /jsontrace jsontrace
-	goid=$JSON_OUT
-	[ "$flavor" = new ] && check_json '/jsontrace?view=thread' jsontrace
+	if [ "$flavor" = old ]; then
+		check_json /jsontrace jsontrace
+		goid=$JSON_OUT
+	else
+		# Every timeline the main page links, by proc and by thread: /trace?view=V, or
+		# /trace?view=V&start=S&end=E per section of a large trace. Every page; the JSON of
+		# the first and last section of each view (each one is a pass over the trace).
+		goid=
+		links=$(hrefs "$W/main.html" '/trace\?.*')
+		[ -n "$links" ] || problem "GET /: no link to a trace view (/trace?view=...)"
+		for v in proc thread; do
+			first=$(printf '%s\n' "$links" | grep -E "[?&]view=$v(&|\$)" | head -n 1 || true)
+			last=$(printf '%s\n' "$links" | grep -E "[?&]view=$v(&|\$)" | tail -n 1 || true)
+			[ -n "$first" ] || problem "GET /: no link to the $v view"
+			for link in $(printf '%s\n' "$links" | grep -E "[?&]view=$v(&|\$)" || true); do
+				if [ "$link" = "$first" ] || [ "$link" = "$last" ]; then
+					check_view "$link" jsontrace
+					[ -n "$goid" ] || goid=$JSON_OUT
+				else
+					check_html "$link" '</html>' "trace viewer page" "url = '/jsontrace\?"
+				fi
+			done
+		done
+		# The whole trace at once (what /trace?view=proc loads when there is one section).
+		seen /jsontrace?view=proc || check_json /jsontrace jsontrace
+	fi
 	# The goroutine-oriented view (/trace?goid=N loads /jsontrace?goid=N), for a goroutine the
 	# full view shows running, so it must show an execution slice too.
-	[ -n "$goid" ] && check_json "/jsontrace?goid=$goid" jsontrace
+	if [ -n "$goid" ]; then
+		if [ "$flavor" = old ]; then
+			check_json "/jsontrace?goid=$goid" jsontrace
+		else
+			check_view "/trace?goid=$goid" jsontrace
+		fi
+	fi
 
 	# Goroutine analysis and the page of its first named group (the unnamed group, if any,
 	# holds goroutines without a start stack or, in 1.21+, that never ran).
@@ -219,8 +369,22 @@ check_all_pages() {
 	fi
 	link=$(printf '%s\n' "$links" | head -n 1 | grep -Eo '/goroutine\?[^"]*' || true)
 	if [ -n "$link" ]; then
-		link=${link//&amp;/&}
+		link=$(printf '%s\n' "$link" | sed -e 's/&amp;/\&/g' -e 's/&#43;/+/g')
 		check_html "$link" '</table>' "goroutine table" '<table class="details">' 'href="/trace\?goid=[0-9]+"'
+		if [ "$flavor" = new ]; then
+			# The group's own profiles, its first goroutine's view, the table sorted.
+			cp "$W/body" "$W/group.html"
+			for p in $(hrefs "$W/group.html" '/(io|block|syscall|sched)\?name=.*&raw=1'); do
+				check_pprof "$p" "$pprof"
+			done
+			[ "$(hrefs "$W/group.html" '/(io|block|syscall|sched)\?name=.*&raw=1' | wc -l)" -eq 4 ] ||
+				problem "GET $link: not 4 profile links (/io|block|syscall|sched?name=...&raw=1)"
+			for p in $(hrefs "$W/group.html" '/trace\?goid=[0-9]+' 1); do
+				check_view "$p" jsontrace
+			done
+			sort=$(grep -o "reloadTable('sortby', '[^']*')" "$W/group.html" | sed -n "2s/.*, '\(.*\)')/\1/p")
+			[ -z "$sort" ] || check_html "$link&sortby=$(printf '%s' "$sort" | sed 's/ /%20/g')" '</table>' "sorted goroutine table" '<table class="details">'
+		fi
 	fi
 
 	for p in io block syscall sched; do
@@ -228,14 +392,53 @@ check_all_pages() {
 	done
 
 	check_html /usertasks '</html>' "task table" '<th>Task type</th>'
+	if [ "$flavor" = new ]; then
+		# The first two task types, and each one's first task in both task views. Task 0
+		# is the background task (regions outside any task): every cmd/trace since 1.22
+		# links it (/trace?focustask=0) and then answers "failed to find task with id 0"
+		# and an empty body, whatever the trace; so views of tasks 1 and up only.
+		cp "$W/body" "$W/tasks.html"
+		for link in $(hrefs "$W/tasks.html" '/usertask\?.*' 2); do
+			check_html "$link" '</html>' "task list" '<h2>User Task: '
+			cp "$W/body" "$W/task.html"
+			for p in $(hrefs "$W/task.html" '/trace\?focustask=[1-9][0-9]*' 1) $(hrefs "$W/task.html" '/trace\?taskid=[1-9][0-9]*' 1); do
+				check_view "$p" jsonview
+			done
+		done
+	fi
 	check_html /userregions '</html>' "region table" '<th>Region type</th>'
+	if [ "$flavor" = new ]; then
+		# The first two region types: their goroutine tables, profiles and first views.
+		cp "$W/body" "$W/regions.html"
+		for link in $(hrefs "$W/regions.html" '/userregion\?.*' 2); do
+			check_html "$link" '</table>' "region table" '<table class="details">'
+			cp "$W/body" "$W/region.html"
+			for p in $(hrefs "$W/region.html" '/region(io|block|syscall|sched)\?.*&raw=1'); do
+				check_pprof "$p" "$pprof"
+			done
+			[ "$(hrefs "$W/region.html" '/region(io|block|syscall|sched)\?.*&raw=1' | wc -l)" -eq 4 ] ||
+				problem "GET $link: not 4 profile links (/regionio|regionblock|regionsyscall|regionsched?...&raw=1)"
+			for p in $(hrefs "$W/region.html" '/trace\?goid=[0-9]+' 1); do
+				check_view "$p" jsontrace
+			done
+			for p in $(hrefs "$W/region.html" '/trace\?focustask=[1-9][0-9]*' 1); do
+				check_view "$p" jsonview
+			done
+		done
+	fi
 
 	if [ "$flavor" = old ]; then
 		check_html /mmu '</html>' "MMU page" 'mmuPlot'
 		check_json "/mmuPlot?flags=$MMU_FLAGS" mmu
 	else
-		check_html /mmu '</html>' "MMU page" 'mode=plot'
+		check_html /mmu '</html>' "MMU page" 'mode=plot' 'mode=details'
 		check_json "/mmu?mode=plot&flags=$MMU_FLAGS" mmu
+		# A click on the plot: the worst windows of one width, each linking its time range.
+		window=$JSON_OUT
+		if [ -n "$window" ]; then
+			check_json "/mmu?mode=details&window=$window&flags=$MMU_FLAGS" mmudetails
+			[ -z "$JSON_OUT" ] || check_view "${JSON_OUT%%#*}" jsonview
+		fi
 	fi
 }
 
@@ -245,6 +448,8 @@ pages() {
 	local file=$1 bin=$2 pprof=$3 flavor=$4
 	: >"$W/problems"
 	: >"$W/diag"
+	: >"$W/seen"
+	rm -f "$W/static-done"
 	serve_trace "$bin" "$file" || return 1
 
 	check_all_pages "$flavor" "$pprof"
@@ -296,10 +501,15 @@ record() {
 	[ "$1" -eq 0 ] || cp "$3" "$W/r$R.diag"
 }
 
-# check_trace I TRACE: the four checks of one trace, into $WORK/I (run in a subshell, so
+# Go 1.23 and later: the flag of `trace` that reads every event and exits.
+declare -A PARSE_FLAG=([1.23]=-d=1 [1.27]=-d=parsed)
+NEW_GOS="1.23 1.27"
+NCHECKS=6
+
+# check_trace I TRACE: the six checks of one trace, into $WORK/I (run in a subshell, so
 # that traces are checked JOBS at a time; the parent reports their results in order).
 check_trace() {
-	local t=$2 old tools st
+	local t=$2 old tools st v tv
 	W=$WORK/$1 R=0 SRV=
 	trap 'stop_server || true' EXIT
 	mkdir "$W"
@@ -316,9 +526,12 @@ check_trace() {
 		record "$st" "go$old parse: $t" "$W/diag"
 	fi
 
-	st=0
-	parse_check "$TOOLS_1_23/trace" -d=1 "$t" || st=1
-	record "$st" "go1.23 parse: $t" "$W/diag"
+	for v in $NEW_GOS; do
+		tv=TOOLS_${v/./_}
+		st=0
+		parse_check "${!tv}/trace" "${PARSE_FLAG[$v]}" "$t" || st=1
+		record "$st" "go$v parse: $t" "$W/diag"
+	done
 
 	if [ -n "$old" ]; then
 		st=0
@@ -328,13 +541,16 @@ check_trace() {
 		record 1 "go1.?? pages: $t" "$W/hdrdiag"
 	fi
 
-	st=0
-	pages "$t" "$TOOLS_1_23/trace" "$TOOLS_1_23/pprof" new || st=1
-	record "$st" "go1.23 pages: $t" "$W/diag"
+	for v in $NEW_GOS; do
+		tv=TOOLS_${v/./_}
+		st=0
+		pages "$t" "${!tv}/trace" "${!tv}/pprof" new || st=1
+		record "$st" "go$v pages: $t" "$W/diag"
+	done
 }
 
 echo "TAP version 13"
-echo "1..$((4 * ${#TRACES[@]}))"
+echo "1..$((NCHECKS * ${#TRACES[@]}))"
 
 i=0
 for t in "${TRACES[@]}"; do
@@ -347,7 +563,7 @@ done
 wait
 
 for i in $(seq 1 "${#TRACES[@]}"); do
-	for r in 1 2 3 4; do
+	for r in $(seq 1 "$NCHECKS"); do
 		W=$WORK/$i
 		if [ -f "$W/r$r.st" ]; then
 			report "$(cat "$W/r$r.st")" "$(cat "$W/r$r.desc")" "$W/r$r.diag"

@@ -6,7 +6,12 @@
 # variables below, runs nothing else. The sourcing script sets PROG (its name, for messages).
 #
 # Environment: GO_1_19, GO_1_21, GO_1_23 = go binaries (defaults /usr/lib/go-1.XX/bin/go);
-# GO_CHECK_TIMEOUT = seconds per step (default 120).
+# GO_1_27 = a Go 1.27 go binary (default: the one scripts/go-fetch.sh fetches, once, into
+# build/go/1.27, with its trace and pprof tools prebuilt there); GO_CHECK_TIMEOUT = seconds
+# per step (default 120).
+#
+# Tools: Go 1.19-1.23 ship cmd/trace and cmd/pprof prebuilt in $(go env GOTOOLDIR). Since
+# Go 1.25 they do not: `go tool -n TOOL` builds TOOL into GOCACHE once and prints its path.
 #
 # Trace servers: the tool binary `go tool trace` execs ($(go env GOTOOLDIR)/trace, so the
 # server is our direct child and dies by pid) runs as `trace -http=127.0.0.1:0 FILE` with
@@ -21,6 +26,8 @@
 GO_1_19=${GO_1_19:-/usr/lib/go-1.19/bin/go}
 GO_1_21=${GO_1_21:-/usr/lib/go-1.21/bin/go}
 GO_1_23=${GO_1_23:-/usr/lib/go-1.23/bin/go}
+GO_1_27=${GO_1_27:-}
+LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TIMEOUT=${GO_CHECK_TIMEOUT:-120}
 
 # The tools must never wait for a browser or on stdin (DEBUG_MEMORY_USAGE makes 1.19 read it).
@@ -59,25 +66,52 @@ need_commands() {
 	done
 }
 
-# TOOLDIR = the directory holding the trace and pprof binaries `go tool` runs, for one go.
+# tooldir GO VERSION [DIR]: TOOLDIR = a directory holding the trace and pprof binaries of
+# GO, which must be Go VERSION: DIR if given, its GOTOOLDIR if they are prebuilt there, else
+# (Go 1.25+) the ones `go tool -n` builds into its GOCACHE, linked into $WORK/tools-VERSION
+# (make_work first).
 tooldir() {
-	local go=$1 dir
-	[ -x "$go" ] || bail "$go not found; install Go ${2} (scripts/deps.sh) or point GO_${2/./_} at its go binary"
-	dir=$("$go" env GOTOOLDIR) || bail "'$go env GOTOOLDIR' failed; is $go a working Go install?"
-	if [ ! -x "$dir/trace" ] || [ ! -x "$dir/pprof" ]; then
-		bail "$dir/trace or $dir/pprof missing; reinstall Go ${2} (its package ships cmd/trace and cmd/pprof)"
+	local go=$1 v=$2 dir=${3:-} gover tool bin
+	[ -x "$go" ] || bail "$go not found; install Go $v (scripts/deps.sh) or point GO_${v/./_} at its go binary"
+	gover=$("$go" env GOVERSION) || bail "'$go env GOVERSION' failed; is $go a working Go install?"
+	case $gover in
+	"go$v" | "go$v".* | "go$v"[!0-9]*) ;;
+	*) bail "$go is $gover, not Go $v; point GO_${v/./_} at a Go $v go binary" ;;
+	esac
+	[ -n "$dir" ] || dir=$("$go" env GOTOOLDIR) || bail "'$go env GOTOOLDIR' failed; is $go a working Go install?"
+	if [ -x "$dir/trace" ] && [ -x "$dir/pprof" ]; then
+		TOOLDIR=$dir
+		return 0
 	fi
-	TOOLDIR=$dir
+	[ -n "$WORK" ] || bail "internal error: tooldir $v before make_work"
+	TOOLDIR=$WORK/tools-$v
+	mkdir -p "$TOOLDIR"
+	for tool in trace pprof; do
+		bin=$(GOTOOLCHAIN=local GOPROXY=off "$go" tool -n "$tool" 2>"$WORK/tool.err") && [ -x "$bin" ] ||
+			bail "$go ships no prebuilt $tool and 'go tool -n $tool' could not build it: $(head -c 300 "$WORK/tool.err")"
+		ln -s "$bin" "$TOOLDIR/$tool"
+	done
 }
 
-# Set TOOLS_1_19, TOOLS_1_21, TOOLS_1_23 (or bail).
+# Set TOOLS_1_19, TOOLS_1_21, TOOLS_1_23, TOOLS_1_27 (or bail). Without GO_1_27, runs
+# scripts/go-fetch.sh (instant once build/go/1.27 is there; the first time it downloads
+# Go 1.27 and builds its tools, a few minutes, progress on stderr).
 find_go_tools() {
+	local out dir=
 	tooldir "$GO_1_19" 1.19
 	TOOLS_1_19=$TOOLDIR
 	tooldir "$GO_1_21" 1.21
 	TOOLS_1_21=$TOOLDIR
 	tooldir "$GO_1_23" 1.23
 	TOOLS_1_23=$TOOLDIR
+	if [ -z "$GO_1_27" ]; then
+		out=$("$LIBDIR/go-fetch.sh" --print) ||
+			bail "scripts/go-fetch.sh could not fetch Go 1.27 (its messages are above); or point GO_1_27 at a Go 1.27 go binary"
+		GO_1_27=${out%%$'\n'*}
+		dir=${out#*$'\n'}
+	fi
+	tooldir "$GO_1_27" 1.27 "$dir"
+	TOOLS_1_27=$TOOLDIR
 }
 
 # collect_traces GLOB ARG...: TRACES = the files named GLOB under each directory ARG
