@@ -8,15 +8,16 @@
 #   any failure.
 #
 # Works on copies in a temp dir, edited with scripts/gotrace_wire.py. Expected results:
-#   - both traces pass all 11 checks;
+#   - both traces pass all 16 checks (Go 1.21, 1.23 and 1.27 each: 4 profiles, goroutines);
 #   - no stacks on events (every event's stack id 0, create stacks kept: what a tracer
-#     without block reasons writes) fails exactly the 8 profile checks, in both modes;
+#     without block reasons writes) fails exactly the 12 profile checks, in both modes;
 #   - one stack frame PC that is a kernel address fails exactly "no raw kernel address";
-#   - the reason "futex" renamed "futey" fails exactly the sync and sched checks (default
-#     mode: the [futex, gt-mutex] block and waker stacks are gone);
-#   - the program "gt-mutex" renamed "gt-mutey" fails exactly sync, sched and goroutines;
+#   - the reason "futex" renamed "futey" fails exactly the sync and sched checks of every Go
+#     (default mode: the [futex, gt-mutex] block and waker stacks are gone);
+#   - the program "gt-mutex" renamed "gt-mutey" fails exactly sync, sched and goroutines of
+#     every Go;
 #   - the default trace checked as kstacks (named views-kstacks-*) fails sync, net and
-#     syscall for both Go versions: cheap frames are not kernel functions;
+#     syscall for all three Go versions: cheap frames are not kernel functions;
 #   - an empty directory, one without views-*.trace files, and no arguments fail.
 set -eu
 
@@ -110,24 +111,34 @@ edit rename:gt-mutex:gt-mutey "$SRC/views-default-1.21.trace" "$TMP/mutey/views-
 cp "$SRC/views-default-1.21.trace" "$TMP/as-kstacks/views-kstacks-1.21.trace"
 cp "$SRC/views-default-1.21.trace" "$TMP/other/workload-1.21.trace"
 
-PROFILES=("go1.21 net" "go1.21 sched" "go1.21 sync" "go1.21 syscall"
-	"go1.23 net" "go1.23 sched" "go1.23 sync" "go1.23 syscall")
+GOS="1.21 1.23 1.27"
+# each KIND...: "goV KIND" for every Go version V.
+each() {
+	local v k
+	for v in $GOS; do
+		for k in "$@"; do
+			echo "go$v $k"
+		done
+	done
+}
+mapfile -t PROFILES < <(each net sched sync syscall)
 
-expect default "the default-stacks trace passes all 11 checks"
-expect kstacks "the kernel-stacks trace passes all 11 checks"
-expect default-zero "default trace, no stacks on events: exactly the 8 profile checks fail" \
+expect default "the default-stacks trace passes all 16 checks"
+expect kstacks "the kernel-stacks trace passes all 16 checks"
+expect default-zero "default trace, no stacks on events: exactly the 12 profile checks fail" \
 	"${PROFILES[@]}"
-expect kstacks-zero "kstacks trace, no stacks on events: exactly the 8 profile checks fail" \
+expect kstacks-zero "kstacks trace, no stacks on events: exactly the 12 profile checks fail" \
 	"${PROFILES[@]}"
 expect kpc "a kernel address as a frame PC fails exactly 'no raw kernel address'" \
 	"no raw kernel address"
-expect futey "reason futex renamed futey: exactly sync and sched fail" \
-	"go1.21 sched" "go1.21 sync" "go1.23 sched" "go1.23 sync"
-expect mutey "program gt-mutex renamed gt-mutey: exactly sync, sched and goroutines fail" \
-	"go1.21 goroutines" "go1.21 sched" "go1.21 sync" \
-	"go1.23 goroutines" "go1.23 sched" "go1.23 sync"
-expect as-kstacks "cheap stacks checked as kernel stacks: sync, net and syscall fail" \
-	"go1.21 net" "go1.21 sync" "go1.21 syscall" "go1.23 net" "go1.23 sync" "go1.23 syscall"
+mapfile -t FAIL < <(each sched sync)
+expect futey "reason futex renamed futey: exactly sync and sched fail, with every Go" "${FAIL[@]}"
+mapfile -t FAIL < <(each goroutines sched sync)
+expect mutey "program gt-mutex renamed gt-mutey: exactly sync, sched and goroutines fail, with every Go" \
+	"${FAIL[@]}"
+mapfile -t FAIL < <(each net sync syscall)
+expect as-kstacks "cheap stacks checked as kernel stacks: sync, net and syscall fail, with every Go" \
+	"${FAIL[@]}"
 
 run empty "$TMP/empty"
 st=0
