@@ -9,7 +9,7 @@ KDIR ?= $(wildcard /lib/modules/$(KVER)/build)
 CHECKPATCH ?= build/linux-source/scripts/checkpatch.pl
 
 .PHONY: all module userspace selftests deps check demo bench style sparse clean \
-	install uninstall dkms-src dkms-install
+	install uninstall dkms-src dkms-install deb deb-check
 
 # make install: gotrace.ko into /lib/modules/RELEASE/extra for the kernel KDIR builds for,
 # then depmod; the CLI, its man pages and the uapi header under PREFIX. DESTDIR stages it
@@ -88,6 +88,15 @@ dkms-install: dkms-src
 	dkms add -m gotrace -v $(DKMS_VERSION)
 	dkms build -m gotrace -v $(DKMS_VERSION) -k $(MOD_KVER)
 	dkms install -m gotrace -v $(DKMS_VERSION) -k $(MOD_KVER)
+
+# Debian packages gotrace-dkms and gotrace into build/deb/, lintian-clean (scripts/deb.sh).
+deb:
+	scripts/deb.sh
+
+# Install them into a fresh Debian 12 root, record in a guest with the DKMS-built module,
+# purge them again (scripts/deb-check.sh, TAP).
+deb-check: deb
+	scripts/deb-check.sh
 
 style: $(CHECKPATCH)
 	$(CHECKPATCH) --strict --no-tree --terse -f module/*.c module/*.h uapi/linux/*.h
