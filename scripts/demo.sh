@@ -8,13 +8,16 @@
 # kernel (or KVER) and the static gotrace CLI, then boots a guest (2 vCPUs, QEMU/TCG) that
 # loads the module, starts a session, reads /dev/gotrace into a file while a mixed
 # workload runs (find over the filesystems, pipe ping-pong, sleeps, a fork loop), and
-# stops. The trace is checked with Go 1.23's `go tool trace -d=1`. Nothing is loaded
-# into the host's kernel.
+# stops. Fetches Go 1.27 into build/go (scripts/go-fetch.sh; once, a few minutes, never
+# installed) and checks the trace with its `go tool trace -d=parsed`; ends by printing the
+# one command that opens the trace with that Go, whose syscall and scheduler-latency
+# profiles of these traces are right (Debian's `go` is 1.19, which refuses the format; Go
+# 1.22-1.25 misreport those two profiles, golang/go#74850). Nothing is loaded into the
+# host's kernel.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/build/demo"
-GO=/usr/lib/go-1.23/bin/go
 
 die() {
 	echo "demo.sh: $*" >&2
@@ -33,10 +36,17 @@ done
 case "$seconds" in
 ''|*[!0-9]*|0) die "--seconds takes a positive integer, not '$seconds'" ;;
 esac
+case "$dest" in
+/*) ;;
+*) dest="$PWD/$dest" ;;
+esac
 
 echo "demo.sh: installing dependencies and fetching kernels" >&2
 "$ROOT/scripts/deps.sh" || die "scripts/deps.sh failed; see its messages above"
 "$ROOT/scripts/kernels.sh" >/dev/null || die "scripts/kernels.sh failed; see its messages above"
+gofetch=$("$ROOT/scripts/go-fetch.sh" --print) || die "scripts/go-fetch.sh could not fetch Go 1.27; see its messages above"
+GO=$(echo "$gofetch" | sed -n 1p)
+GOCACHE_DIR="$ROOT/build/go/cache"
 if [ -z "$kver" ]; then
 	kver=$("$ROOT/scripts/kernels.sh" --list | grep '^6\.1\.' | head -n 1) ||
 		die "no 6.1 kernel recorded in build/kernels/list; run scripts/kernels.sh"
@@ -96,11 +106,13 @@ echo "demo.sh: recording ${seconds}s of a workload on $kver" >&2
 [ -s "$OUT/out.trace" ] || die "the guest left no trace in $OUT/out.trace (console log: $OUT/console.log)"
 cp "$OUT/out.trace" "$dest"
 
-[ -x "$GO" ] || die "$GO is missing; run scripts/deps.sh (package golang-1.23-go)"
-echo "demo.sh: checking the trace with: $GO tool trace -d=1 $dest" >&2
-if ! "$GO" tool trace -d=1 "$dest" > "$OUT/go-trace-d1.txt" 2> "$OUT/go-trace-d1.err"; then
-	tail -n 20 "$OUT/go-trace-d1.err" >&2
-	die "Go 1.23 cannot parse $dest (full output: $OUT/go-trace-d1.err)"
+# The command printed below, with -d=parsed: reads every event and exits. go-fetch.sh built
+# the trace tool into GOCACHE_DIR, so it starts at once.
+echo "demo.sh: checking the trace with Go 1.27: GOCACHE=$GOCACHE_DIR $GO tool trace -d=parsed $dest" >&2
+if ! GOCACHE="$GOCACHE_DIR" "$GO" tool trace -d=parsed "$dest" > "$OUT/go-trace-parsed.txt" \
+	2> "$OUT/go-trace-parsed.err"; then
+	tail -n 20 "$OUT/go-trace-parsed.err" >&2
+	die "Go 1.27 cannot parse $dest (full output: $OUT/go-trace-parsed.err)"
 fi
 
 size=$(wc -c < "$dest")
@@ -109,9 +121,7 @@ cat <<EOF
 Recorded $size bytes of scheduler activity on $kver (2 vCPUs): $dest
 Every thread of the guest is a goroutine, every CPU a P.
 
-Open it in Go's trace viewer (Go 1.21 or newer):
-    go tool trace $dest
-or with the Go this machine has:
-    $GO tool trace $dest
+Open it in Go's trace viewer with Go 1.27, fetched into build/go (this command as is):
+    GOCACHE=$GOCACHE_DIR $GO tool trace $dest
 It serves the viewer on a local port and prints the address (add -http=:8080 to pick one).
 EOF
