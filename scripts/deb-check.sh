@@ -122,7 +122,8 @@ rc=$?
 rm -f "$R"/gotrace_*.deb "$R"/gotrace-dkms_*.deb
 sed -n '/^Setting up gotrace/,/^Processing triggers/p' "$(log install)" | sed 's/^/# /'
 [ "$rc" -eq 0 ] || tail -n 30 "$(log install)" | sed 's/^/# /'
-result "$rc" "apt install ./gotrace_${ver}_*.deb ./gotrace-dkms_${ver}_all.deb ($(($(date +%s) - t0))s)"
+result "$rc" \
+	"apt install ./gotrace_${ver}_*.deb ./gotrace-dkms_${ver}_all.deb ($(($(date +%s) - t0))s)"
 
 in_root dkms status -m gotrace > "$WORK/dkms-status" 2>&1
 sed 's/^/# dkms status: /' "$WORK/dkms-status"
@@ -179,7 +180,9 @@ fi
 
 # 3. The guest: the root's kernel, the root's gotrace and the module DKMS built there.
 if ! "$ROOT/scripts/kernels.sh" --list | grep -qx "$kver"; then
-	bail "scripts/kernels.sh fetched no $kver to boot ($("$ROOT/scripts/kernels.sh" --list | tr '\n' ' ')): refresh the apt lists (GOTRACE_DEPS_REFRESH=1 scripts/deps.sh)"
+	bail "scripts/kernels.sh fetched no $kver to boot, only:" \
+		"$("$ROOT/scripts/kernels.sh" --list | tr '\n' ' ')(the root's and the host's apt" \
+		"lists differ: GOTRACE_DEPS_REFRESH=1 scripts/deps.sh, then scripts/kernels.sh)"
 fi
 echo "# booting $(cat "$ROOT/build/kernels/$kver/.image-stamp" 2>/dev/null)"
 cat > "$WORK/guest.sh" <<'EOF'
@@ -211,7 +214,8 @@ t0=$(date +%s)
 	"$kver" "$WORK" -- sh /host/guest.sh > "$(log vm)" 2>&1
 rc=$?
 sed 's/^/# /' "$(log vm)"
-result "$rc" "a guest on $kver ran the root's gotrace ($(($(date +%s) - t0))s; console: $(log console))"
+result "$rc" \
+	"a guest on $kver ran the root's gotrace ($(($(date +%s) - t0))s; console: $(log console))"
 # guest_step NAME DESCRIPTION: the step's result, with its output if it failed.
 guest_step() {
 	grep -q "^STEP $1 0\$" "$WORK/guest.out" 2>/dev/null
@@ -239,7 +243,8 @@ sed 's/^/# dpkg: /' "$WORK/dpkg"
 check "dpkg knows no gotrace package" sh -c "! grep -v '^not-installed ' '$WORK/dpkg' | grep -q ."
 check "no /usr/src/gotrace-*" sh -c "! ls -d '$R'/usr/src/gotrace-* 2> /dev/null"
 check "no DKMS tree entry (/var/lib/dkms/gotrace)" test ! -e "$R/var/lib/dkms/gotrace"
-check "no gotrace.ko under /lib/modules" sh -c "[ -z \"\$(find '$R/lib/modules' -name 'gotrace.ko*')\" ]"
+check "no gotrace.ko under /lib/modules" \
+	sh -c "[ -z \"\$(find '$R/lib/modules' -name 'gotrace.ko*')\" ]"
 check "no modules.dep line for it" sh -c "! grep -rqs gotrace '$R'/lib/modules/*/modules.dep"
 for f in /usr/sbin/gotrace /usr/share/man/man8/gotrace.8.gz /usr/share/man/man4/gotrace.4.gz \
 	/usr/include/linux/gotrace.h /usr/share/bash-completion/completions/gotrace; do
