@@ -33,7 +33,9 @@ Threads born and dead inside the gotrace session must have the same transitions,
 same order, with the same forks, and a sched_process_exit before their death. Threads
 alive at the start or the end (edge threads) are compared inside the session only, and may
 differ in their transitions within --edge-tol ns of its end (probes that were running when
-recording stopped or was cut); the state ftrace has not seen of a thread that existed
+recording stopped or was cut: a guest's vCPU that the host deschedules between ftrace's probe
+and gotrace's stretches that moment, measured up to 45 ms under TCG on a loaded host, so a
+thread's last switch ftrace stamped 1.6 ms before the stop reached gotrace after it); the state ftrace has not seen of a thread that existed
 before it started is what gotrace's start snapshot says.
 
 Time: ftrace's and gotrace's probes of one tracepoint run one after the other, ftrace's
@@ -613,8 +615,8 @@ def main(argv):
     ap.add_argument("--cpu-rel", type=float, default=0.0005,
                     help="on-CPU time tolerance, relative, on top of the switches' "
                     "windows (0.0005: 0.05%%)")
-    ap.add_argument("--edge-tol", type=int, default=100000,
-                    help="edge threads may differ this close to the end, ns (100 us)")
+    ap.add_argument("--edge-tol", type=int, default=50000000,
+                    help="edge threads may differ this close to the end, ns (50 ms)")
     ap.add_argument("--quiet", action="store_true", help="only the figures")
     opts = ap.parse_args(argv[1:])
     stats = Counter()
