@@ -56,6 +56,12 @@ check-debug:
 debug-kernel:
 	scripts/debug-kernel.sh
 
+# The README's two commands on a minimal fresh Debian 12 root (mmdebstrap), in a chroot.
+# CHECK_FRESH_ARGS=--demo-only runs make demo alone.
+.PHONY: check-fresh
+check-fresh:
+	scripts/check-fresh.sh $(CHECK_FRESH_ARGS)
+
 # The main job: boot a guest, record a workload, leave out.trace here.
 demo:
 	scripts/demo.sh
