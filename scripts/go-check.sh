@@ -18,7 +18,8 @@
 #                   wire|parsed|footprint; parsed = every event through the same Reader).
 #   go1.OLD pages   the web UI of the old cmd/trace serves every page (rules below).
 #   go1.23 pages    the same for the rewritten cmd/trace of Go 1.22+, as Go 1.23 has it.
-#   go1.27 pages    the same for Go 1.27 (the newest Go; the same pages as 1.23).
+#   go1.27 pages    the same for Go 1.27, the newest Go, and every other page its viewer
+#                   links (below: "1.27 also").
 #
 # Go 1.27 is Debian trixie-backports' golang-1.27-go, which scripts/go-fetch.sh downloads
 # once into build/go/1.27 (it is never installed) with its trace and pprof tools built there:
@@ -30,54 +31,58 @@
 # (cmd/internal/browser tries $BROWSER first; `true` "succeeds" at once) and DISPLAY unset.
 # It listens before parsing; we wait for its "Trace viewer is listening on http://..." log line
 # (printed after parsing and splitting, polled every 0.2 s, deadline GO_CHECK_TIMEOUT, default
-# 120 s; the process exiting first is a failure), then GET, each within the same deadline:
+# 120 s; the process exiting first is a failure), then GET, each within the same deadline
+# ("new" = 1.23 and 1.27; the 1.23 and 1.27 viewers serve the same URLs):
 #
 #   page (old path -> new path)    real content (all versions unless said)
 #   /                              200, "cmd/trace: the Go trace event viewer", a "View trace"
 #                                  link, ends with </html> (templates that fail midway still
 #                                  answer 200, so the closing tag proves the whole page)
-#   /jsontrace                     200, a JSON object: "traceEvents" array holding at least one
+#   /jsontrace (old, 1.23)         200, a JSON object: "traceEvents" array holding at least one
 #                                  execution slice (ph "X") of a goroutine, "stackFrames"
 #                                  object. cmd/trace logs and returns 200 with a cut body on
-#                                  error, so the JSON parse is the real check.
-#   new: every timeline "/" links  /trace?view=proc and ?view=thread (a large trace: one link
+#                                  error, so the JSON parse is the real check. 1.23 also
+#                                  /jsontrace?view=thread.
+#   1.27: every timeline "/" links /trace?view=proc and ?view=thread (a large trace: one link
 #                                  per section, &start=S&end=E): each page 200, </html>, loads
 #                                  /static/webcomponents.min.js and /jsontrace?SAME_PARAMS; the
 #                                  static files it loads (once: 200, >= 1000 bytes); the JSON
 #                                  of the first and last section of each view (rule above).
+#                                  Not the whole-trace /jsontrace: that viewer loads it only as
+#                                  /jsontrace?view=proc, for a trace of one section.
 #   /goroutines                    200, </html>; old: "Goroutines:" and >= 1 group link
 #                                  <a href="/goroutine?id=PC">; new: an HTML <table> with
 #                                  >= 1 row linking /goroutine?name=NAME. Then the first group:
 #                                  /goroutine?id=PC (old) / ?name=NAME (new): 200,
 #                                  <table class="details">, </html>. Then a goroutine the
-#                                  timeline shows running, /jsontrace?goid=N (old) or
-#                                  /trace?goid=N and its JSON (new): same JSON rule. New also:
-#                                  the group's 4 profiles /io|block|syscall|sched?name=NAME&raw=1
+#                                  timeline shows running: /jsontrace?goid=N (1.27: the page
+#                                  /trace?goid=N and its JSON), same JSON rule. 1.27 also: the
+#                                  group's 4 profiles /io|block|syscall|sched?name=NAME&raw=1
 #                                  (pprof rule below), its first /trace?goid=N, and the table
 #                                  sorted by its second column (&sortby=COLUMN, as clicked).
 #   /io /block /syscall /sched ?raw=1
 #                                  200, Content-Type application/octet-stream, no X-Go-Pprof
 #                                  error header, gzip-compressed pprof protobuf that the same
 #                                  Go's `pprof -raw` reads (profiles may hold no samples).
-#   /usertasks                     200, <th>Task type</th> table, </html>. New also: the first
+#   /usertasks                     200, <th>Task type</th> table, </html>. 1.27 also: the first
 #                                  two /usertask?type=T pages (</html>) and, for a task id >= 1,
 #                                  /trace?focustask=ID and ?taskid=ID with their JSON (events
 #                                  and stackFrames; a focused view may show no execution).
 #                                  Task 0 is left out: cmd/trace 1.22+ links the background
 #                                  task as /trace?focustask=0, then logs "failed to find task
 #                                  with id 0" for it and sends no JSON, whatever the trace.
-#   /userregions                   200, <th>Region type</th> table, </html>. New also: the first
-#                                  two /userregion?type=T&pc=PC tables, their 4 profiles
+#   /userregions                   200, <th>Region type</th> table, </html>. 1.27 also: the
+#                                  first two /userregion?type=T&pc=PC tables, their 4 profiles
 #                                  /regionio|regionblock|regionsyscall|regionsched?...&raw=1 and
 #                                  first /trace?goid=N and ?focustask=ID views.
 #   /mmu                           200, the static MMU page (old: requests /mmuPlot; new:
-#                                  ?mode=plot and ?mode=details), plus the data it loads with
-#                                  its default options: old /mmuPlot?flags=system|stw|background|
-#                                  assist -> new /mmu?mode=plot&flags=...: JSON with a non-empty
-#                                  "curve" of [x, y...] points, xMin, xMax. New also: a click on
-#                                  the plot, /mmu?mode=details&window=X&flags=... (X: the
-#                                  curve's middle window): a non-empty JSON list of worst
-#                                  windows, each with a /trace?... URL; the first one's view.
+#                                  ?mode=plot), plus the data it loads with its default options:
+#                                  old /mmuPlot?flags=system|stw|background|assist -> new
+#                                  /mmu?mode=plot&flags=...: JSON with a non-empty "curve" of
+#                                  [x, y...] points, xMin, xMax. 1.27 also: a click on the
+#                                  plot, /mmu?mode=details&window=X&flags=... (X: the curve's
+#                                  middle window): a non-empty JSON list of worst windows,
+#                                  each with a /trace?... URL; the first one's view.
 #
 # Not fetched: the SVG graphs of the profiles (/io, /block, ... without raw=1, and the
 # per-group and per-region ones): cmd/trace renders them by running `go tool pprof -svg`,
@@ -91,8 +96,9 @@
 # Environment: GO_1_19, GO_1_21, GO_1_23 = go binaries (defaults /usr/lib/go-1.XX/bin/go);
 # GO_1_27 = a Go 1.27 go binary (default: scripts/go-fetch.sh's); GO_CHECK_TIMEOUT =
 # seconds per step (default 120); GO_CHECK_JOBS = traces checked at once (default: the
-# number of CPUs; results are printed in order either way). Needs curl, python3, gzip, and
-# apt-get and network access once, to fetch Go 1.27.
+# number of CPUs; results are printed in order either way). Needs python3 (it also GETs the
+# pages: go-trace-lib.sh's page client), gzip, and apt-get and network access once, to
+# fetch Go 1.27.
 set -eu
 
 PROG=${0##*/}
@@ -105,7 +111,7 @@ if [ $# -eq 0 ]; then
 	exit 2
 fi
 check_timeout
-need_commands curl python3 gzip timeout
+need_commands python3 gzip timeout
 collect_traces '*.trace' "$@"
 make_work go-check
 find_go_tools
@@ -114,19 +120,12 @@ case $JOBS in
 '' | *[!0-9]* | 0) bail "GO_CHECK_JOBS must be a positive number, not '$JOBS'" ;;
 esac
 
-# Validate JSON page bodies: a python3 coprocess (one per trace: python starts slowly) that
-# reads "KIND<TAB>FILE" lines and answers each with one line "ok<TAB>OUTPUT" or
-# "bad<TAB>PROBLEM". KIND: jsontrace (a timeline: events, execution slices; OUTPUT = the
-# first goroutine seen running), jsonview (a focused timeline: events), mmu (the MMU plot;
-# OUTPUT = a window width), mmudetails (its worst windows; OUTPUT = the first one's URL).
-JSON_CHECK='
-import json, re, sys
-
-class Bad(Exception):
-    pass
-
-def bad(msg):
-    raise Bad(msg)
+# Validate JSON page bodies, in the page client (go-trace-lib.sh's py_ask): request "JSON
+# KIND FILE"; KIND: jsontrace (a timeline: events, execution slices; the output is the first
+# goroutine seen running), jsonview (a focused timeline: events), mmu (the MMU plot; output:
+# a window width), mmudetails (its worst windows; output: the first one's URL).
+PY_EXTRA='
+import json, re
 
 def check(kind, path):
     out = []
@@ -186,85 +185,78 @@ def check(kind, path):
         bad("unknown kind " + kind)
     return "\n".join(str(x) for x in out)
 
-for line in sys.stdin:
-    kind, _, path = line.rstrip("\n").partition("\t")
-    try:
-        status, msg = "ok", check(kind, path)
-    except Bad as e:
-        status, msg = "bad", str(e)
-    except Exception as e:
-        status, msg = "bad", "checker error: %r" % e
-    sys.stdout.write(status + "\t" + msg.replace("\n", " ") + "\n")
-    sys.stdout.flush()
+CHECKS["JSON"] = check
 '
 
 # Lines cmd/trace prints while healthy (after the "YYYY/MM/DD HH:MM:SS " log prefix).
 BENIGN='^(Parsing trace\.\.\.|Splitting trace\.\.\.|Preparing trace for viewer\.\.\.|Splitting trace for viewer\.\.\.|Opening browser\. Trace viewer is listening on http://[^ ]+|[0-9.]+ [KMGT]?i?B of [0-9.]+ [KMGT]?i?B \([0-9.]+%\) processed\.\.\.)$'
 
-# need_grep PATH DESCRIPTION ERE: the body of PATH must match ERE.
+# need_grep PATH DESCRIPTION ERE: the page (in BODY) must match ERE.
 need_grep() {
-	if ! grep -Eq -- "$3" "$W/body"; then
+	if ! [[ $BODY =~ $3 ]]; then
 		problem "GET $1: $2 missing (no match for /$3/)"
 		excerpt
 		return 1
 	fi
 }
 
-# check_json PATH KIND: GET PATH, require 200 and JSON_CHECK KIND to pass. Sets JSON_OUT
-# to what the check printed on success (for jsontrace: a goroutine seen running, if any).
+# check_json PATH KIND: GET PATH, require 200 and the JSON check KIND to pass. Sets
+# JSON_OUT to what the check printed on success (for jsontrace: a goroutine seen running).
 check_json() {
-	local reply
 	JSON_OUT=
 	get_ok "$1" || return 0
-	if [ -z "${JSONP_PID:-}" ] || ! kill -0 "$JSONP_PID" 2>/dev/null; then
-		coproc JSONP { exec python3 -c "$JSON_CHECK"; }
-	fi
-	reply=
-	printf '%s\t%s\n' "$2" "$W/body" >&"${JSONP[1]}" &&
-		IFS= read -r -t "$TIMEOUT" reply <&"${JSONP[0]}" || true
-	case $reply in
-	ok$'\t'*) JSON_OUT=${reply#ok$'\t'} ;;
+	py_ask JSON "$2" "$W/body"
+	case $REPLY in
+	ok$'\t'*) JSON_OUT=${REPLY#ok$'\t'} ;;
 	bad$'\t'*)
-		problem "GET $1: ${reply#bad$'\t'}"
+		problem "GET $1: ${REPLY#bad$'\t'}"
 		excerpt
 		;;
-	*) problem "GET $1: the JSON checker (python3) gave no answer in ${TIMEOUT}s" ;;
+	*) problem "GET $1: the JSON check (python3) gave no answer in ${TIMEOUT}s" ;;
 	esac
 }
 
 # check_pprof PATH PPROF: a raw pprof profile that PPROF (cmd/pprof) can read.
 check_pprof() {
-	local out
+	local out hdr=
 	get_ok "$1" || return 0
-	if grep -qi '^X-Go-Pprof:' "$W/hdr"; then
+	IFS= read -r -d '' hdr <"$W/hdr" || true
+	shopt -s nocasematch
+	if [[ $hdr =~ (^|$'\n')X-Go-Pprof: ]]; then
 		problem "GET $1: X-Go-Pprof error header set"
 		excerpt
-		return 0
-	fi
-	if ! grep -qi '^Content-Type: application/octet-stream' "$W/hdr"; then
+	elif ! [[ $hdr =~ (^|$'\n')Content-Type:\ application/octet-stream ]]; then
 		problem "GET $1: Content-Type $(grep -i '^Content-Type:' "$W/hdr" | tr -d '\r'), want application/octet-stream"
-		return 0
+	elif ! out=$("$2" -symbolize=none -raw "$W/body" 2>&1 >/dev/null); then
+		if gzip -t <"$W/body" 2>/dev/null; then
+			problem "GET $1: pprof cannot read the profile: $out"
+		else
+			problem "GET $1: body is not a gzip-compressed pprof profile"
+			excerpt
+		fi
 	fi
-	if ! gzip -t <"$W/body" 2>/dev/null; then
-		problem "GET $1: body is not a gzip-compressed pprof profile"
-		excerpt
-		return 0
-	fi
-	if ! out=$("$2" -symbolize=none -raw "$W/body" 2>&1 >/dev/null); then
-		problem "GET $1: pprof cannot read the profile: $out"
-	fi
+	shopt -u nocasematch
 }
 
 # check_html PATH END DESCRIPTION ERE...: 200, each ERE matches, and the page is complete:
 # its last non-blank line is END (a template failing midway still answers 200, cut short).
+# Leaves the page in BODY. Builtins only (many pages, and processes are slow to start).
 check_html() {
-	local path=$1 end=$2 what=$3 last
+	local path=$1 end=$2 what=$3 last i
+	local -a lines
 	shift 3
+	BODY=
 	get_ok "$path" || return 0
+	IFS= read -r -d '' BODY <"$W/body" || true
 	for re in "$@"; do
 		need_grep "$path" "$what" "$re" || return 0
 	done
-	last=$(grep -v '^[[:space:]]*$' "$W/body" | tail -n 1 | tr -d '\r')
+	mapfile -t lines <"$W/body"
+	last=
+	for ((i = ${#lines[@]} - 1; i >= 0; i--)); do
+		last=${lines[i]%$'\r'}
+		[[ $last =~ ^[[:space:]]*$ ]] || break
+	done
 	if [ "${last#"${last%%[![:space:]]*}"}" != "$end" ]; then
 		problem "GET $path: page cut short: last line '$last', want '$end' (a template failed midway?)"
 		tail -c 300 "$W/body" | tr -c '[:print:]\n' '?' | sed 's/^/    | /' >>"$W/problems"
@@ -272,23 +264,42 @@ check_html() {
 }
 
 # seen URL: true if URL was already checked against this server; else remember it.
+declare -A SEEN=()
 seen() {
-	grep -qxF -- "$1" "$W/seen" && return 0
-	printf '%s\n' "$1" >>"$W/seen"
+	[ -z "${SEEN[$1]:-}" ] || return 0
+	SEEN[$1]=1
 	return 1
 }
 
 # hrefs FILE ERE [MAX]: the distinct same-server links (href or src) in FILE whose URL
 # matches ERE (anchored), HTML entities decoded, #fragments dropped, in page order.
 hrefs() {
-	grep -Eo '(href|src)="/[^"]*"' "$1" | sed -e 's/^[a-z]*="//' -e 's/"$//' \
-		-e 's/&#43;/+/g' -e 's/&#39;/'"'"'/g' -e 's/&#34;/"/g' -e 's/&quot;/"/g' -e 's/&lt;/</g' \
-		-e 's/&gt;/>/g' -e 's/&amp;/\&/g' -e 's/#.*//' | awk '!seen[$0]++' | grep -E "^($2)\$" |
-		head -n "${3:-1000000}" || true
+	HREF_RE="^($2)\$" awk -v max="${3:-1000000}" '
+	{
+		s = $0
+		while (match(s, /(href|src)="\/[^"]*"/)) {
+			u = substr(s, RSTART, RLENGTH)
+			s = substr(s, RSTART + RLENGTH)
+			sub(/^[a-z]*="/, "", u)
+			sub(/"$/, "", u)
+			gsub(/&#43;/, "+", u)
+			gsub(/&#39;/, "\047", u)
+			gsub(/&#34;|&quot;/, "\"", u)
+			gsub(/&lt;/, "<", u)
+			gsub(/&gt;/, ">", u)
+			gsub(/&amp;/, "\\&", u)
+			sub(/#.*/, "", u)
+			if (u ~ ENVIRON["HREF_RE"] && !seen[u]++) {
+				print u
+				if (++n >= max)
+					exit
+			}
+		}
+	}' "$1"
 }
 
 # check_view LINK KIND: the trace viewer page LINK (/trace?...: HTML that loads the static
-# viewer and then /jsontrace with the same parameters), that JSON (JSON_CHECK KIND), and,
+# viewer and then /jsontrace with the same parameters), that JSON (check_json KIND), and,
 # once per server, the static files the page loads.
 check_view() {
 	local link=$1 kind=$2 data f
@@ -301,8 +312,8 @@ check_view() {
 		cp "$W/body" "$W/view.html"
 		for f in $(hrefs "$W/view.html" '/static/.*'); do
 			get_ok "$f" || continue
-			if [ "$(wc -c <"$W/body")" -lt 1000 ]; then
-				problem "GET $f: only $(wc -c <"$W/body") bytes (the viewer's static code is missing)"
+			if [ "$SIZE" -lt 1000 ]; then
+				problem "GET $f: only $SIZE bytes (the viewer's static code is missing)"
 			fi
 		done
 	fi
@@ -310,9 +321,11 @@ check_view() {
 	seen "$data" || check_json "$data" "$kind"
 }
 
-# Run every page check against one server. $1: old or new (Go 1.23 and later), $2: pprof.
+# Run every page check against one server. $1: the viewer: old (Go 1.19 and 1.21), new (Go
+# 1.23: the pages checked since 1.23 was the newest) or all (Go 1.27: every page the new
+# viewer links), $2: the pprof binary.
 check_all_pages() {
-	local flavor=$1 pprof=$2 link links goid first last v window sort
+	local flavor=$1 pprof=$2 link links goid first last v window sort p
 	# URLs hold '?': no pathname expansion of the unquoted lists below.
 	local -
 	set -f
@@ -320,14 +333,17 @@ check_all_pages() {
 	check_html / '</html>' "main page" 'cmd/trace: the Go trace event viewer' 'View trace'
 	cp "$W/body" "$W/main.html"
 
-	if [ "$flavor" = old ]; then
+	goid=
+	if [ "$flavor" != all ]; then
 		check_json /jsontrace jsontrace
 		goid=$JSON_OUT
+		[ "$flavor" = old ] || check_json '/jsontrace?view=thread' jsontrace
 	else
 		# Every timeline the main page links, by proc and by thread: /trace?view=V, or
 		# /trace?view=V&start=S&end=E per section of a large trace. Every page; the JSON of
-		# the first and last section of each view (each one is a pass over the trace).
-		goid=
+		# the first and last section of each view (each one is a pass over the trace). Not
+		# the whole-trace /jsontrace: the viewer loads it only as /jsontrace?view=proc, for
+		# a trace of one section.
 		links=$(hrefs "$W/main.html" '/trace\?.*')
 		[ -n "$links" ] || problem "GET /: no link to a trace view (/trace?view=...)"
 		for v in proc thread; do
@@ -343,16 +359,14 @@ check_all_pages() {
 				fi
 			done
 		done
-		# The whole trace at once (what /trace?view=proc loads when there is one section).
-		seen /jsontrace?view=proc || check_json /jsontrace jsontrace
 	fi
 	# The goroutine-oriented view (/trace?goid=N loads /jsontrace?goid=N), for a goroutine the
 	# full view shows running, so it must show an execution slice too.
 	if [ -n "$goid" ]; then
-		if [ "$flavor" = old ]; then
-			check_json "/jsontrace?goid=$goid" jsontrace
-		else
+		if [ "$flavor" = all ]; then
 			check_view "/trace?goid=$goid" jsontrace
+		else
+			check_json "/jsontrace?goid=$goid" jsontrace
 		fi
 	fi
 
@@ -371,19 +385,20 @@ check_all_pages() {
 	if [ -n "$link" ]; then
 		link=$(printf '%s\n' "$link" | sed -e 's/&amp;/\&/g' -e 's/&#43;/+/g')
 		check_html "$link" '</table>' "goroutine table" '<table class="details">' 'href="/trace\?goid=[0-9]+"'
-		if [ "$flavor" = new ]; then
+		if [ "$flavor" = all ]; then
 			# The group's own profiles, its first goroutine's view, the table sorted.
 			cp "$W/body" "$W/group.html"
-			for p in $(hrefs "$W/group.html" '/(io|block|syscall|sched)\?name=.*&raw=1'); do
+			links=$(hrefs "$W/group.html" '/(io|block|syscall|sched)\?name=.*&raw=1')
+			for p in $links; do
 				check_pprof "$p" "$pprof"
 			done
-			[ "$(hrefs "$W/group.html" '/(io|block|syscall|sched)\?name=.*&raw=1' | wc -l)" -eq 4 ] ||
+			[ "$(printf '%s\n' "$links" | grep -c .)" -eq 4 ] ||
 				problem "GET $link: not 4 profile links (/io|block|syscall|sched?name=...&raw=1)"
 			for p in $(hrefs "$W/group.html" '/trace\?goid=[0-9]+' 1); do
 				check_view "$p" jsontrace
 			done
 			sort=$(grep -o "reloadTable('sortby', '[^']*')" "$W/group.html" | sed -n "2s/.*, '\(.*\)')/\1/p")
-			[ -z "$sort" ] || check_html "$link&sortby=$(printf '%s' "$sort" | sed 's/ /%20/g')" '</table>' "sorted goroutine table" '<table class="details">'
+			[ -z "$sort" ] || check_html "$link&sortby=${sort// /%20}" '</table>' "sorted goroutine table" '<table class="details">'
 		fi
 	fi
 
@@ -392,7 +407,7 @@ check_all_pages() {
 	done
 
 	check_html /usertasks '</html>' "task table" '<th>Task type</th>'
-	if [ "$flavor" = new ]; then
+	if [ "$flavor" = all ]; then
 		# The first two task types, and each one's first task in both task views. Task 0
 		# is the background task (regions outside any task): every cmd/trace since 1.22
 		# links it (/trace?focustask=0) and then answers "failed to find task with id 0"
@@ -407,16 +422,17 @@ check_all_pages() {
 		done
 	fi
 	check_html /userregions '</html>' "region table" '<th>Region type</th>'
-	if [ "$flavor" = new ]; then
+	if [ "$flavor" = all ]; then
 		# The first two region types: their goroutine tables, profiles and first views.
 		cp "$W/body" "$W/regions.html"
 		for link in $(hrefs "$W/regions.html" '/userregion\?.*' 2); do
 			check_html "$link" '</table>' "region table" '<table class="details">'
 			cp "$W/body" "$W/region.html"
-			for p in $(hrefs "$W/region.html" '/region(io|block|syscall|sched)\?.*&raw=1'); do
+			links=$(hrefs "$W/region.html" '/region(io|block|syscall|sched)\?.*&raw=1')
+			for p in $links; do
 				check_pprof "$p" "$pprof"
 			done
-			[ "$(hrefs "$W/region.html" '/region(io|block|syscall|sched)\?.*&raw=1' | wc -l)" -eq 4 ] ||
+			[ "$(printf '%s\n' "$links" | grep -c .)" -eq 4 ] ||
 				problem "GET $link: not 4 profile links (/regionio|regionblock|regionsyscall|regionsched?...&raw=1)"
 			for p in $(hrefs "$W/region.html" '/trace\?goid=[0-9]+' 1); do
 				check_view "$p" jsontrace
@@ -431,11 +447,11 @@ check_all_pages() {
 		check_html /mmu '</html>' "MMU page" 'mmuPlot'
 		check_json "/mmuPlot?flags=$MMU_FLAGS" mmu
 	else
-		check_html /mmu '</html>' "MMU page" 'mode=plot' 'mode=details'
+		check_html /mmu '</html>' "MMU page" 'mode=plot'
 		check_json "/mmu?mode=plot&flags=$MMU_FLAGS" mmu
 		# A click on the plot: the worst windows of one width, each linking its time range.
 		window=$JSON_OUT
-		if [ -n "$window" ]; then
+		if [ "$flavor" = all ] && [ -n "$window" ]; then
 			check_json "/mmu?mode=details&window=$window&flags=$MMU_FLAGS" mmudetails
 			[ -z "$JSON_OUT" ] || check_view "${JSON_OUT%%#*}" jsonview
 		fi
@@ -448,7 +464,7 @@ pages() {
 	local file=$1 bin=$2 pprof=$3 flavor=$4
 	: >"$W/problems"
 	: >"$W/diag"
-	: >"$W/seen"
+	SEEN=()
 	rm -f "$W/static-done"
 	serve_trace "$bin" "$file" || return 1
 
@@ -503,6 +519,8 @@ record() {
 
 # Go 1.23 and later: the flag of `trace` that reads every event and exits.
 declare -A PARSE_FLAG=([1.23]=-d=1 [1.27]=-d=parsed)
+# Which pages of the new viewer (check_all_pages): every one for the newest Go.
+declare -A VIEWER=([1.23]=new [1.27]=all)
 NEW_GOS="1.23 1.27"
 NCHECKS=6
 
@@ -544,7 +562,7 @@ check_trace() {
 	for v in $NEW_GOS; do
 		tv=TOOLS_${v/./_}
 		st=0
-		pages "$t" "${!tv}/trace" "${!tv}/pprof" new || st=1
+		pages "$t" "${!tv}/trace" "${!tv}/pprof" "${VIEWER[$v]}" || st=1
 		record "$st" "go$v pages: $t" "$W/diag"
 	done
 }

@@ -195,7 +195,7 @@ report() {
 # serve_trace BIN FILE: start BIN (a cmd/trace) serving FILE; SRV = its pid, ADDR = its
 # http://host:port. Returns 1 with the reason in $W/diag if it never serves.
 serve_trace() {
-	local deadline st=0
+	local deadline st=0 log re='Trace viewer is listening on (http://[^[:space:]]+)'
 	# Empty the log first: the background redirection truncates it only once the
 	# server starts, and the loop below must never read the previous server's address.
 	: >"$W/srv.err"
@@ -204,8 +204,13 @@ serve_trace() {
 	ADDR=
 	deadline=$((SECONDS + TIMEOUT))
 	while :; do
-		ADDR=$(sed -n 's/.*Trace viewer is listening on \(http:\/\/[^ ]*\).*/\1/p' "$W/srv.err" | head -n 1)
-		[ -n "$ADDR" ] && return 0
+		# Builtins only: this runs every 0.2 s, and processes are slow to start.
+		log=
+		IFS= read -r -d '' log <"$W/srv.err" || true
+		if [[ $log =~ $re ]]; then
+			ADDR=${BASH_REMATCH[1]}
+			return 0
+		fi
 		if ! kill -0 "$SRV" 2>/dev/null; then
 			wait "$SRV" || st=$?
 			SRV=
@@ -237,15 +242,102 @@ stop_server() {
 	SRV=
 }
 
-# GET PATH from the server at $ADDR into $W/body and $W/hdr; sets CODE (HTTP status or
-# "curl: ..." when no answer came).
-fetch() {
-	local rc=0
-	CODE=$(curl -sS --max-time "$TIMEOUT" -o "$W/body" -D "$W/hdr" -w '%{http_code}' \
-		"$ADDR$1" 2>"$W/curlerr") || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		CODE="none (no answer: $(head -n 1 "$W/curlerr"), curl exit $rc)"
+# The page client: one python3 coprocess (per shell that uses it: go-check.sh checks traces
+# in subshells) that GETs pages over a kept-alive HTTP connection, and runs the checks of
+# PY_EXTRA on bodies. Starting a process per request (curl, python3) cost more than the
+# pages themselves. Requests are one line of TAB-separated fields, answers one line:
+#   GET URL BODYFILE HDRFILE  ->  "CODE SIZE": the HTTP status and body bytes; the body and
+#                                 the status line and headers in the files. Or "none WHY"
+#                                 when no answer came (connection refused, or closed with no
+#                                 response: what a handler's panic does), within TIMEOUT.
+#   NAME ARG...               ->  "ok<TAB>OUTPUT" or "bad<TAB>PROBLEM": CHECKS[NAME](ARG...),
+#                                 one of PY_EXTRA's, which raises Bad(PROBLEM) to fail.
+PY_CORE='
+import http.client, sys, urllib.parse
+
+class Bad(Exception):
+    pass
+
+def bad(msg):
+    raise Bad(msg)
+
+CHECKS = {}
+TIMEOUT = float(sys.argv[1])
+conns = {}
+
+def get(url, body, hdr):
+    u = urllib.parse.urlsplit(url)
+    path = u.path + ("?" + u.query if u.query else "")
+    for attempt in (0, 1):
+        c = conns.get(u.netloc)
+        fresh = c is None
+        if fresh:
+            c = conns[u.netloc] = http.client.HTTPConnection(u.netloc, timeout=TIMEOUT)
+        try:
+            c.request("GET", path)
+            r = c.getresponse()
+            size = 0
+            with open(body, "wb") as f:
+                while True:
+                    chunk = r.read(1 << 20)
+                    if not chunk:
+                        break
+                    f.write(chunk)
+                    size += len(chunk)
+            with open(hdr, "w") as f:
+                f.write("HTTP/1.1 %d %s\r\n" % (r.status, r.reason))
+                for k, v in r.getheaders():
+                    f.write("%s: %s\r\n" % (k, v))
+            if r.getheader("Connection", "").lower() == "close":
+                c.close()
+                del conns[u.netloc]
+            return "%d %d" % (r.status, size)
+        except Exception as e:
+            c.close()
+            conns.pop(u.netloc, None)
+            # A kept-alive connection the server has since closed: once more, afresh.
+            if fresh or attempt:
+                open(body, "wb").close()
+                return "none %s: %s" % (type(e).__name__, e)
+'
+PY_LOOP='
+for line in sys.stdin:
+    req = line.rstrip("\n").split("\t")
+    if req[0] == "GET":
+        out = get(*req[1:])
+    else:
+        try:
+            out = "ok\t" + str(CHECKS[req[0]](*req[1:]))
+        except Bad as e:
+            out = "bad\t" + str(e)
+        except Exception as e:
+            out = "bad\tchecker error: %r" % e
+    sys.stdout.write(out.replace("\n", " ") + "\n")
+    sys.stdout.flush()
+'
+PY_EXTRA=
+
+# py_ask FIELD...: send one request to the page client (started if need be); REPLY = its
+# answer, or empty if none came within TIMEOUT.
+py_ask() {
+	local IFS=$'\t'
+	if [ -z "${PYC_PID:-}" ] || ! kill -0 "$PYC_PID" 2>/dev/null; then
+		coproc PYC { exec python3 -c "$PY_CORE$PY_EXTRA$PY_LOOP" "$TIMEOUT"; }
 	fi
+	REPLY=
+	printf '%s\n' "$*" >&"${PYC[1]}" && IFS= read -r -t "$TIMEOUT" REPLY <&"${PYC[0]}" || true
+}
+
+# GET PATH from the server at $ADDR into $W/body and $W/hdr; sets CODE (HTTP status or
+# "none (...)" when no answer came) and SIZE (body bytes).
+fetch() {
+	py_ask GET "$ADDR$1" "$W/body" "$W/hdr"
+	CODE=${REPLY%% *} SIZE=${REPLY#* }
+	case $CODE in
+	[0-9]*) ;;
+	none) CODE="none (no answer: $SIZE)" SIZE=0 ;;
+	*) CODE="none (the page client, python3, gave no answer in ${TIMEOUT}s)" SIZE=0 ;;
+	esac
 }
 
 # Note a failed page rule in $W/problems.

@@ -74,7 +74,7 @@ if [ $# -eq 0 ]; then
 	exit 2
 fi
 check_timeout
-need_commands curl python3 timeout
+need_commands python3 timeout
 collect_traces 'views-*.trace' "$@"
 make_work views-check
 find_go_tools
