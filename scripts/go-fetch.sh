@@ -106,7 +106,7 @@ echo "go-fetch.sh: $ver unpacked ($(($(date +%s) - start))s); building its trace
 # printed command finds them in this GOCACHE), minus anything that could reach the
 # network or a user's settings.
 for tool in trace pprof; do
-	bin=$(GOCACHE="$BASE/cache" GOTOOLCHAIN=local GOPROXY=off GOFLAGS= GOENV=off \
+	bin=$(GOCACHE="$BASE/cache" GOTOOLCHAIN=local GOPROXY=off GOFLAGS='' GOENV=off \
 		"$GO" tool -n "$tool" 2>"$DIR/build-$tool.log") ||
 		die "'go tool -n $tool' (go $V) failed to build it; log: $DIR/build-$tool.log"
 	[ -x "$bin" ] || die "'go tool -n $tool' printed '$bin', which is not an executable"

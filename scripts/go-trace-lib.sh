@@ -87,7 +87,8 @@ tooldir() {
 	TOOLDIR=$WORK/tools-$v
 	mkdir -p "$TOOLDIR"
 	for tool in trace pprof; do
-		bin=$(GOTOOLCHAIN=local GOPROXY=off "$go" tool -n "$tool" 2>"$WORK/tool.err") && [ -x "$bin" ] ||
+		bin=$(GOTOOLCHAIN=local GOPROXY=off "$go" tool -n "$tool" 2>"$WORK/tool.err") || bin=
+		[ -x "${bin:-/nonexistent}" ] ||
 			bail "$go ships no prebuilt $tool and 'go tool -n $tool' could not build it: $(head -c 300 "$WORK/tool.err")"
 		ln -s "$bin" "$TOOLDIR/$tool"
 	done
@@ -325,7 +326,9 @@ py_ask() {
 		coproc PYC { exec python3 -c "$PY_CORE$PY_EXTRA$PY_LOOP" "$TIMEOUT"; }
 	fi
 	REPLY=
-	printf '%s\n' "$*" >&"${PYC[1]}" && IFS= read -r -t "$TIMEOUT" REPLY <&"${PYC[0]}" || true
+	if printf '%s\n' "$*" >&"${PYC[1]}"; then
+		IFS= read -r -t "$TIMEOUT" REPLY <&"${PYC[0]}" || true
+	fi
 }
 
 # GET PATH from the server at $ADDR into $W/body and $W/hdr; sets CODE (HTTP status or

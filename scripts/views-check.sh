@@ -253,7 +253,7 @@ profile() {
 #   - The syscall profile of a correct Go (old, 1.27) must hold >= 10 events: gt-pipe reads
 #     a pipe written every 10 ms for the whole run.
 agree() {
-	local v=$1 kind=$2 tot ref n d rn rd
+	local v=$1 kind=$2 tot n d rn rd
 	tot=$(sed -n 's/^all [0-9]* such samples: \([0-9]*\) events, \([0-9]*\) ns$/\1 \2/p' "$W/diag")
 	if [ -z "$tot" ]; then
 		echo "no 'all N such samples' totals in the profile check's output" >>"$W/diag"
