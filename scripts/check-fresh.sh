@@ -91,7 +91,7 @@ echo "# make demo: $(($(date +%s) - t0)) s"
 step "make demo left out.trace" /dev/null test -s "$RFS/root/gotrace/out.trace" || true
 step "the README's 'gotrace check out.trace' passes on it" "$FRESH/gotrace-check.log" \
 	in_root "$FRESH/gotrace-check.log" "userspace/gotrace check out.trace" || true
-cmd=$(tail -n 5 "$FRESH/demo.log" | sed -n 's/^ *\(\/[^ ]*go tool trace .*\)$/\1/p' | tail -n 1)
+cmd=$(grep -A 1 '^Open it' "$FRESH/demo.log" | sed -n 's/^ *\(.*go tool trace .*\)$/\1/p')
 step "the command make demo prints reads the trace (${cmd:-none printed})" "$FRESH/open.log" \
 	in_root "$FRESH/open.log" \
 	"$(echo "${cmd:-false}" | sed 's/go tool trace /go tool trace -d=parsed /') > /dev/null" ||

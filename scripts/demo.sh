@@ -58,6 +58,8 @@ mkdir -p "$OUT/bin"
 make -s -C "$ROOT/userspace" static OUT="$OUT/bin" >&2 ||
 	die "cannot build the static gotrace CLI (make -C userspace static); it drives the guest's session"
 [ -x "$OUT/bin/gotrace" ] || die "make -C userspace static left no $OUT/bin/gotrace"
+# The command the README uses on the host (gotrace check|dump|stats out.trace).
+make -s -C "$ROOT/userspace" >&2 || die "cannot build userspace/gotrace (make -C userspace)"
 
 # The guest's script: busybox sh, static binaries only.
 cat > "$OUT/demo-guest.sh" <<EOF
@@ -124,4 +126,5 @@ Every thread of the guest is a goroutine, every CPU a P.
 Open it in Go's trace viewer with Go 1.27, fetched into build/go (this command as is):
     GOCACHE=$GOCACHE_DIR $GO tool trace $dest
 It serves the viewer on a local port and prints the address (add -http=:8080 to pick one).
+Without Go: $ROOT/userspace/gotrace check|dump|stats $dest
 EOF
