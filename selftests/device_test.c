@@ -399,19 +399,6 @@ TEST_F_TIMEOUT(device, small_reads, 300)
 	gt_trace_free(&rec.trace);
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-}
-
-/* Make @sig interrupt system calls instead of restarting them. */
-static void interrupt_with(struct __test_metadata *_metadata, int sig)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	ASSERT_EQ(0, sigaction(sig, &sa, NULL));
-}
-
 /*
  * O_NONBLOCK never waits, not even for another read() of the same file
  * that sleeps until a session starts; that read still gets the trace.
@@ -425,7 +412,7 @@ TEST_F(device, nonblock_while_read_waits)
 	int flags;
 	ssize_t n;
 
-	interrupt_with(_metadata, SIGALRM);
+	ASSERT_EQ(0, gt_interrupt_with(SIGALRM));
 	ASSERT_EQ(0, gt_recorder_start(&rec, self->fd, GT_READ_CHUNK));
 	ASSERT_TRUE(gt_wait_blocked(rec.tid, 2000));
 	flags = fcntl(self->fd, F_GETFL);
@@ -556,7 +543,7 @@ TEST_F(device, stop_wait_interrupted)
 	pthread_t thread;
 	int ctl;
 
-	interrupt_with(_metadata, SIGUSR1);
+	ASSERT_EQ(0, gt_interrupt_with(SIGUSR1));
 	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_DEFAULT, 0));
 	ASSERT_EQ(0, pthread_create(&thread, NULL, stopper_main, &p));
 	while (!__atomic_load_n(&p.tid, __ATOMIC_ACQUIRE))

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -424,6 +425,19 @@ int gt_recorder_join(struct gt_recorder *r)
 		return -1;
 	}
 	return 0;
+}
+
+static void gt_on_signal(int sig)
+{
+	(void)sig;
+}
+
+/* Make @sig interrupt system calls (EINTR) instead of restarting them. */
+int gt_interrupt_with(int sig)
+{
+	struct sigaction sa = { .sa_handler = gt_on_signal };
+
+	return sigaction(sig, &sa, NULL);
 }
 
 /* Number of CPUs in /sys/devices/system/cpu/possible, e.g. "0-1,4". */

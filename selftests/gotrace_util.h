@@ -99,6 +99,7 @@ size_t gt_recorder_bytes(struct gt_recorder *r);
 bool gt_recorder_done(struct gt_recorder *r);
 int gt_recorder_join(struct gt_recorder *r);
 
+int gt_interrupt_with(int sig);
 int gt_possible_cpus(void);
 __u64 gt_now_ms(void);
 void gt_msleep(unsigned int ms);

@@ -422,11 +422,6 @@ TEST_F_TIMEOUT(session, cycles, 900)
 	}
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-}
-
 struct tun_reader {
 	int fd;
 	pid_t tid;		/* atomic */
@@ -449,14 +444,13 @@ static void *tun_reader_main(void *arg)
 static void block_in_tun(struct __test_metadata *_metadata)
 {
 	struct tun_reader r = { .fd = open("/dev/net/tun", O_RDWR) };
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct ifreq ifr = { .ifr_flags = IFF_TUN | IFF_NO_PI };
 	pthread_t thread;
 
 	ASSERT_LE(0, r.fd);
 	strcpy(ifr.ifr_name, "gt-tun0");
 	ASSERT_EQ(0, ioctl(r.fd, TUNSETIFF, &ifr));
-	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	ASSERT_EQ(0, gt_interrupt_with(SIGUSR1));
 	ASSERT_EQ(0, pthread_create(&thread, NULL, tun_reader_main, &r));
 	while (!__atomic_load_n(&r.tid, __ATOMIC_ACQUIRE))
 		sched_yield();

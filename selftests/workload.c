@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Scheduler workloads for the gotrace selftests to record. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -400,6 +401,63 @@ int gt_hogs(unsigned int threads, unsigned int ms)
 	return arg.spins ? 0 : -1;
 }
 
+/* Thread ids in use in [GT_RESERVED_PIDS, @limit), or -1. */
+static long gt_tids_in_use_below(unsigned long limit)
+{
+	char path[300];
+	struct dirent *p, *t;
+	DIR *procs, *tasks;
+	long n = 0;
+
+	procs = opendir("/proc");
+	if (!procs)
+		return -1;
+	while ((p = readdir(procs))) {
+		if (p->d_name[0] < '0' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
+		tasks = opendir(path);
+		if (!tasks)
+			continue;	/* it exited */
+		while ((t = readdir(tasks))) {
+			unsigned long tid = strtoul(t->d_name, NULL, 10);
+
+			if (tid >= GT_RESERVED_PIDS && tid < limit)
+				n++;
+		}
+		closedir(tasks);
+	}
+	closedir(procs);
+	return n;
+}
+
+/*
+ * The pid_max that leaves @free thread ids unused from GT_RESERVED_PIDS
+ * (where Linux starts again once ids wrap) up, so that ids come round at
+ * once; 0 on error.
+ */
+unsigned long gt_tight_pid_max(unsigned int free)
+{
+	unsigned long limit = GT_RESERVED_PIDS;
+	long used;
+
+	do {
+		used = gt_tids_in_use_below(++limit);
+		if (used < 0)
+			return 0;
+	} while (limit - GT_RESERVED_PIDS < (unsigned long)used + free);
+	return limit;
+}
+
+/* Note @pid in the bitmap @seen; whether it was there already. */
+static bool gt_pid_seen(unsigned char *seen, pid_t pid)
+{
+	bool was = seen[pid / 8] & (1 << (pid % 8));
+
+	seen[pid / 8] |= 1 << (pid % 8);
+	return was;
+}
+
 /*
  * Fork @forks children, at most @parallel alive at once; every fourth one
  * sleeps a little before exiting. Returns how many children got a pid that
@@ -432,9 +490,7 @@ long gt_fork_storm(unsigned int forks, unsigned int parallel)
 			break;
 		}
 		alive++;
-		if (seen[pid / 8] & (1 << (pid % 8)))
-			reused++;
-		seen[pid / 8] |= 1 << (pid % 8);
+		reused += gt_pid_seen(seen, pid);
 	}
 	while (alive--)
 		if (wait(NULL) < 0)
@@ -518,9 +574,7 @@ long gt_reuse_storm(unsigned int forks, unsigned int parallel,
 			break;
 		}
 		alive++;
-		if (seen[pid / 8] & (1 << (pid % 8)))
-			reused++;
-		seen[pid / 8] |= 1 << (pid % 8);
+		reused += gt_pid_seen(seen, pid);
 	}
 	while (alive--) {
 		if (wait(&status) < 0)

@@ -11,7 +11,11 @@ int gt_tcp_pingpong(unsigned long rounds, unsigned int max_ms,
 int gt_mutex_contend(unsigned int threads, unsigned long iters,
 		     unsigned int max_ms);
 int gt_sleepers(unsigned int threads, unsigned int sleeps, long ns);
+/* Linux hands out ids from here up again once they wrap at pid_max. */
+#define GT_RESERVED_PIDS	300
+
 long gt_fork_storm(unsigned int forks, unsigned int parallel);
+unsigned long gt_tight_pid_max(unsigned int free);
 int gt_pipe_timer(unsigned int ticks, long ns, const char *timer_name);
 int gt_hogs(unsigned int threads, unsigned int ms);
 long gt_reuse_storm(unsigned int forks, unsigned int parallel,

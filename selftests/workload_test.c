@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* gotrace recording workloads, in every format, for the host's Go check. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -22,7 +21,6 @@
 #define THREADS		4
 #define SLEEPS		200
 #define FORKS		600
-#define RESERVED_PIDS	300	/* ids below it are not reused */
 #define TIGHT_FREE	3	/* ids left free for the storm */
 #define STORM_THREADS	3000
 
@@ -171,36 +169,6 @@ TEST_F_TIMEOUT(workload, fork_storm, 600)
 	TH_LOG("%ld of %d forks reused a pid", reused, FORKS);
 }
 
-/* Thread ids in use in [RESERVED_PIDS, limit), or -1. */
-static long tids_in_use_below(unsigned long limit)
-{
-	char path[300];
-	struct dirent *p, *t;
-	DIR *procs, *tasks;
-	long n = 0;
-
-	procs = opendir("/proc");
-	if (!procs)
-		return -1;
-	while ((p = readdir(procs))) {
-		if (p->d_name[0] < '0' || p->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
-		tasks = opendir(path);
-		if (!tasks)
-			continue;	/* it exited */
-		while ((t = readdir(tasks))) {
-			unsigned long tid = strtoul(t->d_name, NULL, 10);
-
-			if (tid >= RESERVED_PIDS && tid < limit)
-				n++;
-		}
-		closedir(tasks);
-	}
-	closedir(procs);
-	return n;
-}
-
 /* Shared by the threads of a thread storm. */
 struct storm {
 	unsigned char *seen;	/* thread ids seen, a bit each */
@@ -282,10 +250,10 @@ static long thread_storm(unsigned int n, int cpu)
  */
 TEST_F_TIMEOUT(workload, id_reuse_tight, 600)
 {
-	unsigned long pid_max, limit = RESERVED_PIDS;
+	unsigned long pid_max, limit;
 	cpu_set_t all, one;
 	struct gt_stats st;
-	long used, reused;
+	long reused;
 	int cpu;
 
 	if (gt_read_ulong(PID_MAX, &pid_max))
@@ -298,10 +266,8 @@ TEST_F_TIMEOUT(workload, id_reuse_tight, 600)
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
-	do {
-		used = tids_in_use_below(++limit);
-		ASSERT_LE(0, used);
-	} while (limit - RESERVED_PIDS < (unsigned long)used + TIGHT_FREE);
+	limit = gt_tight_pid_max(TIGHT_FREE);
+	ASSERT_LT(0, limit);
 	ASSERT_EQ(0, gt_write_ulong(PID_MAX, limit));
 	self->pid_max = pid_max;
 	reused = thread_storm(STORM_THREADS, !cpu);
