@@ -393,8 +393,8 @@ struct gotrace_session {
  *		waiting GOTRACE_STOP.
  * @sessions:	sessions started since load.
  * @read_to_end: number (as @sessions counts) of the last session whose
- *		trace was read to its end. Read locklessly by a waiting
- *		GOTRACE_STOP.
+ *		trace was read to its end, or can no longer be (a reader left
+ *		it half read). Read locklessly by a waiting GOTRACE_STOP.
  */
 struct gotrace_dev {
 	struct mutex lock;		/* see above */

@@ -255,15 +255,17 @@ void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s)
  *
  * If it read part of the current trace but not its end, the rest cannot
  * make a valid trace file for the next reader: read() fails with -EPIPE
- * until another session starts.
+ * until another session starts, and no stop waits for that trace's end.
  */
 void gotrace_session_reader_gone(struct gotrace_dev *dev)
 {
 	struct gotrace_session *s = gotrace_dev_sess(dev);
 
 	lockdep_assert_held(&dev->lock);
-	if (s && s->state != GOTRACE_SESS_DONE && READ_ONCE(s->rd_hdr))
+	if (s && s->state != GOTRACE_SESS_DONE && READ_ONCE(s->rd_hdr)) {
 		WRITE_ONCE(s->rd_broken, true);
+		WRITE_ONCE(dev->read_to_end, dev->sessions);
+	}
 }
 
 /**
