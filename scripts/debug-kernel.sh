@@ -2,12 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build (once) gotrace's debug kernel and make it bootable by scripts/vm.sh; print its KVER.
 #
-# Usage: scripts/debug-kernel.sh [--kver]
+# Usage: scripts/debug-kernel.sh [--kver | --background]
 #
 #   (no option)  build the kernel unless it is cached, install it as build/kernels/<KVER>/
 #                (boot/vmlinuz-<KVER>, lib/modules/<KVER>/, kdir: its build tree, as
 #                scripts/kernels.sh lays out Debian's kernels), print <KVER>
 #   --kver       print the KVER a build would have, build nothing
+#   --background start the same in the background, in a process group of its own, at idle
+#                priority (SCHED_IDLE, nice 19; output in $CACHE/background.log); print
+#                the group's id and return at once. make check starts it before make
+#                check-stock, whose guests leave CPU time unused, and kills the group
+#                when it ends; make check-debug's own call waits for it on the cache
+#                lock (and builds in the foreground if it failed). The build tools must
+#                be installed already (scripts/deps.sh does): no apt-get beside another.
 #
 # The kernel is Debian's linux-source-6.1 (/usr/src/linux-source-6.1.tar.xz) configured
 # as allnoconfig for x86_64 plus scripts/debug-kernel.config (the guest's needs, lockdep,
@@ -90,7 +97,14 @@ if [ "${1:-}" = --kver ]; then
 	fi
 	exit 0
 fi
-[ $# -eq 0 ] || die "unknown argument '$1'; usage: $0 [--kver]"
+if [ "${1:-}" = --background ]; then
+	mkdir -p "$CACHE"
+	log "building in the background at idle priority; log: $CACHE/background.log"
+	setsid chrt --idle 0 nice -n 19 "$0" > "$CACHE/background.log" 2>&1 < /dev/null &
+	echo $!
+	exit 0
+fi
+[ $# -eq 0 ] || die "unknown argument '$1'; usage: $0 [--kver | --background]"
 
 # Check that every option of the fragment is in .config as written.
 check_config() {

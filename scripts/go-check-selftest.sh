@@ -4,19 +4,20 @@
 #
 # Works on copies of the sample traces Go ships in internal/trace/testdata (Go 1.19's for the
 # 1.11 and 1.19 formats, Go 1.21's for 1.21) in a temp dir. Expected results:
-#   - every *_1_{11,19,21}_good sample passes all six checks (Go 1.19 or 1.21, 1.23 and 1.27
-#     parse and pages), except the four below;
+#   - every *_1_{11,19,21}_good sample passes all five checks (Go 1.19 or 1.21, 1.23 and
+#     1.27 parse; Go 1.19 or 1.21 and 1.27 pages), except the four below; with --parse-only,
+#     the three parse checks and no page check;
 #   - http_1_11_good and user_task_region_1_{11,19,21}_good hold a single Gomaxprocs event (no
 #     GC ran while they were recorded). Modern Go's converter consumes the first Gomaxprocs as
 #     the end of the start-of-trace snapshot, so the converted trace has no GOMAXPROCS metric,
 #     the MMU data is empty and the /mmu?mode=plot handler of Go 1.23 and of Go 1.27 alike
 #     panics indexing it (internal/trace/traceviewer/mmu.go, golang/go#74146). That is a real
-#     page failure, so go-check must report exactly the "go1.23 pages" and "go1.27 pages"
-#     checks of these as failing (each with the panic), and the same traces with a second
+#     page failure, so go-check must report exactly the "go1.27 pages" check of each as
+#     failing (with the panic), and the same traces with a second
 #     Gomaxprocs right after the first (what a gotrace trace must contain) must pass
 #     everything;
 #   - a truncated trace, a header-only trace and a trace with out-of-order timestamps fail
-#     all six checks, i.e. with every Go version; Go's non-good sample (stress_1_5_unordered:
+#     all five checks, i.e. with every Go version; Go's non-good sample (stress_1_5_unordered:
 #     Go ships no *_bad file), an empty directory, a directory without *.trace, a missing path
 #     and a mixed good+bad directory fail;
 #   - no trace server is left running.
@@ -93,41 +94,46 @@ ngood=$(find "$TMP/good" -name '*.trace' | wc -l)
 nmmu=$(find "$TMP/mmu" -name '*.trace' | wc -l)
 
 echo "TAP version 13"
-echo "1..$((3 + nmmu + 10))"
+echo "1..$((4 + nmmu + 10))"
 
 # 1. Go's good samples pass everything.
 run good "$TMP/good"
 st=0
 [ "$RC" -eq 0 ] && [ "$ngood" -ge 8 ] &&
-	grep -qx "1\.\.$((6 * ngood))" "$OUT" &&
-	[ "$(grep -c '^ok ' "$OUT")" -eq $((6 * ngood)) ] && ! grep -q '^not ok' "$OUT" || st=1
-result $st "Go's $ngood good sample traces (1.11, 1.19, 1.21) pass all 6 checks each" "$OUT"
+	grep -qx "1\.\.$((5 * ngood))" "$OUT" &&
+	[ "$(grep -c '^ok ' "$OUT")" -eq $((5 * ngood)) ] && ! grep -q '^not ok' "$OUT" || st=1
+result $st "Go's $ngood good sample traces (1.11, 1.19, 1.21) pass all 5 checks each" "$OUT"
 
-# 2. The single-Gomaxprocs samples: only Go 1.23's and 1.27's pages fail, on the MMU plot
-# panic.
+# 1b. --parse-only: the three parse checks of each, no page.
+run good-parse --parse-only "$TMP/good"
+st=0
+[ "$RC" -eq 0 ] && grep -qx "1\.\.$((3 * ngood))" "$OUT" &&
+	[ "$(grep -c '^ok [0-9]* - go1\.[0-9]* parse: ' "$OUT")" -eq $((3 * ngood)) ] &&
+	! grep -q 'pages: \|^not ok' "$OUT" || st=1
+result $st "--parse-only: the same samples get the 3 parse checks each and no page check" "$OUT"
+
+# 2. The single-Gomaxprocs samples: only Go 1.27's pages fail, on the MMU plot panic.
 run mmu "$TMP/mmu"
 st=0
-[ "$RC" -eq 1 ] && [ "$nmmu" -eq 4 ] && [ "$(grep -c '^not ok ' "$OUT")" -eq $((2 * nmmu)) ] || st=1
-result $st "single-Gomaxprocs samples: go-check exits 1 (Go 1.23 and 1.27 MMU plot panic, golang/go#74146)" "$OUT"
+[ "$RC" -eq 1 ] && [ "$nmmu" -eq 4 ] && [ "$(grep -c '^not ok ' "$OUT")" -eq "$nmmu" ] || st=1
+result $st "single-Gomaxprocs samples: go-check exits 1 (Go 1.27 MMU plot panic, golang/go#74146)" "$OUT"
 for f in "$TMP"/mmu/*.trace; do
 	st=0
 	grep -Eq "^ok [0-9]+ - go1\.(19|21) parse: $f\$" "$OUT" &&
 		grep -q "^ok [0-9]* - go1\.23 parse: $f\$" "$OUT" &&
 		grep -q "^ok [0-9]* - go1\.27 parse: $f\$" "$OUT" &&
 		grep -Eq "^ok [0-9]+ - go1\.(19|21) pages: $f\$" "$OUT" || st=1
-	for v in 1.23 1.27; do
-		grep -q "^not ok [0-9]* - go${v/./\\.} pages: $f\$" "$OUT" || st=1
-		# The failure must be the MMU plot panic, reported from the server's stderr.
-		sed -n "\#^not ok [0-9]* - go${v/./\\.} pages: $f\$#,/^\(not \)\{0,1\}ok /p" "$OUT" >"$TMP/one.diag"
-		grep -q 'GET /mmu?mode=plot' "$TMP/one.diag" && grep -q 'http: panic serving' "$TMP/one.diag" || st=1
-	done
-	result $st "${f##*/}: only 'go1.23 pages' and 'go1.27 pages' fail, each with the /mmu?mode=plot panic shown" "$OUT"
+	grep -q "^not ok [0-9]* - go1\.27 pages: $f\$" "$OUT" || st=1
+	# The failure must be the MMU plot panic, reported from the server's stderr.
+	sed -n "\#^not ok [0-9]* - go1\.27 pages: $f\$#,/^\(not \)\{0,1\}ok /p" "$OUT" >"$TMP/one.diag"
+	grep -q 'GET /mmu?mode=plot' "$TMP/one.diag" && grep -q 'http: panic serving' "$TMP/one.diag" || st=1
+	result $st "${f##*/}: only 'go1.27 pages' fails, with the /mmu?mode=plot panic shown" "$OUT"
 done
 
 # 3. The same traces with a second Gomaxprocs (as gotrace must write) pass everything.
 run mmu-fixed "$TMP/mmu-fixed"
 st=0
-[ "$RC" -eq 0 ] && [ "$(grep -c '^ok ' "$OUT")" -eq $((6 * nmmu)) ] || st=1
+[ "$RC" -eq 0 ] && [ "$(grep -c '^ok ' "$OUT")" -eq $((5 * nmmu)) ] || st=1
 result $st "single-Gomaxprocs samples plus a 2nd Gomaxprocs right after the 1st pass all checks" "$OUT"
 
 # 4. A truncated trace fails every check.
@@ -136,16 +142,16 @@ src=$SAMPLES_NEW/stress_1_21_good
 head -c $(($(stat -c %s "$src") / 2)) "$src" >"$TMP/trunc/half.trace"
 run trunc "$TMP/trunc"
 st=0
-[ "$RC" -eq 1 ] && [ "$(grep -c '^not ok ' "$OUT")" -eq 6 ] || st=1
-result $st "a trace cut in half fails all 6 checks" "$OUT"
+[ "$RC" -eq 1 ] && [ "$(grep -c '^not ok ' "$OUT")" -eq 5 ] || st=1
+result $st "a trace cut in half fails all 5 checks" "$OUT"
 
 # 5. A header-only trace fails.
 mkdir "$TMP/hdr"
 head -c 16 "$src" >"$TMP/hdr/header-only.trace"
 run hdr "$TMP/hdr/header-only.trace"
 st=0
-[ "$RC" -eq 1 ] && [ "$(grep -c '^not ok ' "$OUT")" -eq 6 ] || st=1
-result $st "a header-only trace fails all 6 checks" "$OUT"
+[ "$RC" -eq 1 ] && [ "$(grep -c '^not ok ' "$OUT")" -eq 5 ] || st=1
+result $st "a header-only trace fails all 5 checks" "$OUT"
 
 # 6. Go's non-good sample (its only one; no *_bad files ship) fails.
 mkdir "$TMP/bad"
@@ -160,9 +166,9 @@ mkdir "$TMP/order"
 python3 -c "$EDIT_TRACE" late-batch "$SAMPLES_NEW/http_1_21_good" "$TMP/order/backwards.trace"
 run order "$TMP/order"
 st=0
-[ "$RC" -eq 1 ] && [ "$(grep -c '^not ok ' "$OUT")" -eq 6 ] &&
+[ "$RC" -eq 1 ] && [ "$(grep -c '^not ok ' "$OUT")" -eq 5 ] &&
 	[ "$(grep -c 'time stamps out of order' "$OUT")" -ge 3 ] || st=1
-result $st "a trace whose timestamps go backwards fails all 6 checks ('time stamps out of order')" "$OUT"
+result $st "a trace whose timestamps go backwards fails all 5 checks ('time stamps out of order')" "$OUT"
 
 # 8. An empty directory fails: a check that sees nothing must not pass.
 mkdir "$TMP/empty"
@@ -195,10 +201,10 @@ cp "$SAMPLES_NEW/http_1_21_good" "$TMP/mixed/a-good.trace"
 cp "$TMP/trunc/half.trace" "$TMP/mixed/b-half.trace"
 run mixed "$TMP/mixed"
 st=0
-[ "$RC" -eq 1 ] && grep -qx '1\.\.12' "$OUT" &&
-	[ "$(grep -c "^ok [0-9]* - .*: $TMP/mixed/a-good.trace\$" "$OUT")" -eq 6 ] &&
-	[ "$(grep -c "^not ok [0-9]* - .*: $TMP/mixed/b-half.trace\$" "$OUT")" -eq 6 ] || st=1
-result $st "a good and a truncated trace together: exit 1, 6 ok + 6 not ok" "$OUT"
+[ "$RC" -eq 1 ] && grep -qx '1\.\.10' "$OUT" &&
+	[ "$(grep -c "^ok [0-9]* - .*: $TMP/mixed/a-good.trace\$" "$OUT")" -eq 5 ] &&
+	[ "$(grep -c "^not ok [0-9]* - .*: $TMP/mixed/b-half.trace\$" "$OUT")" -eq 5 ] || st=1
+result $st "a good and a truncated trace together: exit 1, 5 ok + 5 not ok" "$OUT"
 
 # 12. No trace server survives the runs above.
 st=0

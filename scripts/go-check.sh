@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Check *.trace files with Go's own readers and every `go tool trace` page; print TAP.
 #
-# Usage: scripts/go-check.sh DIR_OR_FILE...
+# Usage: scripts/go-check.sh [--parse-only] DIR_OR_FILE...
 #   Directories are searched recursively for *.trace; files are checked whatever their name.
 #   Exit 0 only if every check of every trace passed; 1 on any failure (or no traces at all);
 #   2 on bad usage.
 #
-# Six TAP tests per trace:
+# Five TAP tests per trace (three with --parse-only):
 #   go1.OLD parse   `go tool trace -d FILE` of the old parser exits 0. OLD comes from the
 #                   16-byte header: 1.11 and 1.19 traces -> Go 1.19, 1.21 traces -> Go 1.21
 #                   (the newest parser of each format). Any other header fails here.
@@ -17,32 +17,35 @@
 #   go1.27 parse    `go tool trace -d=parsed FILE` of Go 1.27 exits 0 (since 1.24 -d takes
 #                   wire|parsed|footprint; parsed = every event through the same Reader).
 #   go1.OLD pages   the web UI of the old cmd/trace serves every page (rules below).
-#   go1.23 pages    the same for the rewritten cmd/trace of Go 1.22+, as Go 1.23 has it.
-#   go1.27 pages    the same for Go 1.27, the newest Go, and every other page its viewer
-#                   links (below: "1.27 also").
+#   go1.27 pages    the same for the rewritten cmd/trace of Go 1.22+, as Go 1.27, the newest
+#                   Go, has it, and every other page its viewer links (below: "1.27 also").
+#                   Go 1.23's pages are not fetched: its viewer is an older copy of the same
+#                   code, and its profiles are the ones golang/go#74850 gets wrong.
+#
+# --parse-only leaves out the two page checks: for traces whose pages the same tests'
+# traces from other kernels already cover (make check-debug), at a fifth of the time.
 #
 # Go 1.27 is Debian trixie-backports' golang-1.27-go, which scripts/go-fetch.sh downloads
 # once into build/go/1.27 (it is never installed) with its trace and pprof tools built there:
 # since Go 1.25 they are not prebuilt. The first run takes a few minutes for that.
 #
-# Pages: the trace tool binary (for Go 1.19-1.23 the one `go tool trace` execs, $(go env
+# Pages: the trace tool binary (for Go 1.19 and 1.21 the one `go tool trace` execs, $(go env
 # GOTOOLDIR)/trace; for 1.27 build/go/1.27/tool/trace; either way the server is our direct
 # child and dies by pid) runs as `trace -http=127.0.0.1:0 FILE` with BROWSER=true
 # (cmd/internal/browser tries $BROWSER first; `true` "succeeds" at once) and DISPLAY unset.
 # It listens before parsing; we wait for its "Trace viewer is listening on http://..." log line
 # (printed after parsing and splitting, polled every 0.2 s, deadline GO_CHECK_TIMEOUT, default
 # 120 s; the process exiting first is a failure), then GET, each within the same deadline
-# ("new" = 1.23 and 1.27; the 1.23 and 1.27 viewers serve the same URLs):
+# ("new" = Go 1.27's viewer, "1.27" below the pages only it is asked for):
 #
-#   page (old path -> new path)    real content (all versions unless said)
+#   page (old path -> new path)    real content (both viewers unless said)
 #   /                              200, "cmd/trace: the Go trace event viewer", a "View trace"
 #                                  link, ends with </html> (templates that fail midway still
 #                                  answer 200, so the closing tag proves the whole page)
-#   /jsontrace (old, 1.23)         200, a JSON object: "traceEvents" array holding at least one
+#   /jsontrace (old)               200, a JSON object: "traceEvents" array holding at least one
 #                                  execution slice (ph "X") of a goroutine, "stackFrames"
 #                                  object. cmd/trace logs and returns 200 with a cut body on
-#                                  error, so the JSON parse is the real check. 1.23 also
-#                                  /jsontrace?view=thread.
+#                                  error, so the JSON parse is the real check.
 #   1.27: every timeline "/" links /trace?view=proc and ?view=thread (a large trace: one link
 #                                  per section, &start=S&end=E): each page 200, </html>, loads
 #                                  /static/webcomponents.min.js and /jsontrace?SAME_PARAMS; the
@@ -106,8 +109,13 @@ PROG=${0##*/}
 . "$(dirname "$0")/go-trace-lib.sh"
 MMU_FLAGS='system%7Cstw%7Cbackground%7Cassist'
 
+PARSE_ONLY=
+if [ "${1:-}" = --parse-only ]; then
+	PARSE_ONLY=1
+	shift
+fi
 if [ $# -eq 0 ]; then
-	echo "usage: $PROG DIR_OR_FILE... (checks every *.trace with Go's readers; prints TAP)" >&2
+	echo "usage: $PROG [--parse-only] DIR_OR_FILE... (checks every *.trace with Go's readers; prints TAP)" >&2
 	exit 2
 fi
 check_timeout
@@ -321,9 +329,8 @@ check_view() {
 	seen "$data" || check_json "$data" "$kind"
 }
 
-# Run every page check against one server. $1: the viewer: old (Go 1.19 and 1.21), new (Go
-# 1.23: the pages checked since 1.23 was the newest) or all (Go 1.27: every page the new
-# viewer links), $2: the pprof binary.
+# Run every page check against one server. $1: the viewer: old (Go 1.19 and 1.21) or new (Go
+# 1.27: every page the new viewer links), $2: the pprof binary.
 check_all_pages() {
 	local flavor=$1 pprof=$2 link links goid first last v window sort p
 	# URLs hold '?': no pathname expansion of the unquoted lists below.
@@ -334,10 +341,9 @@ check_all_pages() {
 	cp "$W/body" "$W/main.html"
 
 	goid=
-	if [ "$flavor" != all ]; then
+	if [ "$flavor" = old ]; then
 		check_json /jsontrace jsontrace
 		goid=$JSON_OUT
-		[ "$flavor" = old ] || check_json '/jsontrace?view=thread' jsontrace
 	else
 		# Every timeline the main page links, by proc and by thread: /trace?view=V, or
 		# /trace?view=V&start=S&end=E per section of a large trace. Every page; the JSON of
@@ -363,7 +369,7 @@ check_all_pages() {
 	# The goroutine-oriented view (/trace?goid=N loads /jsontrace?goid=N), for a goroutine the
 	# full view shows running, so it must show an execution slice too.
 	if [ -n "$goid" ]; then
-		if [ "$flavor" = all ]; then
+		if [ "$flavor" = new ]; then
 			check_view "/trace?goid=$goid" jsontrace
 		else
 			check_json "/jsontrace?goid=$goid" jsontrace
@@ -385,7 +391,7 @@ check_all_pages() {
 	if [ -n "$link" ]; then
 		link=$(printf '%s\n' "$link" | sed -e 's/&amp;/\&/g' -e 's/&#43;/+/g')
 		check_html "$link" '</table>' "goroutine table" '<table class="details">' 'href="/trace\?goid=[0-9]+"'
-		if [ "$flavor" = all ]; then
+		if [ "$flavor" = new ]; then
 			# The group's own profiles, its first goroutine's view, the table sorted.
 			cp "$W/body" "$W/group.html"
 			links=$(hrefs "$W/group.html" '/(io|block|syscall|sched)\?name=.*&raw=1')
@@ -407,7 +413,7 @@ check_all_pages() {
 	done
 
 	check_html /usertasks '</html>' "task table" '<th>Task type</th>'
-	if [ "$flavor" = all ]; then
+	if [ "$flavor" = new ]; then
 		# The first two task types, and each one's first task in both task views. Task 0
 		# is the background task (regions outside any task): every cmd/trace since 1.22
 		# links it (/trace?focustask=0) and then answers "failed to find task with id 0"
@@ -422,7 +428,7 @@ check_all_pages() {
 		done
 	fi
 	check_html /userregions '</html>' "region table" '<th>Region type</th>'
-	if [ "$flavor" = all ]; then
+	if [ "$flavor" = new ]; then
 		# The first two region types: their goroutine tables, profiles and first views.
 		cp "$W/body" "$W/regions.html"
 		for link in $(hrefs "$W/regions.html" '/userregion\?.*' 2); do
@@ -451,7 +457,7 @@ check_all_pages() {
 		check_json "/mmu?mode=plot&flags=$MMU_FLAGS" mmu
 		# A click on the plot: the worst windows of one width, each linking its time range.
 		window=$JSON_OUT
-		if [ "$flavor" = all ] && [ -n "$window" ]; then
+		if [ "$flavor" = new ] && [ -n "$window" ]; then
 			check_json "/mmu?mode=details&window=$window&flags=$MMU_FLAGS" mmudetails
 			[ -z "$JSON_OUT" ] || check_view "${JSON_OUT%%#*}" jsonview
 		fi
@@ -519,12 +525,13 @@ record() {
 
 # Go 1.23 and later: the flag of `trace` that reads every event and exits.
 declare -A PARSE_FLAG=([1.23]=-d=1 [1.27]=-d=parsed)
-# Which pages of the new viewer (check_all_pages): every one for the newest Go.
-declare -A VIEWER=([1.23]=new [1.27]=all)
 NEW_GOS="1.23 1.27"
-NCHECKS=6
+# The Go whose new viewer serves the pages.
+PAGES_GO=1.27
+NCHECKS=5
+[ -z "$PARSE_ONLY" ] || NCHECKS=3
 
-# check_trace I TRACE: the six checks of one trace, into $WORK/I (run in a subshell, so
+# check_trace I TRACE: the checks of one trace, into $WORK/I (run in a subshell, so
 # that traces are checked JOBS at a time; the parent reports their results in order).
 check_trace() {
 	local t=$2 old tools st v tv
@@ -551,6 +558,7 @@ check_trace() {
 		record "$st" "go$v parse: $t" "$W/diag"
 	done
 
+	[ -z "$PARSE_ONLY" ] || return 0
 	if [ -n "$old" ]; then
 		st=0
 		pages "$t" "$tools/trace" "$tools/pprof" old || st=1
@@ -559,12 +567,10 @@ check_trace() {
 		record 1 "go1.?? pages: $t" "$W/hdrdiag"
 	fi
 
-	for v in $NEW_GOS; do
-		tv=TOOLS_${v/./_}
-		st=0
-		pages "$t" "${!tv}/trace" "${!tv}/pprof" "${VIEWER[$v]}" || st=1
-		record "$st" "go$v pages: $t" "$W/diag"
-	done
+	tv=TOOLS_${PAGES_GO/./_}
+	st=0
+	pages "$t" "${!tv}/trace" "${!tv}/pprof" new || st=1
+	record "$st" "go$PAGES_GO pages: $t" "$W/diag"
 }
 
 echo "TAP version 13"
