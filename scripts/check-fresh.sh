@@ -103,5 +103,6 @@ if [ -z "$demo_only" ]; then
 		in_root "$FRESH/check.log" "make check" || true
 	echo "# make check: $(($(date +%s) - t0)) s"
 fi
-echo "# disk used by the root: $(du -sh "$RFS" | cut -f1); $(($(date +%s) - start)) s in all"
+unmount_all
+echo "# disk used by the root: $(du -shx "$RFS" | cut -f1); $(($(date +%s) - start)) s in all"
 tap_end
