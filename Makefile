@@ -7,6 +7,7 @@ KVER ?= $(shell uname -r)
 KDIR ?= $(wildcard /lib/modules/$(KVER)/build)
 
 CHECKPATCH ?= build/linux-source/scripts/checkpatch.pl
+KERNEL_DOC ?= build/linux-source/scripts/kernel-doc
 
 .PHONY: all module userspace selftests deps check demo bench style sparse clean \
 	install uninstall dkms-src dkms-install deb deb-check
@@ -108,13 +109,18 @@ deb:
 deb-check: deb
 	scripts/deb-check.sh
 
-style: $(CHECKPATCH)
+# checkpatch --strict, then kernel-doc's verbose checks (every comment's parameters and
+# return value): both must print no warning.
+style: $(CHECKPATCH) $(KERNEL_DOC)
 	$(CHECKPATCH) --strict --no-tree --terse -f module/*.c module/*.h uapi/linux/*.h
+	@out=$$(perl $(KERNEL_DOC) -v -none module/*.c module/*.h uapi/linux/*.h 2>&1 | \
+		grep -i warning); [ -z "$$out" ] || { echo "$$out"; exit 1; }; \
+	echo "kernel-doc: no warnings"
 
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 W=1 modules
 
-$(CHECKPATCH):
+$(CHECKPATCH) $(KERNEL_DOC):
 	scripts/kernels.sh --source-only
 
 clean:

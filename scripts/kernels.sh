@@ -9,7 +9,7 @@
 #   scripts/kernels.sh --module KVER NAME
 #                                      write the fetched kernel's module NAME.ko, uncompressed,
 #                                      to stdout (a selftest loads and unloads one in the guest)
-#   scripts/kernels.sh --source-only   extract checkpatch and the kselftest headers from
+#   scripts/kernels.sh --source-only   extract checkpatch, kernel-doc and the kselftest headers from
 #                                      linux-source-6.1 into build/linux-source/
 #   scripts/kernels.sh --rt            fetch Debian 12's PREEMPT_RT kernel (linux-image-rt-amd64)
 #                                      the same way; record it in build/kernels/list-rt (not in
@@ -31,6 +31,7 @@ KERNELS="$ROOT/build/kernels"
 SRC_TAR=/usr/src/linux-source-6.1.tar.xz
 SRC_OUT="$ROOT/build/linux-source"
 SRC_FILES="scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
+scripts/kernel-doc
 tools/testing/selftests/kselftest_harness.h tools/testing/selftests/kselftest.h
 Documentation/userspace-api/ioctl/ioctl-number.rst"
 
