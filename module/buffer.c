@@ -163,6 +163,8 @@ void gotrace_buf_release(struct gotrace_cpu *c)
  *
  * The writer keeps only @pos up to date per event; a commit moves it into
  * @bytes inside @bytes_seq's write section, so the sum never goes back.
+ *
+ * Return: @bytes + @pos, the two read as one value.
  */
 u64 gotrace_buf_bytes(struct gotrace_cpu *c)
 {
@@ -181,6 +183,9 @@ u64 gotrace_buf_bytes(struct gotrace_cpu *c)
 /**
  * gotrace_buf_full - chunks committed and waiting for the reader
  * @c: the CPU's buffer
+ *
+ * Return: the number of chunks committed and not yet released by the reader
+ * (@head - @tail); 0 if there are none.
  */
 u32 gotrace_buf_full(struct gotrace_cpu *c)
 {

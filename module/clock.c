@@ -26,6 +26,9 @@
 
 /**
  * gotrace_clock_has_tsc - whether GOTRACE_START_CLOCK_TSC can be honoured
+ *
+ * Return: true if the CPU has a TSC and the kernel knows its rate (tsc_khz);
+ * always false without CONFIG_X86_TSC.
  */
 bool gotrace_clock_has_tsc(void)
 {
@@ -74,6 +77,9 @@ void gotrace_clock_init(struct gotrace_session *s, u32 flags)
  *
  * The TSC may be marked unstable after the session chose it (or it was
  * forced): the trace says so rather than switching clocks in its middle.
+ *
+ * Return: true if @s's clock is the TSC and the kernel has marked the TSC
+ * unstable; false otherwise.
  */
 bool gotrace_clock_unstable(struct gotrace_session *s)
 {

@@ -415,8 +415,8 @@ bool gotrace_clock_unstable(struct gotrace_session *s);
  * gotrace_clock - now, in @s's trace ticks, the same clock on every CPU
  * @s: the session
  *
- * The TSC read after earlier loads (as the kernel's TSC clocksource reads
- * it), or CLOCK_MONOTONIC: see clock.c.
+ * Return: the TSC read after earlier loads (as the kernel's TSC clocksource
+ * reads it), or CLOCK_MONOTONIC (see clock.c), in trace ticks.
  */
 static __always_inline u64 gotrace_clock(const struct gotrace_session *s)
 {
@@ -430,6 +430,8 @@ static __always_inline u64 gotrace_clock(const struct gotrace_session *s)
 /**
  * gotrace_dev_sess - the device's session; the caller holds dev->lock
  * @dev: the device
+ *
+ * Return: the session, or NULL if @dev has none.
  */
 static inline struct gotrace_session *gotrace_dev_sess(struct gotrace_dev *dev)
 {
@@ -643,6 +645,9 @@ const char *gotrace_reason_name(u32 reason, char *buf, size_t size);
  *
  * Kernel threads have none; a user thread stopped by a page fault or an
  * interrupt has saved registers that are not a system call's.
+ *
+ * Return: the system call's number, or -1 if there is none or it is not
+ * below GOTRACE_NR_SYSCALLS.
  */
 static inline int gotrace_syscall_of(struct task_struct *p)
 {
@@ -675,6 +680,8 @@ u32 gotrace_stacks_key(struct gotrace_stacks *st, u32 id);
  * Called with interrupts off (a probe) or with no probe running. A stack
  * used before is found in its first slot or, if it collided, in the next
  * one, unless it collided again.
+ *
+ * Return: the stack's id, GOTRACE_STACK_FULL if the ids ran out.
  */
 static inline u32 gotrace_stack(struct gotrace_session *s, u32 prog, u32 reason)
 {
@@ -719,6 +726,8 @@ bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
 /**
  * gotrace_waiting - whether a thread waits in the trace (for a wakeup)
  * @t: its entry
+ *
+ * Return: true if @t is GOTRACE_T_WAITING or GOTRACE_T_SYSCALL.
  */
 static inline bool gotrace_waiting(const struct gotrace_thread *t)
 {
@@ -728,6 +737,8 @@ static inline bool gotrace_waiting(const struct gotrace_thread *t)
 /**
  * gotrace_tag - a 32-bit identity of a task, to tell holders of an id apart
  * @p: the task
+ *
+ * Return: a 32-bit hash of @p's address.
  */
 static inline u32 gotrace_tag(struct task_struct *p)
 {
@@ -741,6 +752,8 @@ static inline u32 gotrace_tag(struct task_struct *p)
  *
  * A reused id gets PID_MAX_LIMIT added once per earlier holder, because Go
  * rejects a second GoCreate for an id that ever existed in the trace.
+ *
+ * Return: @tid + @t->gen * PID_MAX_LIMIT.
  */
 static inline u64 gotrace_gid(const struct gotrace_thread *t, pid_t tid)
 {

@@ -67,6 +67,8 @@ struct gotrace_kstacks {
 
 /**
  * gotrace_kstacks_alloc - an empty table
+ *
+ * Return: the zeroed table, or NULL if it cannot be allocated.
  */
 struct gotrace_kstacks *gotrace_kstacks_alloc(void)
 {

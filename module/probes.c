@@ -101,7 +101,7 @@ static void gotrace_probes_detach_first(int n)
 /**
  * gotrace_probes_attach - attach every probe, once
  *
- * Called with gotrace_dev.lock held.
+ * Context: Called with gotrace_dev.lock held.
  *
  * Return: 0 or the error of tracepoint_probe_register().
  */

@@ -61,8 +61,9 @@ static const char *const gotrace_prog_stand_ins[GOTRACE_PROG_FIRST] = {
 /**
  * gotrace_progs_alloc - an empty table
  *
- * The reserved ids GOTRACE_PROG_IRQ and GOTRACE_PROG_OTHER get labels but no
- * hash slot, so no thread's name can map to them.
+ * Return: the table, or NULL if it cannot be allocated. Its first new id is
+ * GOTRACE_PROG_FIRST: the reserved ids GOTRACE_PROG_IRQ and GOTRACE_PROG_OTHER
+ * get labels but no hash slot, so no thread's name can map to them.
  */
 struct gotrace_progs *gotrace_progs_alloc(void)
 {
@@ -106,6 +107,9 @@ static u32 gotrace_prog_claim(struct gotrace_progs *pt, u32 idx,
  * @comm: the name (a task's comm, or the new name of a rename)
  *
  * Call with interrupts off.
+ *
+ * Return: the name's id; GOTRACE_PROG_OTHER if the ids ran out
+ * (GOTRACE_PROG_MAX) or the name found no free slot in the hash table.
  */
 u32 gotrace_prog_id(struct gotrace_progs *pt, const char *comm)
 {
@@ -210,6 +214,9 @@ const char *gotrace_prog_label(struct gotrace_progs *pt, u32 id, char *buf)
 /**
  * gotrace_progs_count - ids handed out, reserved ones included
  * @pt: the table
+ *
+ * Return: the count, at most GOTRACE_PROG_MAX; the ids in use are 0 to the
+ * count - 1.
  */
 u32 gotrace_progs_count(struct gotrace_progs *pt)
 {

@@ -134,6 +134,11 @@ static bool gotrace_session_readable(struct gotrace_session *s)
 /**
  * gotrace_readable - whether read() would return without waiting
  * @dev: the device
+ *
+ * Return: true if @dev has a session that is not read to its end and whose
+ * header is not all read, that is stopped, that an earlier reader left half
+ * read (read() then fails with -EPIPE), or that has a committed chunk on
+ * some CPU; false otherwise.
  */
 bool gotrace_readable(struct gotrace_dev *dev)
 {

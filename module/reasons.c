@@ -494,6 +494,9 @@ static const char *const gotrace_reason_names[] = {
  * @reason: enum gotrace_reason or a system call number
  * @buf: room for "syscall 511"
  * @size: its size
+ *
+ * Return: the name of the reason or of the system call, or @buf holding
+ * "syscall N" for a system call that has no name in gotrace_syscalls[].
  */
 const char *gotrace_reason_name(u32 reason, char *buf, size_t size)
 {
@@ -508,6 +511,10 @@ const char *gotrace_reason_name(u32 reason, char *buf, size_t size)
 /**
  * gotrace_waker_reason - what the current context is doing when it wakes
  * a thread: a system call, kernel work, or an interrupt
+ *
+ * Return: GOTRACE_R_IRQ in a hard interrupt or NMI, GOTRACE_R_SOFTIRQ while
+ * serving a softirq, else the number of the system call current is in, else
+ * GOTRACE_R_KERNEL in a kernel thread or GOTRACE_R_FAULT in a user thread.
  */
 u32 gotrace_waker_reason(void)
 {

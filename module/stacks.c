@@ -27,6 +27,8 @@ static_assert(GOTRACE_STACKS_MAX < GOTRACE_STACK_SLOTS);
 
 /**
  * gotrace_stacks_alloc - an empty table
+ *
+ * Return: the zeroed table, or NULL if it cannot be allocated.
  */
 struct gotrace_stacks *gotrace_stacks_alloc(void)
 {
@@ -110,7 +112,8 @@ u32 gotrace_stack_slow(struct gotrace_stacks *st, u32 key)
  * gotrace_stacks_count - how many ids below GOTRACE_STACK_FULL are in use
  * @st: the table; no probe runs anymore
  *
- * They are 1 to the count, each with a key (gotrace_stacks_key()).
+ * Return: the count, at most GOTRACE_STACK_FULL - 1; the ids in use are 1 to
+ * the count, each with a key (gotrace_stacks_key()).
  */
 u32 gotrace_stacks_count(struct gotrace_stacks *st)
 {
@@ -120,6 +123,9 @@ u32 gotrace_stacks_count(struct gotrace_stacks *st)
 /**
  * gotrace_stacks_full - whether a stack got GOTRACE_STACK_FULL
  * @st: the table; no probe runs anymore
+ *
+ * Return: true if the ids ran out and some stack got the shared id
+ * GOTRACE_STACK_FULL; false otherwise.
  */
 bool gotrace_stacks_full(struct gotrace_stacks *st)
 {
@@ -130,6 +136,9 @@ bool gotrace_stacks_full(struct gotrace_stacks *st)
  * gotrace_stacks_key - the key of stack @id
  * @st: the table; no probe runs anymore
  * @id: an id below GOTRACE_STACK_FULL that was handed out
+ *
+ * Return: the key @id was handed out for: 1 + program * GOTRACE_R_NR + reason
+ * (see gotrace_stack()).
  */
 u32 gotrace_stacks_key(struct gotrace_stacks *st, u32 id)
 {

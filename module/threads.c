@@ -28,6 +28,8 @@
 /**
  * gotrace_threads_alloc - a zeroed table for thread ids below @max_tid
  * @max_tid: number of entries
+ *
+ * Return: the table, or NULL if it cannot be allocated.
  */
 struct gotrace_thread *gotrace_threads_alloc(u32 max_tid)
 {
@@ -49,6 +51,9 @@ void gotrace_threads_free(struct gotrace_thread *threads)
  * @s: session
  * @p: task
  * @t: the entry of @p's id
+ *
+ * Return: @p's alias if it has one; else @t if that entry is free (never
+ * used, or dead) for @p to be created in; else NULL.
  */
 struct gotrace_thread *gotrace_thread_slow(struct gotrace_session *s,
 					   struct task_struct *p,
@@ -190,6 +195,9 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
  *
  * Its goroutine ends and a new one, created with the new name, takes its
  * place on this P.
+ *
+ * Return: false if the buffer is full or @p's id was reused 65535 times
+ * (see gotrace_g_create()).
  */
 bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
 			   struct gotrace_thread *t, struct task_struct *p,
@@ -217,6 +225,9 @@ bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
  * Tracepoints do not fire on a CPU that is no longer online, so a CPU going
  * down switches its stopper out unseen. When the CPU is back, the goroutine
  * its P still runs gets a GoBlock (a kernel wait) before anything else.
+ *
+ * Return: false if the buffer is full, or if c->cur_g is not the goroutine
+ * of a thread that runs in the trace (its identity is lost).
  */
 bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 {
@@ -259,6 +270,9 @@ bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
  * The running thread is reincarnated at once; another one when it next
  * switches in (its entry is then written from this CPU: only @t->prog and
  * @t->renamed, which its own CPU reads once).
+ *
+ * Return: false if the running thread could not be reincarnated (see
+ * gotrace_g_reincarnate()); true otherwise.
  */
 bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
 		      struct gotrace_thread *t, struct task_struct *p,

@@ -25,6 +25,9 @@
  * before clearing it for such a signal. Calling a blocked task runnable is
  * harmless (its wakeup is then ignored); the reverse would leave it waiting
  * for a wakeup that never comes.
+ *
+ * Return: true if @prev was preempted, is still in a running state, or has a
+ * signal pending that wakes it; false if __schedule() dequeues it.
  */
 static __always_inline bool gotrace_still_runnable(bool preempt,
 						   struct task_struct *prev,
@@ -98,6 +101,8 @@ static inline bool gotrace_is_alias(struct gotrace_session *s,
  * charged to its waker's stack, as GoUnblockLocal if it blocked on this P.
  * (GoSysExitLocal is no use here: Go takes its goroutine from the P, which
  * does not run the exiting one.)
+ *
+ * Return: false if the buffer is full.
  */
 static __always_inline bool gotrace_g_unblock(struct gotrace_cpu *c,
 					      struct gotrace_thread *t,
@@ -197,6 +202,8 @@ static __always_inline bool gotrace_g_run(struct gotrace_cpu *c,
  *
  * Otherwise gotrace_g_start() does: it first creates or unblocks the
  * goroutine, or reincarnates it after a rename.
+ *
+ * Return: true if @t is runnable and was not renamed.
  */
 static __always_inline bool gotrace_run_fast(const struct gotrace_thread *t)
 {
@@ -216,6 +223,9 @@ static __always_inline bool gotrace_run_fast(const struct gotrace_thread *t)
  * sched_wakeup would be unblocked here; one renamed while not running is
  * reincarnated here. The P runs no goroutine at this point, so G 0 does it.
  * The P starts here if it has not.
+ *
+ * Return: false if the buffer is full or @p's id was reused 65535 times
+ * (see gotrace_g_create()).
  */
 static __always_inline bool gotrace_g_start(struct gotrace_session *s,
 					    struct gotrace_cpu *c,
