@@ -20,7 +20,9 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
-#include "gotrace.h"
+#include "buffer.h"
+#include "encode.h"
+#include "gfp.h"
 
 /**
  * gotrace_buf_alloc - allocate one CPU's ring

@@ -22,7 +22,8 @@
 
 #include <linux/log2.h>
 
-#include "gotrace.h"
+#include "clock.h"
+#include "session.h"
 
 /**
  * gotrace_clock_has_tsc - whether GOTRACE_START_CLOCK_TSC can be honoured

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gotrace encoder: the String and Stack records of the footer. Events, on
- * the probes' path, are written inline by gotrace_emit() (gotrace.h).
+ * the probes' path, are written inline by gotrace_emit() (buffer.h).
  */
 
 #include <linux/kernel.h>
 #include <linux/string.h>
 
-#include "gotrace.h"
+#include "encode.h"
 
 /**
  * gotrace_put_string - write a String event

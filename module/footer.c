@@ -20,7 +20,13 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 
-#include "gotrace.h"
+#include "encode.h"
+#include "footer.h"
+#include "kstacks.h"
+#include "programs.h"
+#include "reasons.h"
+#include "session.h"
+#include "stacks.h"
 
 /* Largest record generated at once: two strings, or a stack. */
 #define GOTRACE_RECORD_MAX	(2 * (GOTRACE_STRING_MAX + 16))

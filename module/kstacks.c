@@ -27,7 +27,11 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 
-#include "gotrace.h"
+#include "encode.h"
+#include "footer.h"
+#include "gfp.h"
+#include "kstacks.h"
+#include "session.h"
 
 #define GOTRACE_KSTACK_SLOTS	8192
 #define GOTRACE_KSTACK_DEPTH	24

@@ -16,7 +16,11 @@
 #include <linux/threads.h>
 #include <linux/uaccess.h>
 
-#include "gotrace.h"
+#include "buffer.h"
+#include "clock.h"
+#include "dev.h"
+#include "probes.h"
+#include "session.h"
 
 static unsigned long buffer_size = 2UL << 20;
 module_param(buffer_size, ulong, 0644);

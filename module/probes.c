@@ -30,6 +30,15 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
+#include "buffer.h"
+#include "clock.h"
+#include "encode.h"
+#include "probes.h"
+#include "programs.h"
+#include "reasons.h"
+#include "session.h"
+#include "stacks.h"
+#include "threads.h"
 #include "transitions.h"
 
 static void gotrace_probe_switch(void *data, bool preempt,

@@ -22,7 +22,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "gotrace.h"
+#include "gfp.h"
+#include "programs.h"
 
 #define GOTRACE_PROG_SLOTS	(2 * GOTRACE_PROG_MAX)
 

@@ -18,7 +18,10 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 
-#include "gotrace.h"
+#include "buffer.h"
+#include "dev.h"
+#include "footer.h"
+#include "session.h"
 
 static int gotrace_next_cpu(int cpu)
 {

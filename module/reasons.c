@@ -15,7 +15,7 @@
 #include <asm/syscall.h>
 #include <asm/unistd.h>
 
-#include "gotrace.h"
+#include "reasons.h"
 
 /*
  * Every x86-64 system call by name, indexed by number, as in

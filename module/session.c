@@ -13,7 +13,19 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 
-#include "gotrace.h"
+#include "buffer.h"
+#include "clock.h"
+#include "dev.h"
+#include "encode.h"
+#include "footer.h"
+#include "gfp.h"
+#include "kstacks.h"
+#include "probes.h"
+#include "programs.h"
+#include "session.h"
+#include "snapshot.h"
+#include "stacks.h"
+#include "threads.h"
 
 static void gotrace_wake(struct irq_work *work)
 {

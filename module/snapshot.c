@@ -25,7 +25,14 @@
 #include <linux/stop_machine.h>
 #include <linux/string.h>
 
-#include "gotrace.h"
+#include "buffer.h"
+#include "clock.h"
+#include "encode.h"
+#include "probes.h"
+#include "programs.h"
+#include "session.h"
+#include "snapshot.h"
+#include "threads.h"
 
 static int gotrace_snapshot_running(struct gotrace_session *s,
 				    struct task_struct *p,

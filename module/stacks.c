@@ -19,7 +19,8 @@
 #include <linux/atomic.h>
 #include <linux/slab.h>
 
-#include "gotrace.h"
+#include "gfp.h"
+#include "stacks.h"
 
 #define GOTRACE_STACK_SLOTS	BIT(GOTRACE_STACK_BITS)
 

@@ -23,6 +23,14 @@
 
 #include <linux/slab.h>
 
+#include "buffer.h"
+#include "encode.h"
+#include "gfp.h"
+#include "programs.h"
+#include "reasons.h"
+#include "session.h"
+#include "stacks.h"
+#include "threads.h"
 #include "transitions.h"
 
 /**

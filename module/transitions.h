@@ -12,7 +12,15 @@
 
 #include <linux/sched/signal.h>
 
-#include "gotrace.h"
+#include "buffer.h"
+#include "encode.h"
+#include "kstacks.h"
+#include "probes.h"
+#include "programs.h"
+#include "reasons.h"
+#include "session.h"
+#include "stacks.h"
+#include "threads.h"
 
 /**
  * gotrace_still_runnable - whether a switched-out thread stays on its runqueue

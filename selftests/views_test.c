@@ -22,7 +22,7 @@
 
 /*
  * The module numbers the stacks [reason, program] it uses, up to this many
- * ids (GOTRACE_STACKS_MAX in module/gotrace.h); the last one is shared by
+ * ids (GOTRACE_STACKS_MAX in module/stacks.h); the last one is shared by
  * every stack past the others, and its frame is FULL_FRAME.
  */
 #define STACKS_MAX	12288

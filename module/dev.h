@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The /dev/gotrace device: its state and its reader (main.c, read.c). */
+#ifndef _GOTRACE_DEV_H
+#define _GOTRACE_DEV_H
+
+#include <linux/compiler.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include "session.h"
+
+/* A blocked read() returns what there is after this many jiffies. */
+#define GOTRACE_READ_LATENCY	HZ
+
+/**
+ * struct gotrace_dev - the /dev/gotrace device
+ * @lock:	protects @sess (the pointer and its lifetime), @reader_open,
+ *		@sessions and every session state change.
+ * @read_lock:	serialises read() calls and owns the session's reader fields.
+ * @wq:		readers wait here for a session, data, or the end.
+ * @sess:	the current session, or NULL.
+ * @reader_open: an open file has read access. Read locklessly by a
+ *		waiting GOTRACE_STOP.
+ * @sessions:	sessions started since load.
+ * @read_to_end: number (as @sessions counts) of the last session whose
+ *		trace was read to its end, or can no longer be (a reader left
+ *		it half read). Read locklessly by a waiting GOTRACE_STOP.
+ */
+struct gotrace_dev {
+	struct mutex lock;		/* see above */
+	struct mutex read_lock;		/* see above */
+	wait_queue_head_t wq;
+	struct gotrace_session __rcu *sess;
+	bool reader_open;
+	u64 sessions;
+	u64 read_to_end;
+};
+
+/**
+ * gotrace_dev_sess - the device's session; the caller holds dev->lock
+ * @dev: the device
+ *
+ * Return: the session, or NULL if @dev has none.
+ */
+static inline struct gotrace_session *gotrace_dev_sess(struct gotrace_dev *dev)
+{
+	return rcu_dereference_protected(dev->sess, lockdep_is_held(&dev->lock));
+}
+
+/* The reader (read.c). */
+ssize_t gotrace_read(struct gotrace_dev *dev, char __user *buf, size_t count,
+		     bool nonblock);
+bool gotrace_readable(struct gotrace_dev *dev);
+
+#endif /* _GOTRACE_DEV_H */

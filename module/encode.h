@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Go's pre-1.22 trace wire format: event types and their encoders (encode.c). */
+#ifndef _GOTRACE_ENCODE_H
+#define _GOTRACE_ENCODE_H
+
+#include <linux/minmax.h>
+#include <linux/types.h>
+
+/* Largest single event we write, a batch header included. */
+#define GOTRACE_EV_MAX		64
+
+/* Go execution tracer event types (runtime/trace.go, pre-1.22). */
+enum gotrace_ev {
+	GO_EV_BATCH		= 1,
+	GO_EV_FREQUENCY		= 2,
+	GO_EV_STACK		= 3,
+	GO_EV_GOMAXPROCS	= 4,
+	GO_EV_PROC_START	= 5,
+	GO_EV_PROC_STOP		= 6,
+	GO_EV_GO_CREATE		= 13,
+	GO_EV_GO_START		= 14,
+	GO_EV_GO_END		= 15,
+	GO_EV_GO_SCHED		= 17,
+	GO_EV_GO_PREEMPT	= 18,
+	GO_EV_GO_SLEEP		= 19,
+	GO_EV_GO_BLOCK		= 20,
+	GO_EV_GO_UNBLOCK	= 21,
+	GO_EV_GO_BLOCK_SYNC	= 25,
+	GO_EV_GO_BLOCK_NET	= 27,
+	GO_EV_GO_SYSCALL	= 28,
+	GO_EV_GO_SYSEXIT	= 29,
+	GO_EV_GO_SYSBLOCK	= 30,
+	GO_EV_GO_WAITING	= 31,
+	GO_EV_STRING		= 37,
+	GO_EV_GO_START_LOCAL	= 38,
+	GO_EV_GO_UNBLOCK_LOCAL	= 39,
+};
+
+/* Longest string a String record carries. */
+#define GOTRACE_STRING_MAX	255
+
+/*
+ * Wire format (Go's runtime/trace.go before 1.22): an event is one byte
+ * (type in the low 6 bits, number of arguments after the time stamp in the
+ * top 2 bits, 3 meaning "length-prefixed"), then unsigned LEB128 values: the
+ * time stamp as a delta from the previous event of the batch, then the
+ * arguments, a stack id last for events that carry one.
+ */
+/**
+ * gotrace_put_uvarint - write @v as an unsigned LEB128 varint
+ * @p: destination, room for 10 bytes
+ * @v: value
+ *
+ * Return: one past the last byte written.
+ */
+static __always_inline u8 *gotrace_put_uvarint(u8 *p, u64 v)
+{
+	while (v >= 0x80) {
+		*p++ = (u8)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (u8)v;
+	return p;
+}
+
+/**
+ * gotrace_put_event - write one event
+ * @p: where, from gotrace_buf_reserve()
+ * @type: event type
+ * @dt: time stamp delta from the batch's previous event
+ * @nargs: number of @args (a stack id, when the event has one, included)
+ * @args: arguments after the time stamp
+ *
+ * Inline, so that each call site writes its event with a constant number
+ * of arguments, which then stay in registers: it is on every event's path.
+ *
+ * Return: one past the last byte written.
+ */
+static __always_inline u8 *gotrace_put_event(u8 *p, enum gotrace_ev type,
+					     u64 dt, unsigned int nargs,
+					     const u64 *args)
+{
+	u8 *lenp = p + 1, *body;
+	unsigned int i;
+
+	*p++ = type | min(nargs, 3U) << 6;
+	if (nargs >= 3)
+		p++;		/* every body we write is shorter than 128 bytes */
+	body = p;
+	p = gotrace_put_uvarint(p, dt);
+	if (nargs > 0)
+		p = gotrace_put_uvarint(p, args[0]);
+	if (nargs > 1)
+		p = gotrace_put_uvarint(p, args[1]);
+	if (nargs > 2)
+		p = gotrace_put_uvarint(p, args[2]);
+	for (i = 3; i < nargs; i++)
+		p = gotrace_put_uvarint(p, args[i]);
+	if (nargs >= 3)
+		*lenp = p - body;
+	return p;
+}
+
+/* Footer records (encode.c). */
+u8 *gotrace_put_string(u8 *p, u64 id, const char *str);
+u8 *gotrace_put_frame(u8 *p, u64 pc, u64 func, u64 file);
+
+#endif /* _GOTRACE_ENCODE_H */

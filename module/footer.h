@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The trace's footer: strings, stacks and frequency after the last batch (footer.c). */
+#ifndef _GOTRACE_FOOTER_H
+#define _GOTRACE_FOOTER_H
+
+#include <linux/types.h>
+#include "programs.h"
+#include "reasons.h"
+
+struct gotrace_session;
+
+/*
+ * String ids and frame keys (PCs) of the footer: cheap frames' file, one
+ * string per reason, one per program, then function and file of each
+ * distinct kernel frame.
+ */
+#define GOTRACE_STR_FILE	1
+#define GOTRACE_STR_REASON(r)	(2 + (r))
+#define GOTRACE_STR_PROG(p)	(2 + GOTRACE_R_NR + (p))
+#define GOTRACE_STR_KFUNC(i)	(GOTRACE_STR_PROG(GOTRACE_PROG_MAX) + 2 * (i))
+#define GOTRACE_STR_KFILE(i)	(GOTRACE_STR_KFUNC(i) + 1)
+#define GOTRACE_PC_REASON(r)	(1 + (r))
+#define GOTRACE_PC_PROG(p)	(1 + GOTRACE_R_NR + (p))
+#define GOTRACE_PC_KFRAME(i)	(GOTRACE_PC_PROG(GOTRACE_PROG_MAX) + (i))
+
+/* The footer is generated a page at a time. */
+#define GOTRACE_FOOTER_PAGE	PAGE_SIZE
+
+void gotrace_footer_prepare(struct gotrace_session *s, u64 ts);
+size_t gotrace_footer_fill(struct gotrace_session *s);
+
+#endif /* _GOTRACE_FOOTER_H */

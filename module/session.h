@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A session, one trace from start to end of file; how gotrace's objects live
+ * and lock.
+ *
+ * Object lifetime and locking
+ * ---------------------------
+ * A session lives from GOTRACE_START until its trace has been read to the
+ * end of file (or it is discarded by the next start when no reader holds the
+ * device open, or by module unload). gotrace_dev.lock (a mutex) serialises
+ * every state change of the device: starting, stopping, freeing a session,
+ * opening and closing the reader. The reader itself runs under
+ * gotrace_dev.read_lock and never blocks a writer.
+ *
+ * Writers are the scheduler tracepoint probes. Each CPU writes only its own
+ * struct gotrace_cpu, with interrupts disabled; no lock is shared between
+ * CPUs. The controller (start snapshot, stop) writes into a CPU's buffer only
+ * when no probe can run there: inside stop_machine() or after an RCU grace
+ * period that follows switching recording off.
+ *
+ * Per-thread state (struct gotrace_thread) is indexed by thread id. The
+ * scheduler itself serialises every event of one thread (runqueue lock,
+ * p->pi_lock, p->on_cpu release/acquire), so the probes touch an entry
+ * without further locking.
+ */
+#ifndef _GOTRACE_SESSION_H
+#define _GOTRACE_SESSION_H
+
+#include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/gotrace.h>
+#include "reasons.h"
+
+struct gotrace_alias;
+struct gotrace_cpu;
+struct gotrace_dev;
+struct gotrace_kstacks;
+struct gotrace_progs;
+struct gotrace_stacks;
+struct gotrace_thread;
+
+/* Recording modes, read by every probe. */
+enum gotrace_mode {
+	GOTRACE_MODE_OFF,	/* probes do nothing */
+	GOTRACE_MODE_ON,	/* probes record */
+	GOTRACE_MODE_CUT,	/* out of space: probes only count lost events */
+};
+
+/* Life of a session as the device sees it. */
+enum gotrace_sess_state {
+	GOTRACE_SESS_TRACING = 1,
+	GOTRACE_SESS_STOPPED,
+	GOTRACE_SESS_DONE,	/* read to the end; buffers freed */
+};
+
+/**
+ * struct gotrace_session - one trace, from start to its end of file
+ * @mode:	enum gotrace_mode; written with cmpxchg/xchg, read by probes.
+ * @state:	enum gotrace_sess_state; written under gotrace_dev.lock,
+ *		read locklessly by the reader (acquire).
+ * @cpus:	per-CPU buffers.
+ * @threads:	thread table, max_tid entries (vmalloc).
+ * @aliases:	entries of threads whose id's entry another thread holds.
+ * @nr_aliases:	aliases in use; written with atomics.
+ * @max_tid:	thread ids the table covers.
+ * @format:	11, 19 or 21.
+ * @buffer_size: bytes per CPU.
+ * @cut_ts:	when recording was cut short (valid in GOTRACE_MODE_CUT).
+ * @snapshot_ns: how long the start snapshot held every CPU.
+ * @snapshot_threads: threads it recorded.
+ * @clock:	GOTRACE_CLOCK_* of its time stamps (clock.c).
+ * @ts_shift:	clock units >> @ts_shift = trace ticks.
+ * @ts_freq:	trace ticks per second.
+ * @header:	the 16-byte trace header.
+ * @progs:	program names.
+ * @kstacks:	kernel stacks, or NULL when they are off.
+ * @stacks:	the cheap stacks used.
+ * @reasons_used: reasons in those stacks (computed at stop).
+ * @footer:	the page the footer is generated into.
+ * @footer_len:	bytes in it.
+ * @footer_phase: footer generation state (footer.c).
+ * @footer_pos:	its position within the phase.
+ * @footer_bytes: footer bytes generated so far.
+ * @end_ts:	when recording stopped.
+ * @wq:		where readers wait.
+ * @rd_hdr:	header bytes read.        Reader fields: gotrace_dev.read_lock.
+ * @rd_cpu:	CPU whose chunk is being read.
+ * @rd_off:	bytes of that chunk read.
+ * @rd_footer:	footer bytes read.
+ * @bytes_read:	trace bytes returned by read().
+ * @rd_broken:	a reader closed the device after part of the trace: the
+ *		rest is not served. Written under gotrace_dev.lock; poll()
+ *		reads it locklessly.
+ */
+struct gotrace_session {
+	int mode;
+	int state;
+	struct gotrace_cpu __percpu *cpus;
+	struct gotrace_thread *threads;
+	struct gotrace_alias *aliases;
+	atomic_t nr_aliases;
+	u32 max_tid;
+	u32 format;
+	u64 buffer_size;
+	u64 cut_ts;
+	u64 snapshot_ns;
+	u32 snapshot_threads;
+	u32 clock;
+	u32 ts_shift;
+	u64 ts_freq;
+	char header[16];
+	struct gotrace_progs *progs;
+	struct gotrace_kstacks *kstacks;
+	struct gotrace_stacks *stacks;
+	DECLARE_BITMAP(reasons_used, GOTRACE_R_NR);
+	u8 *footer;
+	size_t footer_len;
+	u32 footer_phase;
+	u32 footer_pos;
+	u64 footer_bytes;
+	u64 end_ts;
+	wait_queue_head_t *wq;
+
+	size_t rd_hdr;
+	int rd_cpu;
+	u32 rd_off;
+	size_t rd_footer;
+	u64 bytes_read;
+	bool rd_broken;
+};
+
+int gotrace_session_start(struct gotrace_dev *dev, u32 flags, u32 format,
+			  u64 buffer_size, u32 max_tid);
+int gotrace_session_stop(struct gotrace_dev *dev);
+void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s);
+void gotrace_session_reader_gone(struct gotrace_dev *dev);
+void gotrace_session_destroy(struct gotrace_dev *dev);
+void gotrace_session_status(struct gotrace_dev *dev,
+			    struct gotrace_status *st);
+
+#endif /* _GOTRACE_SESSION_H */

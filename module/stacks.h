@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Cheap stacks: [reason, program] pairs numbered in order of first use (stacks.c). */
+#ifndef _GOTRACE_STACKS_H
+#define _GOTRACE_STACKS_H
+
+#include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/hash.h>
+#include <linux/types.h>
+#include "reasons.h"
+#include "session.h"
+
+/*
+ * Cheap stacks: [reason, program], or [program] for a create stack, keyed
+ * 1 + program * GOTRACE_R_NR + reason and numbered in order of first use
+ * (stacks.c). Past GOTRACE_STACK_FULL - 1 of them, new ones share the id
+ * GOTRACE_STACK_FULL, the stack [GOTRACE_R_FULL, GOTRACE_PROG_OTHER].
+ */
+#define GOTRACE_STACKS_MAX	12288
+#define GOTRACE_STACK_FULL	GOTRACE_STACKS_MAX
+#define GOTRACE_STACK_BITS	14
+
+/**
+ * struct gotrace_stack_slot - a slot of the stack table (stacks.c)
+ * @key:	the stack's key, 0 while free; claimed with cmpxchg.
+ * @id:		its id, 0 until published (release).
+ */
+struct gotrace_stack_slot {
+	u32 key;
+	u32 id;
+};
+
+/**
+ * struct gotrace_stacks - the cheap stacks of a session (stacks.c)
+ * @next:	ids handed out; written with atomics.
+ * @full:	a stack got GOTRACE_STACK_FULL.
+ * @key:	key of each id handed out below GOTRACE_STACK_FULL, for the
+ *		footer.
+ * @slot:	the hash table, a third larger than the ids, for short probes.
+ */
+struct gotrace_stacks {
+	atomic_t next;
+	bool full;
+	u32 key[GOTRACE_STACKS_MAX];
+	struct gotrace_stack_slot slot[BIT(GOTRACE_STACK_BITS)];
+};
+
+struct gotrace_stacks *gotrace_stacks_alloc(void);
+void gotrace_stacks_free(struct gotrace_stacks *st);
+u32 gotrace_stack_slow(struct gotrace_stacks *st, u32 key);
+u32 gotrace_stacks_count(struct gotrace_stacks *st);
+bool gotrace_stacks_full(struct gotrace_stacks *st);
+u32 gotrace_stacks_key(struct gotrace_stacks *st, u32 id);
+
+/**
+ * gotrace_stack - id of the cheap stack [@reason, @prog]
+ * @s: session
+ * @prog: program id
+ * @reason: enum gotrace_reason or a system call number
+ *
+ * Called with interrupts off (a probe) or with no probe running. A stack
+ * used before is found in its first slot or, if it collided, in the next
+ * one, unless it collided again.
+ *
+ * Return: the stack's id, GOTRACE_STACK_FULL if the ids ran out.
+ */
+static inline u32 gotrace_stack(struct gotrace_session *s, u32 prog, u32 reason)
+{
+	u32 key = 1 + prog * GOTRACE_R_NR + reason;
+	u32 h = hash_32(key, GOTRACE_STACK_BITS);
+	struct gotrace_stack_slot *slot = &s->stacks->slot[h];
+	u32 k = READ_ONCE(slot->key), id;
+
+	if (unlikely(k != key)) {
+		slot = &s->stacks->slot[(h + 1) & (BIT(GOTRACE_STACK_BITS) - 1)];
+		k = READ_ONCE(slot->key);
+	}
+	if (likely(k == key)) {
+		/* Pairs with the release in gotrace_stack_insert(). */
+		id = smp_load_acquire(&slot->id);
+		if (likely(id))
+			return id;
+	}
+	return gotrace_stack_slow(s->stacks, key);
+}
+
+#endif /* _GOTRACE_STACKS_H */

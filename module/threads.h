@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The thread table: each thread id's trace state, and aliases for ids taken twice (threads.c). */
+#ifndef _GOTRACE_THREADS_H
+#define _GOTRACE_THREADS_H
+
+#include <linux/atomic.h>
+#include <linux/compiler.h>
+#include <linux/hash.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+#include "session.h"
+
+struct gotrace_cpu;
+
+/* A thread's state in the trace's eyes. */
+enum gotrace_tstate {
+	GOTRACE_T_NONE,		/* never seen in this trace */
+	GOTRACE_T_RUNNABLE,
+	GOTRACE_T_RUNNING,
+	GOTRACE_T_WAITING,
+	GOTRACE_T_SYSCALL,	/* waiting after GoSysBlock: woken by GoSysExit */
+	GOTRACE_T_DEAD,
+};
+
+/**
+ * struct gotrace_thread - trace state of one thread id
+ * @seq:	Go sequence number the thread's next GoStart/GoUnblock carries.
+ * @tag:	identity of the task holding the id (gotrace_tag()).
+ * @wake_stack:	stack of its last waker; written by the waker's CPU.
+ * @gen:	how many earlier threads held this id in this trace when this
+ *		one was created; the goroutine id is tid + gen * PID_MAX_LIMIT.
+ * @prog:	program id of its name; written by a renaming CPU.
+ * @state:	enum gotrace_tstate.
+ * @renamed:	renamed while not running; written by the renaming CPU.
+ * @last_cpu:	P of the goroutine's last transition: an event on the same P
+ *		can use Go's *Local variant, which carries no sequence number.
+ * @gens:	in an id's own entry (not an alias): the highest @gen given to
+ *		any holder of the id in this trace, its aliases' included.
+ *		Written only by creations, which the id's holders do in turn.
+ *
+ * Apart from @wake_stack, @prog, @renamed and @gens, only the probes that
+ * the scheduler serialises for the thread (its switches and wakeups) write
+ * it. @gen is the holder's own and never changes while it lives: a thread
+ * that takes the id while the previous holder still runs (an alias) bumps
+ * @gens, not its predecessor's @gen.
+ */
+struct gotrace_thread {
+	u32 seq;
+	u32 tag;
+	u32 wake_stack;
+	u16 gen;
+	u16 prog;
+	u8 state;
+	u8 renamed;
+	u16 last_cpu;
+	u16 gens;
+};
+
+/* Aliases: see threads.c. */
+#define GOTRACE_ALIASES		256
+
+/**
+ * struct gotrace_alias - an entry for a thread whose id's entry is taken
+ * @busy:	claimed (cmpxchg); released with a store when the thread dies.
+ * @tid:	the thread's id.
+ * @t:		its trace state.
+ */
+struct gotrace_alias {
+	int busy;
+	u32 tid;
+	struct gotrace_thread t;
+};
+
+struct gotrace_thread *gotrace_threads_alloc(u32 max_tid);
+void gotrace_threads_free(struct gotrace_thread *threads);
+struct gotrace_thread *gotrace_thread_slow(struct gotrace_session *s,
+					   struct task_struct *p,
+					   struct gotrace_thread *t);
+struct gotrace_thread *gotrace_thread_alias(struct gotrace_session *s,
+					    struct task_struct *p);
+bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
+		      struct gotrace_thread *t, struct task_struct *p,
+		      u32 prog, u32 creator, u64 ts);
+void gotrace_thread_unalias(struct gotrace_session *s, struct gotrace_thread *t);
+bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
+			   struct gotrace_thread *t, struct task_struct *p,
+			   u32 prog, u64 ts);
+bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
+bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
+		      struct gotrace_thread *t, struct task_struct *p,
+		      const char *comm, u64 ts);
+
+/**
+ * gotrace_waiting - whether a thread waits in the trace (for a wakeup)
+ * @t: its entry
+ *
+ * Return: true if @t is GOTRACE_T_WAITING or GOTRACE_T_SYSCALL.
+ */
+static inline bool gotrace_waiting(const struct gotrace_thread *t)
+{
+	return t->state == GOTRACE_T_WAITING || t->state == GOTRACE_T_SYSCALL;
+}
+
+/**
+ * gotrace_tag - a 32-bit identity of a task, to tell holders of an id apart
+ * @p: the task
+ *
+ * Return: a 32-bit hash of @p's address.
+ */
+static inline u32 gotrace_tag(struct task_struct *p)
+{
+	return hash_ptr(p, 32);
+}
+
+/**
+ * gotrace_gid - goroutine id of the thread holding @tid, state @t
+ * @t: thread state
+ * @tid: thread id
+ *
+ * A reused id gets PID_MAX_LIMIT added once per earlier holder, because Go
+ * rejects a second GoCreate for an id that ever existed in the trace.
+ *
+ * Return: @tid + @t->gen * PID_MAX_LIMIT.
+ */
+static inline u64 gotrace_gid(const struct gotrace_thread *t, pid_t tid)
+{
+	return (u64)tid + (u64)t->gen * PID_MAX_LIMIT;
+}
+
+/**
+ * gotrace_thread_find - the trace state of @p
+ * @s: session
+ * @p: task
+ * @tp: set to @p's entry: its id's entry if @p holds it, else its alias
+ *	(see threads.c), else the id's entry if it is free (never used, or
+ *	dead) for @p to be created in; NULL if @p's id is not below max_tid
+ *	or another task holds the entry and @p has no alias. The prober
+ *	decides what NULL means: switch-in and fork claim an alias, others
+ *	cut the recording.
+ *
+ * Return: whether @tp is an entry. Inline and a bool, so that on the
+ * common path, a live thread holding its id's entry, a probe tests nothing
+ * more (the kernel's -fno-delete-null-pointer-checks would keep a test of
+ * the pointer).
+ */
+static __always_inline bool gotrace_thread_find(struct gotrace_session *s,
+						struct task_struct *p,
+						struct gotrace_thread **tp)
+{
+	u32 tid = p->pid;
+	struct gotrace_thread *t;
+
+	if (unlikely(tid >= s->max_tid)) {
+		*tp = NULL;
+		return false;
+	}
+	t = &s->threads[tid];
+	if (likely(t->tag == gotrace_tag(p) &&
+		   t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD)) {
+		*tp = t;
+		return true;
+	}
+	*tp = gotrace_thread_slow(s, p, t);
+	return *tp;
+}
+
+/**
+ * gotrace_thread_of - gotrace_thread_find() as a pointer
+ * @s: session
+ * @p: task
+ *
+ * Return: @p's entry, or NULL (see gotrace_thread_find()).
+ */
+static inline struct gotrace_thread *
+gotrace_thread_of(struct gotrace_session *s, struct task_struct *p)
+{
+	struct gotrace_thread *t;
+
+	gotrace_thread_find(s, p, &t);
+	return t;
+}
+
+#endif /* _GOTRACE_THREADS_H */
