@@ -83,10 +83,7 @@ static void gotrace_buf_batch(struct gotrace_cpu *c, u64 ts)
 	u8 *p;
 
 	c->chunk = gotrace_buf_chunk(c, c->head);
-	p = c->chunk;
-	*p++ = GO_EV_BATCH | 1 << 6;
-	p = gotrace_put_uvarint(p, c->cpu);
-	p = gotrace_put_uvarint(p, ts);
+	p = gotrace_put_batch(c->chunk, c->cpu, ts);
 	WRITE_ONCE(c->pos, p - c->chunk);
 	c->last_ts = ts;
 }

@@ -57,6 +57,8 @@ static bool gotrace_clock_tsc_trusted(void)
  */
 void gotrace_clock_init(struct gotrace_session *s, u32 flags)
 {
+	/* A tick of CLOCK_MONOTONIC is its nanoseconds >> GOTRACE_TS_SHIFT. */
+	BUILD_BUG_ON(GOTRACE_TICK_NS != 1 << GOTRACE_TS_SHIFT);
 	s->clock = GOTRACE_CLOCK_MONO;
 	s->ts_shift = GOTRACE_TS_SHIFT;
 	s->ts_freq = NSEC_PER_SEC >> GOTRACE_TS_SHIFT;

@@ -30,7 +30,7 @@ u8 *gotrace_put_string(u8 *p, u64 id, const char *str)
 
 /**
  * gotrace_put_frame - write one frame of a Stack event
- * @p: destination, room for 31 bytes
+ * @p: destination, room for GOTRACE_FRAME_MAX bytes
  * @pc: the frame's key
  * @func: string id of its function
  * @file: string id of its file

@@ -3,6 +3,7 @@
 #ifndef _GOTRACE_ENCODE_H
 #define _GOTRACE_ENCODE_H
 
+#include <linux/build_bug.h>
 #include <linux/minmax.h>
 #include <linux/types.h>
 
@@ -46,6 +47,19 @@ enum gotrace_ev {
  * time stamp as a delta from the previous event of the batch, then the
  * arguments, a stack id last for events that carry one.
  */
+#define GOTRACE_ARGS_SHIFT	6
+#define GOTRACE_ARGS_LEN	3	/* a length, then the body */
+
+/*
+ * A length-prefixed event's length is written after its body, into room
+ * kept for it: an unsigned LEB128 varint padded to GOTRACE_LEN_1 or
+ * GOTRACE_LEN_2 bytes (Go reads a varint's redundant high groups), so bodies
+ * must be shorter than 128 or 16384 bytes.
+ */
+#define GOTRACE_LEN_1		1
+#define GOTRACE_LEN_2		2
+#define GOTRACE_LEN_LIMIT(w)	(1U << (7 * (w)))
+
 /**
  * gotrace_put_uvarint - write @v as an unsigned LEB128 varint
  * @p: destination, room for 10 bytes
@@ -83,9 +97,11 @@ static __always_inline u8 *gotrace_put_event(u8 *p, enum gotrace_ev type,
 	u8 *lenp = p + 1, *body;
 	unsigned int i;
 
-	*p++ = type | min(nargs, 3U) << 6;
-	if (nargs >= 3)
-		p++;		/* every body we write is shorter than 128 bytes */
+	/* No event is longer than GOTRACE_EV_MAX: a one-byte length fits. */
+	BUILD_BUG_ON(GOTRACE_LEN_LIMIT(GOTRACE_LEN_1) < GOTRACE_EV_MAX);
+	*p++ = type | min(nargs, GOTRACE_ARGS_LEN) << GOTRACE_ARGS_SHIFT;
+	if (nargs >= GOTRACE_ARGS_LEN)
+		p += GOTRACE_LEN_1;
 	body = p;
 	p = gotrace_put_uvarint(p, dt);
 	if (nargs > 0)
@@ -96,13 +112,71 @@ static __always_inline u8 *gotrace_put_event(u8 *p, enum gotrace_ev type,
 		p = gotrace_put_uvarint(p, args[2]);
 	for (i = 3; i < nargs; i++)
 		p = gotrace_put_uvarint(p, args[i]);
-	if (nargs >= 3)
+	if (nargs >= GOTRACE_ARGS_LEN)
 		*lenp = p - body;
 	return p;
 }
 
+/**
+ * gotrace_put_batch - write a batch header: the events after it are @pid's
+ * @p: where, at least 21 bytes
+ * @pid: the P, or 0 for the footer's batch
+ * @ts: time stamp the batch's first event's delta is taken from
+ *
+ * Return: one past the last byte written.
+ */
+static __always_inline u8 *gotrace_put_batch(u8 *p, u64 pid, u64 ts)
+{
+	*p++ = GO_EV_BATCH | 1 << GOTRACE_ARGS_SHIFT;
+	p = gotrace_put_uvarint(p, pid);
+	return gotrace_put_uvarint(p, ts);
+}
+
+/**
+ * gotrace_put_len_start - start a length-prefixed event
+ * @p: where
+ * @type: event type
+ * @width: bytes of its length, GOTRACE_LEN_1 or GOTRACE_LEN_2
+ * @lenp: set to where the length goes, for gotrace_put_len()
+ *
+ * Return: where the body starts.
+ */
+static __always_inline u8 *gotrace_put_len_start(u8 *p, enum gotrace_ev type,
+						 unsigned int width, u8 **lenp)
+{
+	*p++ = type | GOTRACE_ARGS_LEN << GOTRACE_ARGS_SHIFT;
+	*lenp = p;
+	return p + width;
+}
+
+/**
+ * gotrace_put_len - end a length-prefixed event: write its body's length
+ * @lenp: from gotrace_put_len_start()
+ * @end: one past the body's last byte
+ * @width: as given to gotrace_put_len_start()
+ *
+ * The caller's bound on the body, checked at build time where it can be,
+ * keeps it below GOTRACE_LEN_LIMIT(@width).
+ */
+static __always_inline void gotrace_put_len(u8 *lenp, const u8 *end,
+					    unsigned int width)
+{
+	size_t len = end - (lenp + width);
+
+	if (width == GOTRACE_LEN_2) {
+		lenp[0] = (len & 0x7f) | 0x80;
+		lenp[1] = len >> 7;
+	} else {
+		lenp[0] = len;
+	}
+}
+
 /* Footer records (encode.c). */
 u8 *gotrace_put_string(u8 *p, u64 id, const char *str);
+/* A frame of a Stack event: four varints of at most 10, 10, 10 and 1 bytes. */
+#define GOTRACE_FRAME_MAX	31
 u8 *gotrace_put_frame(u8 *p, u64 pc, u64 func, u64 file);
+/* A Stack event's body before its frames: id and frame count varints. */
+#define GOTRACE_STACK_HEAD_MAX	(5 + 5)
 
 #endif /* _GOTRACE_ENCODE_H */

@@ -44,12 +44,14 @@ enum gotrace_footer_phase {
 
 static u8 *gotrace_put_stack(u8 *p, u32 id, u32 key)
 {
-	u32 prog = (key - 1) / GOTRACE_R_NR, reason = (key - 1) % GOTRACE_R_NR;
-	u8 *lenp, *body;
+	u32 prog = gotrace_stack_key_prog(key);
+	u32 reason = gotrace_stack_key_reason(key);
+	u8 *lenp;
 
-	*p++ = GO_EV_STACK | 3 << 6;
-	lenp = p++;
-	body = p;
+	/* Two frames at most. */
+	BUILD_BUG_ON(GOTRACE_STACK_HEAD_MAX + 2 * GOTRACE_FRAME_MAX >=
+		     GOTRACE_LEN_LIMIT(GOTRACE_LEN_1));
+	p = gotrace_put_len_start(p, GO_EV_STACK, GOTRACE_LEN_1, &lenp);
 	p = gotrace_put_uvarint(p, id);
 	p = gotrace_put_uvarint(p, reason == GOTRACE_R_THREAD ? 1 : 2);
 	if (reason != GOTRACE_R_THREAD)
@@ -57,12 +59,9 @@ static u8 *gotrace_put_stack(u8 *p, u32 id, u32 key)
 				      GOTRACE_STR_REASON(reason), GOTRACE_STR_FILE);
 	p = gotrace_put_frame(p, GOTRACE_PC_PROG(prog), GOTRACE_STR_PROG(prog),
 			      GOTRACE_STR_FILE);
-	*lenp = p - body;
+	gotrace_put_len(lenp, p, GOTRACE_LEN_1);
 	return p;
 }
-
-/* The key of the stack GOTRACE_STACK_FULL stands for. */
-#define GOTRACE_FULL_KEY	(1 + GOTRACE_PROG_OTHER * GOTRACE_R_NR + GOTRACE_R_FULL)
 
 /* Emit one record of the current phase at @p, or move to the next phase. */
 static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
@@ -73,9 +72,7 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 
 	switch (s->footer_phase) {
 	case GOTRACE_F_HEAD:
-		*p++ = GO_EV_BATCH | 1 << 6;
-		p = gotrace_put_uvarint(p, 0);
-		p = gotrace_put_uvarint(p, s->end_ts);
+		p = gotrace_put_batch(p, 0, s->end_ts);
 		*p++ = GO_EV_FREQUENCY;
 		p = gotrace_put_uvarint(p, s->ts_freq);
 		break;
@@ -110,7 +107,8 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 		if (i == gotrace_stacks_count(s->stacks) &&
 		    gotrace_stacks_full(s->stacks)) {
 			p = gotrace_put_stack(p, GOTRACE_STACK_FULL,
-					      GOTRACE_FULL_KEY);
+					      gotrace_stack_key(GOTRACE_PROG_OTHER,
+								GOTRACE_R_FULL));
 			s->footer_pos = i + 1;
 			return p;
 		}

@@ -247,7 +247,7 @@ u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p)
 {
 	struct gotrace_kstacks *ks = s->kstacks;
 	struct gotrace_kstack *k;
-	u8 *lenp, *body;
+	u8 *lenp;
 	u32 j, key;
 
 	while (*i < GOTRACE_KSTACK_SLOTS && !ks->slot[*i].used)
@@ -256,10 +256,10 @@ u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p)
 		return NULL;
 	k = &ks->slot[*i];
 
-	*p++ = GO_EV_STACK | 3 << 6;
-	lenp = p;		/* a two-byte length: the body can exceed 127 */
-	p += 2;
-	body = p;
+	/* Up to GOTRACE_KSTACK_DEPTH frames and the program's. */
+	BUILD_BUG_ON(GOTRACE_STACK_HEAD_MAX + (GOTRACE_KSTACK_DEPTH + 1) * GOTRACE_FRAME_MAX >=
+		     GOTRACE_LEN_LIMIT(GOTRACE_LEN_2));
+	p = gotrace_put_len_start(p, GO_EV_STACK, GOTRACE_LEN_2, &lenp);
 	p = gotrace_put_uvarint(p, GOTRACE_KSTACK_ID(*i));
 	p = gotrace_put_uvarint(p, k->nr + 1);
 	for (j = 0; j < k->nr; j++) {
@@ -269,8 +269,7 @@ u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p)
 	}
 	p = gotrace_put_frame(p, GOTRACE_PC_PROG(k->prog),
 			      GOTRACE_STR_PROG(k->prog), GOTRACE_STR_FILE);
-	lenp[0] = ((p - body) & 0x7f) | 0x80;
-	lenp[1] = (p - body) >> 7;
+	gotrace_put_len(lenp, p, GOTRACE_LEN_2);
 	(*i)++;
 	return p;
 }

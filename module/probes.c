@@ -310,7 +310,7 @@ static void gotrace_probe_waking(void *data, struct task_struct *p)
 			goto out;
 		prog = waker->prog;
 	}
-	WRITE_ONCE(t->wake_stack, gotrace_stack(s, prog, reason));
+	WRITE_ONCE(t->wake_stack, gotrace_stack(s->stacks, prog, reason));
 out:
 	local_irq_restore(flags);
 }
@@ -380,7 +380,7 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 	pt = gotrace_thread_of(s, parent);
 	if (!t || !pt || !gotrace_proc_start(c, ts) ||
 	    !gotrace_g_create(s, c, t, child, pt->prog,
-			      gotrace_stack(s, pt->prog, GOTRACE_R_FORK), ts))
+			      gotrace_stack(s->stacks, pt->prog, GOTRACE_R_FORK), ts))
 		gotrace_cut(s, c, ts);
 out:
 	local_irq_restore(flags);

@@ -5,7 +5,7 @@
  * A stack id is a varint on every block and wakeup event, so the stacks a
  * trace uses are numbered in order of first use: the busiest few get the
  * one-byte ids. A fixed open-addressing table, allocated with the session,
- * maps a stack's key (1 + program * GOTRACE_R_NR + reason) to its id; a
+ * maps a stack's key (gotrace_stack_key()) to its id; a
  * probe finds a known stack with one hash and one compare (gotrace_stack()).
  *
  * Probes insert without a lock: a slot is claimed with cmpxchg on its key,
@@ -138,8 +138,7 @@ bool gotrace_stacks_full(struct gotrace_stacks *st)
  * @st: the table; no probe runs anymore
  * @id: an id below GOTRACE_STACK_FULL that was handed out
  *
- * Return: the key @id was handed out for: 1 + program * GOTRACE_R_NR + reason
- * (see gotrace_stack()).
+ * Return: the key @id was handed out for (gotrace_stack_key()).
  */
 u32 gotrace_stacks_key(struct gotrace_stacks *st, u32 id)
 {

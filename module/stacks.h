@@ -8,17 +8,50 @@
 #include <linux/hash.h>
 #include <linux/types.h>
 #include "reasons.h"
-#include "session.h"
 
 /*
  * Cheap stacks: [reason, program], or [program] for a create stack, keyed
- * 1 + program * GOTRACE_R_NR + reason and numbered in order of first use
+ * by gotrace_stack_key() and numbered in order of first use
  * (stacks.c). Past GOTRACE_STACK_FULL - 1 of them, new ones share the id
  * GOTRACE_STACK_FULL, the stack [GOTRACE_R_FULL, GOTRACE_PROG_OTHER].
  */
 #define GOTRACE_STACKS_MAX	12288
 #define GOTRACE_STACK_FULL	GOTRACE_STACKS_MAX
 #define GOTRACE_STACK_BITS	14
+
+/**
+ * gotrace_stack_key - the key of the cheap stack [@reason, @prog]
+ * @prog: program id
+ * @reason: enum gotrace_reason or a system call number
+ *
+ * Return: 1 + @prog * GOTRACE_R_NR + @reason, never 0 (a free slot's key).
+ */
+static __always_inline u32 gotrace_stack_key(u32 prog, u32 reason)
+{
+	return 1 + prog * GOTRACE_R_NR + reason;
+}
+
+/**
+ * gotrace_stack_key_prog - the program of a cheap stack's key
+ * @key: from gotrace_stack_key()
+ *
+ * Return: its program id.
+ */
+static inline u32 gotrace_stack_key_prog(u32 key)
+{
+	return (key - 1) / GOTRACE_R_NR;
+}
+
+/**
+ * gotrace_stack_key_reason - the reason of a cheap stack's key
+ * @key: from gotrace_stack_key()
+ *
+ * Return: its reason.
+ */
+static inline u32 gotrace_stack_key_reason(u32 key)
+{
+	return (key - 1) % GOTRACE_R_NR;
+}
 
 /**
  * struct gotrace_stack_slot - a slot of the stack table (stacks.c)
@@ -54,7 +87,7 @@ u32 gotrace_stacks_key(struct gotrace_stacks *st, u32 id);
 
 /**
  * gotrace_stack - id of the cheap stack [@reason, @prog]
- * @s: session
+ * @st: the session's stacks
  * @prog: program id
  * @reason: enum gotrace_reason or a system call number
  *
@@ -64,15 +97,15 @@ u32 gotrace_stacks_key(struct gotrace_stacks *st, u32 id);
  *
  * Return: the stack's id, GOTRACE_STACK_FULL if the ids ran out.
  */
-static inline u32 gotrace_stack(struct gotrace_session *s, u32 prog, u32 reason)
+static inline u32 gotrace_stack(struct gotrace_stacks *st, u32 prog, u32 reason)
 {
-	u32 key = 1 + prog * GOTRACE_R_NR + reason;
+	u32 key = gotrace_stack_key(prog, reason);
 	u32 h = hash_32(key, GOTRACE_STACK_BITS);
-	struct gotrace_stack_slot *slot = &s->stacks->slot[h];
+	struct gotrace_stack_slot *slot = &st->slot[h];
 	u32 k = READ_ONCE(slot->key), id;
 
 	if (unlikely(k != key)) {
-		slot = &s->stacks->slot[(h + 1) & (BIT(GOTRACE_STACK_BITS) - 1)];
+		slot = &st->slot[(h + 1) & (BIT(GOTRACE_STACK_BITS) - 1)];
 		k = READ_ONCE(slot->key);
 	}
 	if (likely(k == key)) {
@@ -81,7 +114,7 @@ static inline u32 gotrace_stack(struct gotrace_session *s, u32 prog, u32 reason)
 		if (likely(id))
 			return id;
 	}
-	return gotrace_stack_slow(s->stacks, key);
+	return gotrace_stack_slow(st, key);
 }
 
 #endif /* _GOTRACE_STACKS_H */

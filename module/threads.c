@@ -177,7 +177,7 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 	if (!gotrace_next_gen(s, t, p->pid, &gen))
 		return false;
 	args[0] = (u64)p->pid + (u64)gen * PID_MAX_LIMIT;
-	args[1] = gotrace_stack(s, prog, GOTRACE_R_THREAD);
+	args[1] = gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD);
 	args[2] = creator;
 	if (!gotrace_emit(c, ts, GO_EV_GO_CREATE, 3, args, false))
 		return false;
@@ -211,7 +211,7 @@ bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
 			   struct gotrace_thread *t, struct task_struct *p,
 			   u32 prog, u64 ts)
 {
-	u64 stack = gotrace_stack(s, t->prog, GOTRACE_R_RENAME);
+	u64 stack = gotrace_stack(s->stacks, t->prog, GOTRACE_R_RENAME);
 
 	/* A stack before GoEnd names the goroutine (gotrace_put_stop()). */
 	if (!gotrace_emit(c, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
@@ -220,7 +220,7 @@ bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
 	c->cur_g = 0;
 	t->state = GOTRACE_T_DEAD;
 	return gotrace_g_create(s, c, t, p, prog,
-				gotrace_stack(s, prog, GOTRACE_R_RENAME), ts) &&
+				gotrace_stack(s->stacks, prog, GOTRACE_R_RENAME), ts) &&
 	       gotrace_g_run(c, t, p->pid, ts);
 }
 
@@ -256,7 +256,7 @@ bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 	}
 	if (!t || t->state != GOTRACE_T_RUNNING)
 		return false;
-	stack = gotrace_stack(s, t->prog, GOTRACE_R_KERNEL);
+	stack = gotrace_stack(s->stacks, t->prog, GOTRACE_R_KERNEL);
 	if (!gotrace_emit(c, ts, GO_EV_GO_SLEEP, 1, &stack, false))
 		return false;
 	t->state = GOTRACE_T_WAITING;

@@ -289,7 +289,7 @@ static __always_inline u8 *gotrace_put_stop(struct gotrace_session *s,
 	    ev != GO_EV_GO_SCHED)
 		stack = gotrace_kstack(s, t->prog);
 	if (!stack && reason != GOTRACE_R_NR)
-		stack = gotrace_stack(s, t->prog, reason);
+		stack = gotrace_stack(s->stacks, t->prog, reason);
 
 	switch (ev) {
 	case GO_EV_GO_END:
