@@ -4,8 +4,7 @@
  *
  * At a block point the probe saves the kernel stack (stack_trace_save()) and
  * looks it up, with the thread's program, in a fixed open-addressing table
- * allocated with the session: a new stack claims a slot with cmpxchg, fills
- * it and publishes it with a release store, as programs.c does. The slot
+ * allocated with the session, which probes fill without a lock (slots.h). The slot
  * index, after the cheap stacks' ids, is the stack id. When the table is
  * full, block events fall back to the cheap [reason, program] stack.
  *
@@ -32,17 +31,16 @@
 #include "gfp.h"
 #include "kstacks.h"
 #include "session.h"
+#include "slots.h"
 
 #define GOTRACE_KSTACK_SLOTS	8192
 #define GOTRACE_KSTACK_DEPTH	24
 #define GOTRACE_KSTACK_UNKNOWN	"(unknown kernel function)"
 
-enum { GOTRACE_KS_EMPTY, GOTRACE_KS_BUSY, GOTRACE_KS_READY };
-
 /**
  * struct gotrace_kstack - one distinct stack
  * @hash:	jhash of @pcs and @prog.
- * @state:	GOTRACE_KS_*; the rest is valid once READY (acquire).
+ * @state:	enum gotrace_slot_state; the rest is valid once READY.
  * @nr:		frames in @pcs.
  * @prog:	program id, the outermost frame.
  * @used:	written in the trace (set by probes, read by the footer).
@@ -111,7 +109,6 @@ u32 gotrace_kstack(struct gotrace_session *s, u32 prog)
 	unsigned long pcs[GOTRACE_KSTACK_DEPTH];
 	unsigned int nr, i;
 	u32 hash, idx;
-	int state;
 
 	nr = stack_trace_save(pcs, ARRAY_SIZE(pcs), 0);
 	hash = jhash2((u32 *)pcs, nr * sizeof(*pcs) / sizeof(u32), prog);
@@ -119,23 +116,12 @@ u32 gotrace_kstack(struct gotrace_session *s, u32 prog)
 	for (i = 0; i < GOTRACE_KSTACK_SLOTS; i++) {
 		struct gotrace_kstack *k = &ks->slot[idx];
 
-		/* Pairs with the release below: a READY slot is filled. */
-		state = smp_load_acquire(&k->state);
-		if (state == GOTRACE_KS_EMPTY &&
-		    cmpxchg(&k->state, GOTRACE_KS_EMPTY, GOTRACE_KS_BUSY) ==
-		    GOTRACE_KS_EMPTY) {
+		if (gotrace_slot_claim(&k->state)) {
 			k->hash = hash;
 			k->nr = nr;
 			k->prog = prog;
 			memcpy(k->pcs, pcs, nr * sizeof(*pcs));
-			/* Pairs with the acquire above, on any CPU. */
-			smp_store_release(&k->state, GOTRACE_KS_READY);
-			state = GOTRACE_KS_READY;
-		}
-		while (state != GOTRACE_KS_READY) {
-			cpu_relax();
-			/* As above: the filler publishes with release. */
-			state = smp_load_acquire(&k->state);
+			gotrace_slot_publish(&k->state);
 		}
 		if (gotrace_kstack_equal(k, hash, nr, prog, pcs)) {
 			if (!READ_ONCE(k->used))

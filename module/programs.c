@@ -4,11 +4,8 @@
  *
  * A fixed open-addressing table, allocated with the session, maps a name to
  * a small id in order of first appearance; ids key the cheap stacks. Probes
- * insert without a lock: a slot is claimed with cmpxchg, filled, then
- * published with a release store. A prober that finds a slot being filled
- * waits for it; the filler runs with interrupts off, so the wait is a few
- * stores long. Past GOTRACE_PROG_MAX names, new ones share the id
- * GOTRACE_PROG_OTHER.
+ * insert without a lock (slots.h). Past GOTRACE_PROG_MAX names, new ones
+ * share the id GOTRACE_PROG_OTHER.
  *
  * A thread may take any name prctl(PR_SET_NAME) accepts: empty, control
  * characters, bytes that are not UTF-8. The trace shows labels instead
@@ -24,16 +21,15 @@
 
 #include "gfp.h"
 #include "programs.h"
+#include "slots.h"
 
 #define GOTRACE_PROG_SLOTS	(2 * GOTRACE_PROG_MAX)
-
-enum { GOTRACE_SLOT_EMPTY, GOTRACE_SLOT_BUSY, GOTRACE_SLOT_READY };
 
 /**
  * struct gotrace_prog - a slot of the table
  * @comm:	the name, NUL-padded.
  * @id:		its id.
- * @state:	GOTRACE_SLOT_*; @comm and @id are valid once READY (acquire).
+ * @state:	enum gotrace_slot_state; @comm and @id are valid once READY.
  */
 struct gotrace_prog {
 	char comm[TASK_COMM_LEN];
@@ -97,8 +93,7 @@ static u32 gotrace_prog_claim(struct gotrace_progs *pt, u32 idx,
 	slot->id = id;
 	if (id != GOTRACE_PROG_OTHER)
 		pt->by_id[id] = idx;
-	/* Pairs with the acquire in gotrace_prog_id(): name and id first. */
-	smp_store_release(&slot->state, GOTRACE_SLOT_READY);
+	gotrace_slot_publish(&slot->state);
 	return id;
 }
 
@@ -116,24 +111,14 @@ u32 gotrace_prog_id(struct gotrace_progs *pt, const char *comm)
 {
 	char key[TASK_COMM_LEN];
 	u32 idx, i;
-	int state;
 
 	strscpy_pad(key, comm, sizeof(key));
 	idx = jhash(key, sizeof(key), 0) % GOTRACE_PROG_SLOTS;
 	for (i = 0; i < GOTRACE_PROG_SLOTS; i++) {
 		struct gotrace_prog *slot = &pt->slot[idx];
 
-		/* Pairs with the release in gotrace_prog_claim(). */
-		state = smp_load_acquire(&slot->state);
-		if (state == GOTRACE_SLOT_EMPTY &&
-		    cmpxchg(&slot->state, GOTRACE_SLOT_EMPTY,
-			    GOTRACE_SLOT_BUSY) == GOTRACE_SLOT_EMPTY)
+		if (gotrace_slot_claim(&slot->state))
 			return gotrace_prog_claim(pt, idx, key);
-		while (state != GOTRACE_SLOT_READY) {
-			cpu_relax();
-			/* As above: the filler publishes with release. */
-			state = smp_load_acquire(&slot->state);
-		}
 		if (!memcmp(slot->comm, key, sizeof(key)))
 			return slot->id;
 		if (++idx == GOTRACE_PROG_SLOTS)

@@ -8,12 +8,11 @@
  * maps a stack's key (gotrace_stack_key()) to its id; a
  * probe finds a known stack with one hash and one compare (gotrace_stack()).
  *
- * Probes insert without a lock: a slot is claimed with cmpxchg on its key,
- * the id is taken from a counter, its key recorded for the footer, then the
- * id is published with a release store. A prober that finds a slot whose id
- * is not published yet waits for it; the inserter runs with interrupts off,
- * so the wait is a few stores long. Once the ids below GOTRACE_STACK_FULL
- * are handed out, new stacks share that one, whose frame says so.
+ * Probes insert without a lock, by the protocol of slots.h on two words: a
+ * slot is claimed with cmpxchg on its key, the id is taken from a counter,
+ * its key recorded for the footer, then the id is published with a release
+ * store. Once the ids below GOTRACE_STACK_FULL are handed out, new stacks
+ * share that one, whose frame says so.
  */
 
 #include <linux/atomic.h>
