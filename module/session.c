@@ -88,7 +88,6 @@ gotrace_session_alloc(struct gotrace_dev *dev, u32 flags, u32 format,
 	s->format = format;
 	s->buffer_size = buffer_size;
 	s->max_tid = max_tid;
-	s->wq = &dev->wq;
 	s->rd_cpu = cpumask_first(cpu_possible_mask);
 	snprintf(s->header, sizeof(s->header), "go 1.%u trace", format);
 	gotrace_clock_init(s, flags);

@@ -29,7 +29,6 @@
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/types.h>
-#include <linux/wait.h>
 #include <linux/gotrace.h>
 #include "reasons.h"
 
@@ -84,7 +83,6 @@ enum gotrace_sess_state {
  * @footer_pos:	its position within the phase.
  * @footer_bytes: footer bytes generated so far.
  * @end_ts:	when recording stopped.
- * @wq:		where readers wait.
  * @rd_hdr:	header bytes read.        Reader fields: gotrace_dev.read_lock.
  * @rd_cpu:	CPU whose chunk is being read.
  * @rd_off:	bytes of that chunk read.
@@ -121,7 +119,6 @@ struct gotrace_session {
 	u32 footer_pos;
 	u64 footer_bytes;
 	u64 end_ts;
-	wait_queue_head_t *wq;
 
 	size_t rd_hdr;
 	int rd_cpu;
