@@ -11,7 +11,10 @@
  * The reader is woken once a quarter of the ring waits for it, not at every
  * chunk: a wakeup costs the traced machine a context switch, a read() and
  * the reader's own events. A blocked read() returns what is committed after
- * GOTRACE_READ_LATENCY anyway (read.c).
+ * GOTRACE_READ_LATENCY anyway (read.c). The wakeup goes through an irq_work,
+ * never from the writer's context, to whatever wait queue the ring's owner
+ * gave it. The ring knows nothing of the scheduler: the P's state around it
+ * is struct gotrace_cpu's (cpu.h).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -24,26 +27,38 @@
 #include "encode.h"
 #include "gfp.h"
 
+static void gotrace_buf_wake(struct irq_work *work)
+{
+	struct gotrace_ring *r = container_of(work, struct gotrace_ring, wake);
+
+	wake_up_interruptible(r->wq);
+}
+
 /**
  * gotrace_buf_alloc - allocate one CPU's ring
- * @c: the CPU's buffer, zeroed
- * @cpu: the CPU
+ * @r: the ring, zeroed
+ * @cpu: the CPU, whose memory node it takes and whose P its batches name
  * @size: bytes, a multiple of GOTRACE_CHUNK_SIZE, at least two chunks
+ * @wq: where its reader waits
  *
  * Return: 0 or -ENOMEM.
  */
-int gotrace_buf_alloc(struct gotrace_cpu *c, int cpu, u64 size)
+int gotrace_buf_alloc(struct gotrace_ring *r, int cpu, u64 size,
+		      wait_queue_head_t *wq)
 {
-	c->nr_chunks = size / GOTRACE_CHUNK_SIZE;
-	c->wake_at = max(c->nr_chunks / GOTRACE_WAKE_DIV, 1U);
-	c->cpu = cpu;
-	c->mem = kvmalloc_node(size, GOTRACE_GFP, cpu_to_node(cpu));
-	if (!c->mem)
+	init_irq_work(&r->wake, gotrace_buf_wake);
+	seqcount_init(&r->bytes_seq);
+	r->wq = wq;
+	r->nr_chunks = size / GOTRACE_CHUNK_SIZE;
+	r->wake_at = max(r->nr_chunks / GOTRACE_WAKE_DIV, 1U);
+	r->pid = cpu;
+	r->mem = kvmalloc_node(size, GOTRACE_GFP, cpu_to_node(cpu));
+	if (!r->mem)
 		return -ENOMEM;
-	c->lens = kvcalloc(c->nr_chunks, sizeof(*c->lens), GOTRACE_GFP);
-	if (!c->lens) {
-		kvfree(c->mem);
-		c->mem = NULL;
+	r->lens = kvcalloc(r->nr_chunks, sizeof(*r->lens), GOTRACE_GFP);
+	if (!r->lens) {
+		kvfree(r->mem);
+		r->mem = NULL;
 		return -ENOMEM;
 	}
 	return 0;
@@ -51,46 +66,46 @@ int gotrace_buf_alloc(struct gotrace_cpu *c, int cpu, u64 size)
 
 /**
  * gotrace_buf_free - free one CPU's ring; freeing it again does nothing
- * @c: the CPU's buffer; no writer, reader or irq_work may still use it
+ * @r: the ring; no writer, reader or irq_work may still use it
  */
-void gotrace_buf_free(struct gotrace_cpu *c)
+void gotrace_buf_free(struct gotrace_ring *r)
 {
-	kvfree(c->lens);
-	c->lens = NULL;
-	kvfree(c->mem);
-	c->mem = NULL;
+	kvfree(r->lens);
+	r->lens = NULL;
+	kvfree(r->mem);
+	r->mem = NULL;
 }
 
-static u8 *gotrace_buf_chunk(struct gotrace_cpu *c, u32 idx)
+static u8 *gotrace_buf_chunk(struct gotrace_ring *r, u32 idx)
 {
-	return c->mem + (size_t)(idx % c->nr_chunks) * GOTRACE_CHUNK_SIZE;
+	return r->mem + (size_t)(idx % r->nr_chunks) * GOTRACE_CHUNK_SIZE;
 }
 
-static void gotrace_buf_commit(struct gotrace_cpu *c)
+static void gotrace_buf_commit(struct gotrace_ring *r)
 {
-	c->lens[c->head % c->nr_chunks] = c->pos;
+	r->lens[r->head % r->nr_chunks] = r->pos;
 	/* gotrace_buf_bytes() reads @bytes and @pos as a pair. */
-	raw_write_seqcount_begin(&c->bytes_seq);
-	c->bytes += c->pos;
-	WRITE_ONCE(c->pos, 0);
-	raw_write_seqcount_end(&c->bytes_seq);
+	raw_write_seqcount_begin(&r->bytes_seq);
+	r->bytes += r->pos;
+	WRITE_ONCE(r->pos, 0);
+	raw_write_seqcount_end(&r->bytes_seq);
 	/* Pairs with the acquire in gotrace_buf_peek(): bytes and length first. */
-	smp_store_release(&c->head, c->head + 1);
+	smp_store_release(&r->head, r->head + 1);
 }
 
-static void gotrace_buf_batch(struct gotrace_cpu *c, u64 ts)
+static void gotrace_buf_batch(struct gotrace_ring *r, u64 ts)
 {
 	u8 *p;
 
-	c->chunk = gotrace_buf_chunk(c, c->head);
-	p = gotrace_put_batch(c->chunk, c->cpu, ts);
-	WRITE_ONCE(c->pos, p - c->chunk);
-	c->last_ts = ts;
+	r->chunk = gotrace_buf_chunk(r, r->head);
+	p = gotrace_put_batch(r->chunk, r->pid, ts);
+	WRITE_ONCE(r->pos, p - r->chunk);
+	r->last_ts = ts;
 }
 
 /**
  * gotrace_buf_reserve_slow - gotrace_buf_reserve() at a chunk's end or start
- * @c: this CPU's buffer (interrupts off, or no probe can run)
+ * @r: this CPU's ring (interrupts off, or no probe can run)
  * @ts: the event's time stamp, the new batch's
  * @need: bytes wanted; with a batch header before them, less than @limit
  * @limit: where they must end in a chunk
@@ -100,93 +115,93 @@ static void gotrace_buf_batch(struct gotrace_cpu *c, u64 ts)
  *
  * Return: as gotrace_buf_reserve().
  */
-u8 *gotrace_buf_reserve_slow(struct gotrace_cpu *c, u64 ts, size_t need,
+u8 *gotrace_buf_reserve_slow(struct gotrace_ring *r, u64 ts, size_t need,
 			     size_t limit)
 {
-	if (c->pos && c->pos + need > limit) {
+	if (r->pos && r->pos + need > limit) {
 		/* Pairs with the release in gotrace_buf_release(): slot is free. */
-		u32 tail = smp_load_acquire(&c->tail);
+		u32 tail = smp_load_acquire(&r->tail);
 
-		if (c->head + 1 - tail >= c->nr_chunks)
+		if (r->head + 1 - tail >= r->nr_chunks)
 			return NULL;
-		gotrace_buf_commit(c);
-		if (c->head - tail >= c->wake_at)
-			irq_work_queue(&c->wake);
+		gotrace_buf_commit(r);
+		if (r->head - tail >= r->wake_at)
+			irq_work_queue(&r->wake);
 	}
-	if (!c->pos)
-		gotrace_buf_batch(c, ts);
-	return c->chunk + c->pos;
+	if (!r->pos)
+		gotrace_buf_batch(r, ts);
+	return r->chunk + r->pos;
 }
 
 /**
  * gotrace_buf_flush - commit the partly filled chunk at the end of a trace
- * @c: the CPU's buffer; no probe may run anymore
+ * @r: the ring; no probe may run anymore
  */
-void gotrace_buf_flush(struct gotrace_cpu *c)
+void gotrace_buf_flush(struct gotrace_ring *r)
 {
-	if (c->pos)
-		gotrace_buf_commit(c);
+	if (r->pos)
+		gotrace_buf_commit(r);
 }
 
 /**
  * gotrace_buf_peek - the oldest committed chunk not yet consumed
- * @c: the CPU's buffer
+ * @r: the ring
  * @len: its length
  *
  * Return: the chunk, or NULL if none is committed.
  */
-const u8 *gotrace_buf_peek(struct gotrace_cpu *c, u32 *len)
+const u8 *gotrace_buf_peek(struct gotrace_ring *r, u32 *len)
 {
 	/* Pairs with the release in gotrace_buf_commit(). */
-	u32 head = smp_load_acquire(&c->head);
+	u32 head = smp_load_acquire(&r->head);
 
-	if (c->tail == head)
+	if (r->tail == head)
 		return NULL;
-	*len = c->lens[c->tail % c->nr_chunks];
-	return gotrace_buf_chunk(c, c->tail);
+	*len = r->lens[r->tail % r->nr_chunks];
+	return gotrace_buf_chunk(r, r->tail);
 }
 
 /**
  * gotrace_buf_release - hand the chunk from gotrace_buf_peek() back
- * @c: the CPU's buffer
+ * @r: the ring
  */
-void gotrace_buf_release(struct gotrace_cpu *c)
+void gotrace_buf_release(struct gotrace_ring *r)
 {
 	/* Pairs with the acquire in gotrace_buf_reserve(): copy done first. */
-	smp_store_release(&c->tail, c->tail + 1);
+	smp_store_release(&r->tail, r->tail + 1);
 }
 
 /**
  * gotrace_buf_bytes - bytes written: the committed chunks and the current one
- * @c: the CPU's buffer, which its writer may be filling
+ * @r: the ring, which its writer may be filling
  *
  * The writer keeps only @pos up to date per event; a commit moves it into
  * @bytes inside @bytes_seq's write section, so the sum never goes back.
  *
  * Return: @bytes + @pos, the two read as one value.
  */
-u64 gotrace_buf_bytes(struct gotrace_cpu *c)
+u64 gotrace_buf_bytes(struct gotrace_ring *r)
 {
 	unsigned int seq;
 	u64 bytes;
 	u32 pos;
 
 	do {
-		seq = raw_read_seqcount_begin(&c->bytes_seq);
-		bytes = c->bytes;
-		pos = READ_ONCE(c->pos);
-	} while (read_seqcount_retry(&c->bytes_seq, seq));
+		seq = raw_read_seqcount_begin(&r->bytes_seq);
+		bytes = r->bytes;
+		pos = READ_ONCE(r->pos);
+	} while (read_seqcount_retry(&r->bytes_seq, seq));
 	return bytes + pos;
 }
 
 /**
  * gotrace_buf_full - chunks committed and waiting for the reader
- * @c: the CPU's buffer
+ * @r: the ring
  *
  * Return: the number of chunks committed and not yet released by the reader
  * (@head - @tail); 0 if there are none.
  */
-u32 gotrace_buf_full(struct gotrace_cpu *c)
+u32 gotrace_buf_full(struct gotrace_ring *r)
 {
-	return READ_ONCE(c->head) - READ_ONCE(c->tail);
+	return READ_ONCE(r->head) - READ_ONCE(r->tail);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Per-CPU trace buffers: rings of chunks, each chunk one Go batch (buffer.c). */
+/* Trace buffers: rings of chunks, each chunk one Go batch (buffer.c). */
 #ifndef _GOTRACE_BUFFER_H
 #define _GOTRACE_BUFFER_H
 
@@ -26,7 +26,7 @@
 #define GOTRACE_RESERVE		(2 * GOTRACE_CLOSE_MAX)
 
 /**
- * struct gotrace_cpu - one CPU's trace buffer, a ring of chunks
+ * struct gotrace_ring - a trace buffer: a single-writer, single-reader ring of chunks
  * @mem:	nr_chunks chunks of GOTRACE_CHUNK_SIZE bytes (kvmalloc).
  * @lens:	committed length of each chunk.
  * @nr_chunks:	ring size.
@@ -38,21 +38,19 @@
  * @chunk:	the chunk being filled (slot head % nr_chunks), once @pos.
  * @pos:	bytes used in it; 0 before its batch header is written.
  * @last_ts:	time stamp of the last event written in that chunk.
- * @cur_g:	goroutine running on this P in the trace, 0 for none.
- * @proc_started: a ProcStart has been written for this P.
- * @cpu:	the CPU, which is the P id.
+ * @pid:	the P its batch headers name.
  * @events:	Go events written.
  * @bytes:	bytes of the committed chunks (the one being filled has @pos
  *		more); written with @pos in @bytes_seq's write section.
  * @bytes_seq:	makes @bytes and @pos one value for gotrace_buf_bytes().
- * @lost:	scheduler events not recorded after a cut.
- * @wake:	wakes the reader from outside the scheduler's locks.
- * @wq:		where the reader waits.
+ * @wake:	wakes the reader from outside the writer's context (the
+ *		scheduler's locks, for a probe).
+ * @wq:		where the reader waits, the owner's.
  *
- * Every field but @tail is owned by the writer: this CPU's probes with
- * interrupts off, or the controller while no probe can run.
+ * Every field but @tail is owned by the writer: the owning CPU's probes
+ * with interrupts off, or the controller while no probe can run.
  */
-struct gotrace_cpu {
+struct gotrace_ring {
 	u8 *mem;
 	u32 *lens;
 	u32 nr_chunks;
@@ -62,37 +60,35 @@ struct gotrace_cpu {
 	u32 pos;
 	u8 *chunk;
 	u64 last_ts;
-	u64 cur_g;
-	bool proc_started;
-	int cpu;
+	u32 pid;
 	u64 events;
 	u64 bytes;
 	seqcount_t bytes_seq;
-	u64 lost;
 	struct irq_work wake;
 	wait_queue_head_t *wq;
 };
 
-int gotrace_buf_alloc(struct gotrace_cpu *c, int cpu, u64 size);
-void gotrace_buf_free(struct gotrace_cpu *c);
-u8 *gotrace_buf_reserve_slow(struct gotrace_cpu *c, u64 ts, size_t need,
+int gotrace_buf_alloc(struct gotrace_ring *r, int cpu, u64 size,
+		      wait_queue_head_t *wq);
+void gotrace_buf_free(struct gotrace_ring *r);
+u8 *gotrace_buf_reserve_slow(struct gotrace_ring *r, u64 ts, size_t need,
 			     size_t limit);
-void gotrace_buf_flush(struct gotrace_cpu *c);
-const u8 *gotrace_buf_peek(struct gotrace_cpu *c, u32 *len);
-void gotrace_buf_release(struct gotrace_cpu *c);
-u32 gotrace_buf_full(struct gotrace_cpu *c);
-u64 gotrace_buf_bytes(struct gotrace_cpu *c);
+void gotrace_buf_flush(struct gotrace_ring *r);
+const u8 *gotrace_buf_peek(struct gotrace_ring *r, u32 *len);
+void gotrace_buf_release(struct gotrace_ring *r);
+u32 gotrace_buf_full(struct gotrace_ring *r);
+u64 gotrace_buf_bytes(struct gotrace_ring *r);
 
 /**
  * gotrace_buf_reserve - room for @n events at one time stamp
- * @c: this CPU's buffer (interrupts off, or no probe can run)
+ * @r: this CPU's ring (interrupts off, or no probe can run)
  * @ts: the events' time stamp in trace ticks; raised to the batch's last
  *	one if earlier; starts a new batch there if needed
  * @n: number of events
  * @closing: they close the trace: at most GOTRACE_CLOSE_MAX bytes each,
  *	     which may come from the reserve. Otherwise GOTRACE_EV_MAX each.
  * @p: set to where to write them with gotrace_put_event(), the first with
- *     the delta @ts - @c->last_ts and the others with 0, before calling
+ *     the delta @ts - @r->last_ts and the others with 0, before calling
  *     gotrace_buf_advance()
  *
  * For a transition written as several events, which the trace must hold
@@ -103,41 +99,41 @@ u64 gotrace_buf_bytes(struct gotrace_cpu *c);
  * Return: false when the ring is full (every chunk is waiting for the
  * reader).
  */
-static __always_inline bool gotrace_buf_reserve(struct gotrace_cpu *c,
+static __always_inline bool gotrace_buf_reserve(struct gotrace_ring *r,
 						u64 *ts, unsigned int n,
 						bool closing, u8 **p)
 {
 	size_t need = n * (closing ? GOTRACE_CLOSE_MAX : GOTRACE_EV_MAX);
 	size_t limit = GOTRACE_CHUNK_SIZE - (closing ? 0 : GOTRACE_RESERVE);
 
-	if (*ts < c->last_ts)
-		*ts = c->last_ts;
-	if (likely(c->pos && c->pos + need <= limit)) {
-		*p = c->chunk + c->pos;
+	if (*ts < r->last_ts)
+		*ts = r->last_ts;
+	if (likely(r->pos && r->pos + need <= limit)) {
+		*p = r->chunk + r->pos;
 		return true;
 	}
-	*p = gotrace_buf_reserve_slow(c, *ts, need, limit);
+	*p = gotrace_buf_reserve_slow(r, *ts, need, limit);
 	return *p;
 }
 
 /**
  * gotrace_buf_advance - account the events written after gotrace_buf_reserve()
- * @c: this CPU's buffer
+ * @r: this CPU's ring
  * @end: one past the last byte written
  * @ts: their time stamp, as gotrace_buf_reserve() left it
  * @n: how many
  */
-static __always_inline void gotrace_buf_advance(struct gotrace_cpu *c, u8 *end,
+static __always_inline void gotrace_buf_advance(struct gotrace_ring *r, u8 *end,
 						u64 ts, unsigned int n)
 {
-	c->events += n;
-	WRITE_ONCE(c->pos, end - c->chunk);
-	c->last_ts = ts;
+	r->events += n;
+	WRITE_ONCE(r->pos, end - r->chunk);
+	r->last_ts = ts;
 }
 
 /**
  * gotrace_emit - append one event to a CPU's current batch
- * @c: the CPU's buffer (interrupts off, or no probe can run)
+ * @r: the CPU's ring (interrupts off, or no probe can run)
  * @ts: time stamp in trace ticks; raised to the batch's last one if earlier
  * @type: event type
  * @nargs: number of @args (a stack id, when the event has one, included)
@@ -146,17 +142,17 @@ static __always_inline void gotrace_buf_advance(struct gotrace_cpu *c, u8 *end,
  *
  * Return: false if the buffer is full and nothing was written.
  */
-static __always_inline bool gotrace_emit(struct gotrace_cpu *c, u64 ts,
+static __always_inline bool gotrace_emit(struct gotrace_ring *r, u64 ts,
 					 enum gotrace_ev type,
 					 unsigned int nargs, const u64 *args,
 					 bool closing)
 {
 	u8 *p;
 
-	if (unlikely(!gotrace_buf_reserve(c, &ts, 1, closing, &p)))
+	if (unlikely(!gotrace_buf_reserve(r, &ts, 1, closing, &p)))
 		return false;
-	p = gotrace_put_event(p, type, ts - c->last_ts, nargs, args);
-	gotrace_buf_advance(c, p, ts, 1);
+	p = gotrace_put_event(p, type, ts - r->last_ts, nargs, args);
+	gotrace_buf_advance(r, p, ts, 1);
 	return true;
 }
 

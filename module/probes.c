@@ -31,6 +31,7 @@
 #include <linux/tracepoint.h>
 
 #include "buffer.h"
+#include "cpu.h"
 #include "clock.h"
 #include "encode.h"
 #include "probes.h"
@@ -203,7 +204,7 @@ bool gotrace_proc_start_slow(struct gotrace_cpu *c, u64 ts)
 {
 	u64 thread = c->cpu;
 
-	if (!gotrace_emit(c, ts, GO_EV_PROC_START, 1, &thread, false))
+	if (!gotrace_emit(&c->ring, ts, GO_EV_PROC_START, 1, &thread, false))
 		return false;
 	c->proc_started = true;
 	return true;
@@ -255,16 +256,16 @@ static void gotrace_probe_switch(void *data, bool preempt,
 		fast = gotrace_run_fast(run);
 	}
 	if (stop || fast) {
-		if (!gotrace_buf_reserve(c, &ts, GOTRACE_SWITCH_EVENTS, false,
+		if (!gotrace_buf_reserve(&c->ring, &ts, GOTRACE_SWITCH_EVENTS, false,
 					 &buf))
 			goto cut;
-		dt = ts - c->last_ts;
+		dt = ts - c->ring.last_ts;
 		if (stop)
 			buf = gotrace_put_stop(s, c, stop, prev, preempt,
 					       prev_state, buf, &dt, &n);
 		if (fast)
 			buf = gotrace_put_run(c, run, next->pid, buf, &dt, &n);
-		gotrace_buf_advance(c, buf, ts, n);
+		gotrace_buf_advance(&c->ring, buf, ts, n);
 	}
 	if (run && !fast && !gotrace_g_start(s, c, run, next, ts))
 		goto cut;

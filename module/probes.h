@@ -5,7 +5,7 @@
 
 #include <linux/compiler.h>
 #include <linux/types.h>
-#include "buffer.h"
+#include "cpu.h"
 
 struct gotrace_session;
 

@@ -19,6 +19,7 @@
 #include <linux/wait.h>
 
 #include "buffer.h"
+#include "cpu.h"
 #include "dev.h"
 #include "footer.h"
 #include "session.h"
@@ -36,7 +37,7 @@ static const u8 *gotrace_read_chunk(struct gotrace_session *s, u32 *len)
 	const u8 *chunk;
 
 	for (i = 0; i < num_possible_cpus(); i++) {
-		chunk = gotrace_buf_peek(per_cpu_ptr(s->cpus, cpu), len);
+		chunk = gotrace_buf_peek(&per_cpu_ptr(s->cpus, cpu)->ring, len);
 		if (chunk) {
 			s->rd_cpu = cpu;
 			return chunk;
@@ -54,7 +55,7 @@ static void gotrace_read_advance_chunk(struct gotrace_session *s, u32 len,
 	s->rd_off += n;
 	if (s->rd_off < len)
 		return;
-	gotrace_buf_release(per_cpu_ptr(s->cpus, s->rd_cpu));
+	gotrace_buf_release(&per_cpu_ptr(s->cpus, s->rd_cpu)->ring);
 	s->rd_off = 0;
 	s->rd_cpu = gotrace_next_cpu(s->rd_cpu);
 }
@@ -129,7 +130,7 @@ static bool gotrace_session_readable(struct gotrace_session *s)
 	    READ_ONCE(s->rd_hdr) < sizeof(s->header))
 		return true;
 	for_each_possible_cpu(cpu)
-		if (gotrace_buf_full(per_cpu_ptr(s->cpus, cpu)))
+		if (gotrace_buf_full(&per_cpu_ptr(s->cpus, cpu)->ring))
 			return true;
 	return false;
 }

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 
 #include "buffer.h"
+#include "cpu.h"
 #include "clock.h"
 #include "dev.h"
 #include "encode.h"
@@ -27,20 +28,13 @@
 #include "stacks.h"
 #include "threads.h"
 
-static void gotrace_wake(struct irq_work *work)
-{
-	struct gotrace_cpu *c = container_of(work, struct gotrace_cpu, wake);
-
-	wake_up_interruptible(c->wq);
-}
-
 /* Free the buffers and the thread table; counters stay for status. */
 static void gotrace_session_release(struct gotrace_session *s)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		gotrace_buf_free(per_cpu_ptr(s->cpus, cpu));
+		gotrace_buf_free(&per_cpu_ptr(s->cpus, cpu)->ring);
 	gotrace_threads_free(s->threads);
 	s->threads = NULL;
 	kfree(s->aliases);
@@ -98,10 +92,8 @@ gotrace_session_alloc(struct gotrace_dev *dev, u32 flags, u32 format,
 	for_each_possible_cpu(cpu) {
 		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
 
-		init_irq_work(&c->wake, gotrace_wake);
-		seqcount_init(&c->bytes_seq);
-		c->wq = &dev->wq;
-		if (gotrace_buf_alloc(c, cpu, buffer_size))
+		c->cpu = cpu;
+		if (gotrace_buf_alloc(&c->ring, cpu, buffer_size, &dev->wq))
 			goto err_free;
 	}
 	s->threads = gotrace_threads_alloc(max_tid);
@@ -132,7 +124,7 @@ static void gotrace_session_sync_wake(struct gotrace_session *s)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		irq_work_sync(&per_cpu_ptr(s->cpus, cpu)->wake);
+		irq_work_sync(&per_cpu_ptr(s->cpus, cpu)->ring.wake);
 }
 
 /**
@@ -199,8 +191,8 @@ static void gotrace_close_cpu(struct gotrace_cpu *c, u64 ts)
 		return;
 	/* The closing events always fit: they use the chunk's reserve. */
 	if (c->cur_g)
-		WARN_ON_ONCE(!gotrace_emit(c, ts, GO_EV_GO_SCHED, 1, &stack, true));
-	WARN_ON_ONCE(!gotrace_emit(c, ts, GO_EV_PROC_STOP, 0, NULL, true));
+		WARN_ON_ONCE(!gotrace_emit(&c->ring, ts, GO_EV_GO_SCHED, 1, &stack, true));
+	WARN_ON_ONCE(!gotrace_emit(&c->ring, ts, GO_EV_PROC_STOP, 0, NULL, true));
 	c->cur_g = 0;
 }
 
@@ -236,7 +228,7 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 		gotrace_close_cpu(per_cpu_ptr(s->cpus, cpu), ts);
 	gotrace_session_sync_wake(s);
 	for_each_possible_cpu(cpu)
-		gotrace_buf_flush(per_cpu_ptr(s->cpus, cpu));
+		gotrace_buf_flush(&per_cpu_ptr(s->cpus, cpu)->ring);
 	gotrace_footer_prepare(s, ts);
 
 	/* Pairs with the acquire in the reader: chunks and footer first. */
@@ -326,15 +318,15 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 	st->snapshot_threads = s->snapshot_threads;
 	for_each_possible_cpu(cpu) {
 		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
-		u32 full = gotrace_buf_full(c);
+		u32 full = gotrace_buf_full(&c->ring);
 
-		st->events += READ_ONCE(c->events);
-		st->bytes += gotrace_buf_bytes(c);
+		st->events += READ_ONCE(c->ring.events);
+		st->bytes += gotrace_buf_bytes(&c->ring);
 		st->events_lost += READ_ONCE(c->lost);
 		if (s->state == GOTRACE_SESS_DONE)
 			continue;
 		st->chunks_full += full;
 		if (s->state == GOTRACE_SESS_TRACING)
-			st->chunks_free += c->nr_chunks - full - 1;
+			st->chunks_free += c->ring.nr_chunks - full - 1;
 	}
 }

@@ -26,6 +26,7 @@
 #include <linux/string.h>
 
 #include "buffer.h"
+#include "cpu.h"
 #include "clock.h"
 #include "encode.h"
 #include "probes.h"
@@ -42,7 +43,7 @@ static int gotrace_snapshot_running(struct gotrace_session *s,
 	u64 args[2] = { gotrace_gid(t, p->pid), t->seq };
 
 	if (!gotrace_proc_start(c, ts) ||
-	    !gotrace_emit(c, ts, GO_EV_GO_START, 2, args, false))
+	    !gotrace_emit(&c->ring, ts, GO_EV_GO_START, 2, args, false))
 		return -ENOSPC;
 	t->seq++;
 	t->state = GOTRACE_T_RUNNING;
@@ -80,7 +81,7 @@ static int gotrace_snapshot_waiting(struct gotrace_snap *sn,
 {
 	u64 gid = gotrace_gid(t, p->pid);
 
-	if (!gotrace_emit(sn->c, sn->ts - 1, GO_EV_GO_WAITING, 1, &gid, false))
+	if (!gotrace_emit(&sn->c->ring, sn->ts - 1, GO_EV_GO_WAITING, 1, &gid, false))
 		return -ENOSPC;
 	t->seq++;
 	t->state = GOTRACE_T_WAITING;
@@ -149,8 +150,8 @@ static int gotrace_snapshot_stopped(void *data)
 	 */
 	args[0] = num_possible_cpus();
 	args[1] = 0;
-	if (!gotrace_emit(sn.c, sn.ts - 1, GO_EV_GOMAXPROCS, 2, args, false) ||
-	    !gotrace_emit(sn.c, sn.ts - 1, GO_EV_GOMAXPROCS, 2, args, false))
+	if (!gotrace_emit(&sn.c->ring, sn.ts - 1, GO_EV_GOMAXPROCS, 2, args, false) ||
+	    !gotrace_emit(&sn.c->ring, sn.ts - 1, GO_EV_GOMAXPROCS, 2, args, false))
 		return -ENOSPC;
 
 	WRITE_ONCE(s->mode, GOTRACE_MODE_ON);

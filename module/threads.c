@@ -24,6 +24,7 @@
 #include <linux/slab.h>
 
 #include "buffer.h"
+#include "cpu.h"
 #include "encode.h"
 #include "gfp.h"
 #include "programs.h"
@@ -179,7 +180,7 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 	args[0] = (u64)p->pid + (u64)gen * PID_MAX_LIMIT;
 	args[1] = gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD);
 	args[2] = creator;
-	if (!gotrace_emit(c, ts, GO_EV_GO_CREATE, 3, args, false))
+	if (!gotrace_emit(&c->ring, ts, GO_EV_GO_CREATE, 3, args, false))
 		return false;
 	t->gen = gen;
 	t->tag = gotrace_tag(p);
@@ -214,8 +215,8 @@ bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
 	u64 stack = gotrace_stack(s->stacks, t->prog, GOTRACE_R_RENAME);
 
 	/* A stack before GoEnd names the goroutine (gotrace_put_stop()). */
-	if (!gotrace_emit(c, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
-	    !gotrace_emit(c, ts, GO_EV_GO_END, 0, NULL, false))
+	if (!gotrace_emit(&c->ring, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
+	    !gotrace_emit(&c->ring, ts, GO_EV_GO_END, 0, NULL, false))
 		return false;
 	c->cur_g = 0;
 	t->state = GOTRACE_T_DEAD;
@@ -257,7 +258,7 @@ bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 	if (!t || t->state != GOTRACE_T_RUNNING)
 		return false;
 	stack = gotrace_stack(s->stacks, t->prog, GOTRACE_R_KERNEL);
-	if (!gotrace_emit(c, ts, GO_EV_GO_SLEEP, 1, &stack, false))
+	if (!gotrace_emit(&c->ring, ts, GO_EV_GO_SLEEP, 1, &stack, false))
 		return false;
 	t->state = GOTRACE_T_WAITING;
 	t->last_cpu = c->cpu;

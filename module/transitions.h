@@ -13,6 +13,7 @@
 #include <linux/sched/signal.h>
 
 #include "buffer.h"
+#include "cpu.h"
 #include "encode.h"
 #include "kstacks.h"
 #include "probes.h"
@@ -123,13 +124,13 @@ static __always_inline bool gotrace_g_unblock(struct gotrace_cpu *c,
 	/* One emit per event type: each writes a constant number of args. */
 	if (sys) {
 		args[2] = 0;		/* the real time stamp: this one */
-		ok = gotrace_emit(c, ts, GO_EV_GO_SYSEXIT, 3, args, false);
+		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_SYSEXIT, 3, args, false);
 	} else if (t->last_cpu == c->cpu) {
 		args[1] = READ_ONCE(t->wake_stack);
-		ok = gotrace_emit(c, ts, GO_EV_GO_UNBLOCK_LOCAL, 2, args, false);
+		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_UNBLOCK_LOCAL, 2, args, false);
 	} else {
 		args[2] = READ_ONCE(t->wake_stack);
-		ok = gotrace_emit(c, ts, GO_EV_GO_UNBLOCK, 3, args, false);
+		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_UNBLOCK, 3, args, false);
 	}
 	if (!ok)
 		return false;
@@ -196,11 +197,11 @@ static __always_inline bool gotrace_g_run(struct gotrace_cpu *c,
 	u64 dt;
 	u8 *p;
 
-	if (unlikely(!gotrace_buf_reserve(c, &ts, 2, false, &p)))
+	if (unlikely(!gotrace_buf_reserve(&c->ring, &ts, 2, false, &p)))
 		return false;
-	dt = ts - c->last_ts;
+	dt = ts - c->ring.last_ts;
 	p = gotrace_put_run(c, t, tid, p, &dt, &n);
-	gotrace_buf_advance(c, p, ts, n);
+	gotrace_buf_advance(&c->ring, p, ts, n);
 	return true;
 }
 

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A P of the trace: one CPU's trace state, around the ring it writes. */
+#ifndef _GOTRACE_CPU_H
+#define _GOTRACE_CPU_H
+
+#include <linux/types.h>
+#include "buffer.h"
+
+/**
+ * struct gotrace_cpu - one CPU, a P of the trace
+ * @ring:	its trace buffer.
+ * @cur_g:	goroutine running on this P in the trace, 0 for none.
+ * @proc_started: a ProcStart has been written for this P.
+ * @cpu:	the CPU, which is the P id.
+ * @lost:	scheduler events not recorded after a cut.
+ *
+ * Owned by this CPU's probes with interrupts off, or by the controller
+ * while no probe can run; the reader uses only @ring's reader side.
+ */
+struct gotrace_cpu {
+	struct gotrace_ring ring;
+	u64 cur_g;
+	bool proc_started;
+	int cpu;
+	u64 lost;
+};
+
+#endif /* _GOTRACE_CPU_H */
