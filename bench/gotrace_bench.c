@@ -619,6 +619,17 @@ static int gt_start(__u64 buffer_size)
 	return ioctl(gt_ctl, GOTRACE_START, &st);
 }
 
+/* GOTRACE_STOP without waiting for the reader: each window waits for its reader itself. */
+static int gt_stop(void)
+{
+	struct gotrace_stop st = {
+		.size = sizeof(st),
+		.flags = GOTRACE_STOP_NOWAIT,
+	};
+
+	return ioctl(gt_ctl, GOTRACE_STOP, &st);
+}
+
 static void gt_status(struct gotrace_status *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -852,7 +863,7 @@ static void run_gotrace(const char *phase, unsigned int round,
 	if (gt_start(0))
 		die("GOTRACE_START");
 	w->run(w);
-	if (ioctl(gt_ctl, GOTRACE_STOP))
+	if (gt_stop())
 		die("GOTRACE_STOP");
 	reader_wait(&r);
 	window_close();
@@ -927,7 +938,7 @@ static void warm_up(void)
 	struct reader r;
 
 	reader_spawn(&r);
-	if (gt_start(0) || ioctl(gt_ctl, GOTRACE_STOP))
+	if (gt_start(0) || gt_stop())
 		die("warm-up session");
 	reader_wait(&r);
 	reader_finish(&r);
@@ -1124,7 +1135,7 @@ static void snapshot_reps(unsigned int threads, bool graph)
 		}
 		if (ret)
 			die("GOTRACE_START with %u extra threads", threads);
-		if (ioctl(gt_ctl, GOTRACE_STOP))
+		if (gt_stop())
 			die("GOTRACE_STOP");
 		reader_wait(&r);
 		reader_finish(&r);
@@ -1205,7 +1216,7 @@ static bool rate_step(unsigned long target)
 		done++;
 	}
 	elapsed = now_ns() - t0;
-	if (ioctl(gt_ctl, GOTRACE_STOP))
+	if (gt_stop())
 		die("GOTRACE_STOP");
 	reader_wait(&r);
 	reader_finish(&r);
