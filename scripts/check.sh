@@ -5,10 +5,11 @@
 # Usage: scripts/check.sh
 #
 # Steps: install dependencies and fetch both kernels; build and run the host unit tests
-# (make -C userspace check, if that target exists); build the static selftests and the
-# static gotrace CLI into build/check/bin; for each kernel build gotrace.ko out of tree
-# and boot a QEMU guest (2 vCPUs) that runs selftests/run_guest.sh with build/check shared
-# at /host; then feed every trace the guests left in build/check/traces to
+# (make -C userspace check, if that target exists); DKMS, make install and the Debian
+# packages (make deb, then make deb-check's fresh root and guest); build the static
+# selftests and the static gotrace CLI into build/check/bin; for each kernel build
+# gotrace.ko out of tree and boot a QEMU guest (2 vCPUs) that runs selftests/run_guest.sh
+# with build/check shared at /host; then feed every trace the guests left in build/check/traces to
 # scripts/go-check.sh (the first kernel's with every page of go tool trace, the others'
 # with Go's parsers only) and scripts/addr-scan.sh (no raw kernel address), and each kernel's
 # views-*.trace to scripts/views-check.sh (Go's profiles and goroutine page must name the
@@ -189,6 +190,9 @@ fi
 step "DKMS and make install on the host (scripts/dkms-check.sh, scripts/install-check.sh)"
 run_tap dkms "$OUT/dkms.tap" scripts/dkms-check.sh
 run_tap install "$OUT/install.tap" scripts/install-check.sh
+
+step "Debian packages: built, installed in a fresh root, used in a guest, purged (scripts/deb.sh, scripts/deb-check.sh)"
+run_tap deb "$OUT/deb.tap" sh -c 'scripts/deb.sh >&2 && scripts/deb-check.sh'
 
 step "selftests: build into $BIN"
 selftests_ok=""
