@@ -167,7 +167,7 @@ const u8 *gotrace_buf_peek(struct gotrace_ring *r, u32 *len)
  */
 void gotrace_buf_release(struct gotrace_ring *r)
 {
-	/* Pairs with the acquire in gotrace_buf_reserve(): copy done first. */
+	/* Pairs with the acquire in gotrace_buf_reserve_slow(): copy done first. */
 	smp_store_release(&r->tail, r->tail + 1);
 }
 
