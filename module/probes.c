@@ -9,7 +9,7 @@
  * sched_wakeup(_new): GoUnblock or GoSysExit, only for a waiting thread
  * sched_process_fork: GoCreate
  * task_rename:        the thread's goroutine ends; one with the new name
- *                     takes its place (threads.c)
+ *                     takes its place (transitions.c)
  *
  * The probes are attached at the first start and stay attached until the
  * module is unloaded: attaching patches the kernel's text (static keys), which
@@ -193,23 +193,6 @@ static struct gotrace_cpu *gotrace_begin(struct gotrace_session *s)
 	return NULL;
 }
 
-/**
- * gotrace_proc_start_slow - gotrace_proc_start() when the P has not started
- * @c: the CPU's buffer
- * @ts: time stamp
- *
- * Return: false if the buffer is full.
- */
-bool gotrace_proc_start_slow(struct gotrace_cpu *c, u64 ts)
-{
-	u64 thread = c->cpu;
-
-	if (!gotrace_emit(&c->ring, ts, GO_EV_PROC_START, 1, &thread, false))
-		return false;
-	c->proc_started = true;
-	return true;
-}
-
 /*
  * The run of @prev ends and that of @next begins, written with one
  * reservation when @next needs nothing but its GoStart.
@@ -350,6 +333,27 @@ out:
 	local_irq_restore(flags);
 }
 
+/*
+ * gotrace_begin() for the probes that run with interrupts on, where a
+ * wakeup could nest: this CPU's buffer with interrupts off, saved in
+ * @flags; or NULL, with interrupts as they were.
+ */
+static struct gotrace_cpu *gotrace_begin_irqsave(struct gotrace_session **sp,
+						 unsigned long *flags)
+{
+	struct gotrace_session *s = rcu_dereference_sched(gotrace_live);
+	struct gotrace_cpu *c;
+
+	if (!s)
+		return NULL;
+	local_irq_save(*flags);
+	c = gotrace_begin(s);
+	if (!c)
+		local_irq_restore(*flags);
+	*sp = s;
+	return c;
+}
+
 static void gotrace_probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child)
 {
@@ -359,17 +363,12 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 	unsigned long flags;
 	u64 ts;
 
-	s = rcu_dereference_sched(gotrace_live);
-	if (!s)
-		return;
-	/* Interrupts are on here: a wakeup could nest. */
-	local_irq_save(flags);
-	c = gotrace_begin(s);
+	c = gotrace_begin_irqsave(&s, &flags);
 	if (!c)
-		goto out;
+		return;
 	t = gotrace_thread_of(s, child);
 	/* Created in the start snapshot already? */
-	if (t && t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD)
+	if (t && gotrace_alive(t))
 		goto out;
 	ts = gotrace_clock(s);
 	/*
@@ -397,15 +396,13 @@ static void gotrace_probe_rename(void *data, struct task_struct *p,
 	unsigned long flags;
 	u64 ts;
 
-	s = rcu_dereference_sched(gotrace_live);
-	if (!s)
+	if (!p->pid)
+		return;		/* the idle task, G 0 */
+	c = gotrace_begin_irqsave(&s, &flags);
+	if (!c)
 		return;
-	local_irq_save(flags);
-	c = gotrace_begin(s);
-	if (!c || !p->pid)
-		goto out;
 	t = gotrace_thread_of(s, p);
-	if (t && (t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD))
+	if (t && !gotrace_alive(t))
 		goto out;	/* it will be created under its new name */
 	ts = gotrace_clock(s);
 	if (!t || !gotrace_proc_start(c, ts) || !gotrace_g_rename(s, c, t, p, comm, ts))

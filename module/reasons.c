@@ -22,8 +22,9 @@
  * arch/x86/entry/syscalls/syscall_64.tbl (x32 numbers are not below
  * GOTRACE_NR_SYSCALLS). Those a thread commonly blocks in have a class; the
  * class of the rest is GOTRACE_C_SYSCALL (0). Calls added after Linux 5.10
- * are named only where the headers define them; a number without a name
- * prints as "syscall N".
+ * are named by number, which the oldest headers the module builds with do
+ * not define (x86-64 numbers never change); a number without a name prints
+ * as "syscall N".
  */
 const struct gotrace_syscall gotrace_syscalls[GOTRACE_NR_SYSCALLS] = {
 	[__NR_read] = { "read" },
@@ -361,12 +362,8 @@ const struct gotrace_syscall gotrace_syscalls[GOTRACE_NR_SYSCALLS] = {
 	[__NR_statx] = { "statx" },
 	[__NR_io_pgetevents] = { "io_pgetevents" },
 	[__NR_rseq] = { "rseq" },
-#ifdef __NR_uretprobe
-	[__NR_uretprobe] = { "uretprobe" },
-#endif
-#ifdef __NR_uprobe
-	[__NR_uprobe] = { "uprobe" },
-#endif
+	[335] = { "uretprobe" },
+	[336] = { "uprobe" },
 	[__NR_pidfd_send_signal] = { "pidfd_send_signal" },
 	[__NR_io_uring_setup] = { "io_uring_setup" },
 	[__NR_io_uring_enter] = { "io_uring_enter" },
@@ -384,96 +381,36 @@ const struct gotrace_syscall gotrace_syscalls[GOTRACE_NR_SYSCALLS] = {
 	[__NR_pidfd_getfd] = { "pidfd_getfd" },
 	[__NR_faccessat2] = { "faccessat2" },
 	[__NR_process_madvise] = { "process_madvise" },
-#ifdef __NR_epoll_pwait2
-	[__NR_epoll_pwait2] = { "epoll_pwait2", GOTRACE_C_NET },
-#endif
-#ifdef __NR_mount_setattr
-	[__NR_mount_setattr] = { "mount_setattr" },
-#endif
-#ifdef __NR_quotactl_fd
-	[__NR_quotactl_fd] = { "quotactl_fd" },
-#endif
-#ifdef __NR_landlock_create_ruleset
-	[__NR_landlock_create_ruleset] = { "landlock_create_ruleset" },
-#endif
-#ifdef __NR_landlock_add_rule
-	[__NR_landlock_add_rule] = { "landlock_add_rule" },
-#endif
-#ifdef __NR_landlock_restrict_self
-	[__NR_landlock_restrict_self] = { "landlock_restrict_self" },
-#endif
-#ifdef __NR_memfd_secret
-	[__NR_memfd_secret] = { "memfd_secret" },
-#endif
-#ifdef __NR_process_mrelease
-	[__NR_process_mrelease] = { "process_mrelease" },
-#endif
-#ifdef __NR_futex_waitv
-	[__NR_futex_waitv] = { "futex_waitv", GOTRACE_C_SYNC },
-#endif
-#ifdef __NR_set_mempolicy_home_node
-	[__NR_set_mempolicy_home_node] = { "set_mempolicy_home_node" },
-#endif
-#ifdef __NR_cachestat
-	[__NR_cachestat] = { "cachestat" },
-#endif
-#ifdef __NR_fchmodat2
-	[__NR_fchmodat2] = { "fchmodat2" },
-#endif
-#ifdef __NR_map_shadow_stack
-	[__NR_map_shadow_stack] = { "map_shadow_stack" },
-#endif
-#ifdef __NR_futex_wake
-	[__NR_futex_wake] = { "futex_wake", GOTRACE_C_SYNC },
-#endif
-#ifdef __NR_futex_wait
-	[__NR_futex_wait] = { "futex_wait", GOTRACE_C_SYNC },
-#endif
-#ifdef __NR_futex_requeue
-	[__NR_futex_requeue] = { "futex_requeue", GOTRACE_C_SYNC },
-#endif
-#ifdef __NR_statmount
-	[__NR_statmount] = { "statmount" },
-#endif
-#ifdef __NR_listmount
-	[__NR_listmount] = { "listmount" },
-#endif
-#ifdef __NR_lsm_get_self_attr
-	[__NR_lsm_get_self_attr] = { "lsm_get_self_attr" },
-#endif
-#ifdef __NR_lsm_set_self_attr
-	[__NR_lsm_set_self_attr] = { "lsm_set_self_attr" },
-#endif
-#ifdef __NR_lsm_list_modules
-	[__NR_lsm_list_modules] = { "lsm_list_modules" },
-#endif
-#ifdef __NR_mseal
-	[__NR_mseal] = { "mseal" },
-#endif
-#ifdef __NR_setxattrat
-	[__NR_setxattrat] = { "setxattrat" },
-#endif
-#ifdef __NR_getxattrat
-	[__NR_getxattrat] = { "getxattrat" },
-#endif
-#ifdef __NR_listxattrat
-	[__NR_listxattrat] = { "listxattrat" },
-#endif
-#ifdef __NR_removexattrat
-	[__NR_removexattrat] = { "removexattrat" },
-#endif
-#ifdef __NR_open_tree_attr
-	[__NR_open_tree_attr] = { "open_tree_attr" },
-#endif
-#ifdef __NR_file_getattr
-	[__NR_file_getattr] = { "file_getattr" },
-#endif
-#ifdef __NR_file_setattr
-	[__NR_file_setattr] = { "file_setattr" },
-#endif
-#ifdef __NR_listns
-	[__NR_listns] = { "listns" },
-#endif
+	[441] = { "epoll_pwait2", GOTRACE_C_NET },
+	[442] = { "mount_setattr" },
+	[443] = { "quotactl_fd" },
+	[444] = { "landlock_create_ruleset" },
+	[445] = { "landlock_add_rule" },
+	[446] = { "landlock_restrict_self" },
+	[447] = { "memfd_secret" },
+	[448] = { "process_mrelease" },
+	[449] = { "futex_waitv", GOTRACE_C_SYNC },
+	[450] = { "set_mempolicy_home_node" },
+	[451] = { "cachestat" },
+	[452] = { "fchmodat2" },
+	[453] = { "map_shadow_stack" },
+	[454] = { "futex_wake", GOTRACE_C_SYNC },
+	[455] = { "futex_wait", GOTRACE_C_SYNC },
+	[456] = { "futex_requeue", GOTRACE_C_SYNC },
+	[457] = { "statmount" },
+	[458] = { "listmount" },
+	[459] = { "lsm_get_self_attr" },
+	[460] = { "lsm_set_self_attr" },
+	[461] = { "lsm_list_modules" },
+	[462] = { "mseal" },
+	[463] = { "setxattrat" },
+	[464] = { "getxattrat" },
+	[465] = { "listxattrat" },
+	[466] = { "removexattrat" },
+	[467] = { "open_tree_attr" },
+	[468] = { "file_getattr" },
+	[469] = { "file_setattr" },
+	[470] = { "listns" },
 };
 
 /* Names of the reasons that are not system calls. */

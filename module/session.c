@@ -27,8 +27,12 @@
 #include "snapshot.h"
 #include "stacks.h"
 #include "threads.h"
+#include "transitions.h"
 
-/* Free the buffers and the thread table; counters stay for status. */
+/*
+ * Free the buffers and the tables; counters stay for status. Once: when the
+ * trace was read to the end (GOTRACE_SESS_DONE), else when @s is freed.
+ */
 static void gotrace_session_release(struct gotrace_session *s)
 {
 	int cpu;
@@ -36,22 +40,17 @@ static void gotrace_session_release(struct gotrace_session *s)
 	for_each_possible_cpu(cpu)
 		gotrace_buf_free(&per_cpu_ptr(s->cpus, cpu)->ring);
 	gotrace_threads_free(s->threads);
-	s->threads = NULL;
 	kfree(s->aliases);
-	s->aliases = NULL;
 	gotrace_progs_free(s->progs);
-	s->progs = NULL;
 	gotrace_kstacks_free(s->kstacks);
-	s->kstacks = NULL;
 	gotrace_stacks_free(s->stacks);
-	s->stacks = NULL;
 	kvfree(s->footer);
-	s->footer = NULL;
 }
 
 static void gotrace_session_free(struct gotrace_session *s)
 {
-	gotrace_session_release(s);
+	if (s->state != GOTRACE_SESS_DONE)
+		gotrace_session_release(s);
 	free_percpu(s->cpus);
 	kfree(s);
 }
@@ -183,19 +182,6 @@ err_free:
 	return ret;
 }
 
-static void gotrace_close_cpu(struct gotrace_cpu *c, u64 ts)
-{
-	u64 stack = 0;
-
-	if (!c->proc_started)
-		return;
-	/* The closing events always fit: they use the chunk's reserve. */
-	if (c->cur_g)
-		WARN_ON_ONCE(!gotrace_emit(&c->ring, ts, GO_EV_GO_SCHED, 1, &stack, true));
-	WARN_ON_ONCE(!gotrace_emit(&c->ring, ts, GO_EV_PROC_STOP, 0, NULL, true));
-	c->cur_g = 0;
-}
-
 /**
  * gotrace_session_stop - GOTRACE_STOP: end the trace as StopTrace does
  * @dev: the device, locked
@@ -225,7 +211,7 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 		ts = s->cut_ts;
 
 	for_each_possible_cpu(cpu)
-		gotrace_close_cpu(per_cpu_ptr(s->cpus, cpu), ts);
+		gotrace_proc_close(per_cpu_ptr(s->cpus, cpu), ts);
 	gotrace_session_sync_wake(s);
 	for_each_possible_cpu(cpu)
 		gotrace_buf_flush(&per_cpu_ptr(s->cpus, cpu)->ring);

@@ -28,29 +28,12 @@
 #include "buffer.h"
 #include "cpu.h"
 #include "clock.h"
-#include "encode.h"
 #include "probes.h"
 #include "programs.h"
 #include "session.h"
 #include "snapshot.h"
 #include "threads.h"
-
-static int gotrace_snapshot_running(struct gotrace_session *s,
-				    struct task_struct *p,
-				    struct gotrace_thread *t, u64 ts)
-{
-	struct gotrace_cpu *c = per_cpu_ptr(s->cpus, task_cpu(p));
-	u64 args[2] = { gotrace_gid(t, p->pid), t->seq };
-
-	if (!gotrace_proc_start(c, ts) ||
-	    !gotrace_emit(&c->ring, ts, GO_EV_GO_START, 2, args, false))
-		return -ENOSPC;
-	t->seq++;
-	t->state = GOTRACE_T_RUNNING;
-	t->last_cpu = c->cpu;
-	c->cur_g = args[0];
-	return 0;
-}
+#include "transitions.h"
 
 /* What the snapshot carries from one thread to the next. */
 struct gotrace_snap {
@@ -74,21 +57,6 @@ static u32 gotrace_snapshot_prog(struct gotrace_snap *sn, struct task_struct *p)
 	return sn->prog;
 }
 
-/* GoWaiting: it sleeps, off its runqueue. */
-static int gotrace_snapshot_waiting(struct gotrace_snap *sn,
-				    struct task_struct *p,
-				    struct gotrace_thread *t)
-{
-	u64 gid = gotrace_gid(t, p->pid);
-
-	if (!gotrace_emit(&sn->c->ring, sn->ts - 1, GO_EV_GO_WAITING, 1, &gid, false))
-		return -ENOSPC;
-	t->seq++;
-	t->state = GOTRACE_T_WAITING;
-	t->last_cpu = sn->c->cpu;
-	return 0;
-}
-
 static int gotrace_snapshot_thread(struct gotrace_snap *sn,
 				   struct task_struct *p)
 {
@@ -110,11 +78,15 @@ static int gotrace_snapshot_thread(struct gotrace_snap *sn,
 			      sn->ts - 2))
 		return -ENOSPC;
 	s->snapshot_threads++;
-	if (READ_ONCE(p->on_cpu))
-		return gotrace_snapshot_running(s, p, t, sn->ts - 1);
-	if (READ_ONCE(p->on_rq))
-		return 0;
-	return gotrace_snapshot_waiting(sn, p, t);
+	if (READ_ONCE(p->on_cpu)) {
+		if (!gotrace_g_snap_running(per_cpu_ptr(s->cpus, task_cpu(p)),
+					    t, p->pid, sn->ts - 1))
+			return -ENOSPC;
+	} else if (!READ_ONCE(p->on_rq) &&
+		   !gotrace_g_snap_waiting(sn->c, t, p->pid, sn->ts - 1)) {
+		return -ENOSPC;
+	}
+	return 0;
 }
 
 static int gotrace_snapshot_stopped(void *data)
@@ -127,7 +99,6 @@ static int gotrace_snapshot_stopped(void *data)
 		.ts = gotrace_clock(s),
 	};
 	struct task_struct *g, *p;
-	u64 args[2];
 	int cpu, ret = 0;
 
 	rcu_read_lock();
@@ -143,15 +114,7 @@ static int gotrace_snapshot_stopped(void *data)
 	for_each_online_cpu(cpu)
 		if (!gotrace_proc_start(per_cpu_ptr(s->cpus, cpu), sn.ts - 1))
 			return -ENOSPC;
-
-	/*
-	 * Twice: modern Go takes the first as the end of the snapshot and
-	 * keeps only later ones, and its MMU page needs one (golang/go#74146).
-	 */
-	args[0] = num_possible_cpus();
-	args[1] = 0;
-	if (!gotrace_emit(&sn.c->ring, sn.ts - 1, GO_EV_GOMAXPROCS, 2, args, false) ||
-	    !gotrace_emit(&sn.c->ring, sn.ts - 1, GO_EV_GOMAXPROCS, 2, args, false))
+	if (!gotrace_procs_set(sn.c, sn.ts - 1))
 		return -ENOSPC;
 
 	WRITE_ONCE(s->mode, GOTRACE_MODE_ON);

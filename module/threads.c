@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gotrace threads: Linux threads as goroutines, their table and transitions.
+ * gotrace threads: the table of every thread id's trace state, and aliases.
  *
  * One 24-byte entry per thread id below max_tid, allocated when a session
  * starts, so probes never allocate and find a thread in O(1). gotrace start
@@ -16,23 +16,15 @@
  * aliases' included, is counted in the id's own entry (@gens), apart from
  * the generation each holder goes by (@gen).
  *
- * Each function below writes the Go events of one transition on a CPU's
- * buffer and updates the entry only if they all fit. It returns false when
- * the buffer is full; the caller then cuts the recording.
+ * What a goroutine does, and the entry's changes that go with it, is
+ * written by transitions.c and transitions.h.
  */
 
 #include <linux/slab.h>
 
-#include "buffer.h"
-#include "cpu.h"
-#include "encode.h"
 #include "gfp.h"
-#include "programs.h"
-#include "reasons.h"
 #include "session.h"
-#include "stacks.h"
 #include "threads.h"
-#include "transitions.h"
 
 /**
  * gotrace_threads_alloc - a zeroed table for thread ids below @max_tid
@@ -81,9 +73,7 @@ struct gotrace_thread *gotrace_thread_slow(struct gotrace_session *s,
 				return &a->t;
 		}
 	}
-	if (t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD)
-		return t;
-	return NULL;
+	return gotrace_alive(t) ? NULL : t;
 }
 
 /**
@@ -131,12 +121,19 @@ void gotrace_thread_unalias(struct gotrace_session *s, struct gotrace_thread *t)
 	smp_store_release(&a->busy, 0);
 }
 
-/*
- * The next generation of @tid's goroutine ids, counted in the id's entry:
- * @t is that entry or an alias. Only the count moves; the generation of a
+/**
+ * gotrace_thread_next_gen - the next generation of @tid's goroutine ids
+ * @s: session
+ * @t: the entry a thread holding @tid is created in: the id's own, or an alias
+ * @tid: the thread id
+ * @gen: set to the generation (see gotrace_gid())
+ *
+ * Counted in the id's own entry. Only the count moves; the generation of a
  * previous holder that still runs stays its own.
+ *
+ * Return: false if @tid was reused 65535 times: it has no goroutine id left.
  */
-static bool gotrace_next_gen(struct gotrace_session *s, struct gotrace_thread *t,
+bool gotrace_thread_next_gen(struct gotrace_session *s, struct gotrace_thread *t,
 			     pid_t tid, u16 *gen)
 {
 	struct gotrace_thread *owner = &s->threads[tid];
@@ -154,144 +151,27 @@ static bool gotrace_next_gen(struct gotrace_session *s, struct gotrace_thread *t
 }
 
 /**
- * gotrace_g_create - GoCreate for @p, by what @c's P runs (or G 0)
+ * gotrace_thread_of_gid - the entry of the live thread that goroutine @gid is
  * @s: session
- * @c: the CPU's buffer
- * @t: @p's entry
- * @p: the new thread
- * @prog: the program it runs
- * @creator: stack id of the creator, or 0
- * @ts: time stamp
+ * @gid: a goroutine id (gotrace_gid())
  *
- * An id that held a thread earlier in this trace gets the next goroutine id
- * for it (see gotrace_gid()). The goroutine starts runnable with seq 1.
- *
- * Return: false if the buffer is full or @p's id was reused 65535 times.
+ * Return: the id's own entry or an alias whose current holder goes by
+ * @gid, or NULL.
  */
-bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
-		      struct gotrace_thread *t, struct task_struct *p,
-		      u32 prog, u32 creator, u64 ts)
+struct gotrace_thread *gotrace_thread_of_gid(struct gotrace_session *s, u64 gid)
 {
-	u16 gen;
-	u64 args[3];
-
-	if (!gotrace_next_gen(s, t, p->pid, &gen))
-		return false;
-	args[0] = (u64)p->pid + (u64)gen * PID_MAX_LIMIT;
-	args[1] = gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD);
-	args[2] = creator;
-	if (!gotrace_emit(&c->ring, ts, GO_EV_GO_CREATE, 3, args, false))
-		return false;
-	t->gen = gen;
-	t->tag = gotrace_tag(p);
-	t->prog = prog;
-	t->seq = 1;
-	t->state = GOTRACE_T_RUNNABLE;
-	t->last_cpu = c->cpu;
-	t->wake_stack = 0;
-	WRITE_ONCE(t->renamed, 0);
-	return true;
-}
-
-/**
- * gotrace_g_reincarnate - @p now goes by a new name
- * @s: session
- * @c: the CPU's buffer; its P runs @p
- * @t: @p's entry
- * @p: the thread
- * @prog: the program id of its new name
- * @ts: time stamp
- *
- * Its goroutine ends and a new one, created with the new name, takes its
- * place on this P.
- *
- * Return: false if the buffer is full or @p's id was reused 65535 times
- * (see gotrace_g_create()).
- */
-bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
-			   struct gotrace_thread *t, struct task_struct *p,
-			   u32 prog, u64 ts)
-{
-	u64 stack = gotrace_stack(s->stacks, t->prog, GOTRACE_R_RENAME);
-
-	/* A stack before GoEnd names the goroutine (gotrace_put_stop()). */
-	if (!gotrace_emit(&c->ring, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
-	    !gotrace_emit(&c->ring, ts, GO_EV_GO_END, 0, NULL, false))
-		return false;
-	c->cur_g = 0;
-	t->state = GOTRACE_T_DEAD;
-	return gotrace_g_create(s, c, t, p, prog,
-				gotrace_stack(s->stacks, prog, GOTRACE_R_RENAME), ts) &&
-	       gotrace_g_run(c, t, p->pid, ts);
-}
-
-/**
- * gotrace_g_lost - end the run whose switch-out the trace missed
- * @s: session
- * @c: this CPU's buffer; its P still runs c->cur_g, though the CPU runs idle
- * @ts: time stamp
- *
- * Tracepoints do not fire on a CPU that is no longer online, so a CPU going
- * down switches its stopper out unseen. When the CPU is back, the goroutine
- * its P still runs gets a GoBlock (a kernel wait) before anything else.
- *
- * Return: false if the buffer is full, or if c->cur_g is not the goroutine
- * of a thread that runs in the trace (its identity is lost).
- */
-bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
-{
-	u32 tid = c->cur_g % PID_MAX_LIMIT;
-	struct gotrace_thread *t = NULL;
-	u64 stack;
+	u32 tid = gotrace_gid_tid(gid);
 	int i;
 
-	if (tid < s->max_tid && gotrace_gid(&s->threads[tid], tid) == c->cur_g)
-		t = &s->threads[tid];
-	for (i = 0; !t && i < GOTRACE_ALIASES; i++) {
+	if (tid < s->max_tid && gotrace_gid(&s->threads[tid], tid) == gid)
+		return &s->threads[tid];
+	for (i = 0; i < GOTRACE_ALIASES; i++) {
 		struct gotrace_alias *a = &s->aliases[i];
 
 		/* Pairs with the release in gotrace_thread_alias(). */
 		if (smp_load_acquire(&a->busy) > 0 && a->tid == tid &&
-		    gotrace_gid(&a->t, tid) == c->cur_g)
-			t = &a->t;
+		    gotrace_gid(&a->t, tid) == gid)
+			return &a->t;
 	}
-	if (!t || t->state != GOTRACE_T_RUNNING)
-		return false;
-	stack = gotrace_stack(s->stacks, t->prog, GOTRACE_R_KERNEL);
-	if (!gotrace_emit(&c->ring, ts, GO_EV_GO_SLEEP, 1, &stack, false))
-		return false;
-	t->state = GOTRACE_T_WAITING;
-	t->last_cpu = c->cpu;
-	c->cur_g = 0;
-	return true;
-}
-
-/**
- * gotrace_g_rename - @p takes a new name: exec, prctl(PR_SET_NAME), or a
- * kernel thread named by its creator
- * @s: session
- * @c: this CPU's buffer
- * @t: @p's entry, a live goroutine
- * @p: the thread
- * @comm: the new name
- * @ts: time stamp
- *
- * The running thread is reincarnated at once; another one when it next
- * switches in (its entry is then written from this CPU: only @t->prog and
- * @t->renamed, which its own CPU reads once).
- *
- * Return: false if the running thread could not be reincarnated (see
- * gotrace_g_reincarnate()); true otherwise.
- */
-bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
-		      struct gotrace_thread *t, struct task_struct *p,
-		      const char *comm, u64 ts)
-{
-	u32 prog = gotrace_prog_id(s->progs, comm);
-
-	if (p == current && t->state == GOTRACE_T_RUNNING)
-		return gotrace_g_reincarnate(s, c, t, p, prog, ts);
-	WRITE_ONCE(t->prog, prog);
-	WRITE_ONCE(t->renamed, 1);
-	return true;
+	return NULL;
 }

@@ -11,8 +11,6 @@
 #include <linux/types.h>
 #include "session.h"
 
-struct gotrace_cpu;
-
 /* A thread's state in the trace's eyes. */
 enum gotrace_tstate {
 	GOTRACE_T_NONE,		/* never seen in this trace */
@@ -79,17 +77,21 @@ struct gotrace_thread *gotrace_thread_slow(struct gotrace_session *s,
 					   struct gotrace_thread *t);
 struct gotrace_thread *gotrace_thread_alias(struct gotrace_session *s,
 					    struct task_struct *p);
-bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
-		      struct gotrace_thread *t, struct task_struct *p,
-		      u32 prog, u32 creator, u64 ts);
 void gotrace_thread_unalias(struct gotrace_session *s, struct gotrace_thread *t);
-bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
-			   struct gotrace_thread *t, struct task_struct *p,
-			   u32 prog, u64 ts);
-bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
-bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
-		      struct gotrace_thread *t, struct task_struct *p,
-		      const char *comm, u64 ts);
+bool gotrace_thread_next_gen(struct gotrace_session *s, struct gotrace_thread *t,
+			     pid_t tid, u16 *gen);
+struct gotrace_thread *gotrace_thread_of_gid(struct gotrace_session *s, u64 gid);
+
+/**
+ * gotrace_alive - whether an entry holds a live goroutine
+ * @t: the entry
+ *
+ * Return: false if @t never held one in this trace, or its goroutine ended.
+ */
+static inline bool gotrace_alive(const struct gotrace_thread *t)
+{
+	return t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD;
+}
 
 /**
  * gotrace_waiting - whether a thread waits in the trace (for a wakeup)
@@ -114,18 +116,49 @@ static inline u32 gotrace_tag(struct task_struct *p)
 }
 
 /**
- * gotrace_gid - goroutine id of the thread holding @tid, state @t
- * @t: thread state
+ * gotrace_goid - goroutine id of the thread holding @tid in generation @gen
  * @tid: thread id
+ * @gen: how many threads held @tid earlier in the trace
  *
  * A reused id gets PID_MAX_LIMIT added once per earlier holder, because Go
  * rejects a second GoCreate for an id that ever existed in the trace.
  *
- * Return: @tid + @t->gen * PID_MAX_LIMIT.
+ * Return: @tid + @gen * PID_MAX_LIMIT.
+ */
+static inline u64 gotrace_goid(pid_t tid, u16 gen)
+{
+	return (u64)tid + (u64)gen * PID_MAX_LIMIT;
+}
+
+/**
+ * gotrace_gid - goroutine id of the thread holding @tid, state @t
+ * @t: thread state
+ * @tid: thread id
+ *
+ * Return: gotrace_goid() of @tid in @t's generation.
  */
 static inline u64 gotrace_gid(const struct gotrace_thread *t, pid_t tid)
 {
-	return (u64)tid + (u64)t->gen * PID_MAX_LIMIT;
+	return gotrace_goid(tid, t->gen);
+}
+
+/**
+ * gotrace_gid_tid - the thread id a goroutine id was made of
+ * @gid: a goroutine id from gotrace_goid()
+ *
+ * Return: its thread id.
+ */
+static inline u32 gotrace_gid_tid(u64 gid)
+{
+	return gid % PID_MAX_LIMIT;
+}
+
+/* Whether @t is one of @s's aliases rather than a thread id's own entry. */
+static inline bool gotrace_is_alias(struct gotrace_session *s,
+				    struct gotrace_thread *t)
+{
+	return (void *)t >= (void *)s->aliases &&
+	       (void *)t < (void *)(s->aliases + GOTRACE_ALIASES);
 }
 
 /**
@@ -156,8 +189,7 @@ static __always_inline bool gotrace_thread_find(struct gotrace_session *s,
 		return false;
 	}
 	t = &s->threads[tid];
-	if (likely(t->tag == gotrace_tag(p) &&
-		   t->state != GOTRACE_T_NONE && t->state != GOTRACE_T_DEAD)) {
+	if (likely(t->tag == gotrace_tag(p) && gotrace_alive(t))) {
 		*tp = t;
 		return true;
 	}

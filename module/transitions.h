@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gotrace transitions on the scheduler's hot path: a thread switching in
- * and out, and woken. Each writes the Go events of one transition on a
- * CPU's buffer and updates the thread's entry only if they all fit; it
- * returns false when the buffer is full, and the caller then cuts the
- * recording (see threads.c). Inline, so that each probe is one function:
- * they run at every context switch and wakeup.
+ * gotrace transitions: what goroutines and Ps do, as Go events.
+ *
+ * Every Go event about a goroutine or a P is written here or in
+ * transitions.c; a second wire format replaces these writers and nothing
+ * else. Each transition writes its events on a CPU's buffer and updates the
+ * thread's entry and the P only if they all fit; it returns false when the
+ * buffer is full, and the caller then cuts the recording (gotrace_cut()).
+ *
+ * This header holds the scheduler's hot path, a thread switching in and
+ * out and woken: inline, so that each probe is one function, for they run
+ * at every context switch and wakeup. The slow paths' prototypes sit with
+ * the inline functions that call them.
  */
 #ifndef _GOTRACE_TRANSITIONS_H
 #define _GOTRACE_TRANSITIONS_H
@@ -16,7 +22,6 @@
 #include "cpu.h"
 #include "encode.h"
 #include "kstacks.h"
-#include "probes.h"
 #include "programs.h"
 #include "reasons.h"
 #include "session.h"
@@ -91,12 +96,51 @@ gotrace_classify(struct task_struct *p, bool preempt, unsigned int prev_state,
 	}
 }
 
-/* Whether @t is one of @s's aliases rather than a thread id's own entry. */
-static inline bool gotrace_is_alias(struct gotrace_session *s,
-				    struct gotrace_thread *t)
+bool gotrace_proc_start_slow(struct gotrace_cpu *c, u64 ts);
+void gotrace_proc_close(struct gotrace_cpu *c, u64 ts);
+bool gotrace_procs_set(struct gotrace_cpu *c, u64 ts);
+bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
+		      struct gotrace_thread *t, struct task_struct *p,
+		      u32 prog, u32 creator, u64 ts);
+bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
+			   struct gotrace_thread *t, struct task_struct *p,
+			   u32 prog, u64 ts);
+bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
+bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
+		      struct gotrace_thread *t, struct task_struct *p,
+		      const char *comm, u64 ts);
+bool gotrace_g_snap_running(struct gotrace_cpu *c, struct gotrace_thread *t,
+			    pid_t tid, u64 ts);
+bool gotrace_g_snap_waiting(struct gotrace_cpu *c, struct gotrace_thread *t,
+			    pid_t tid, u64 ts);
+
+/**
+ * gotrace_proc_start - the P's ProcStart, once, before its first event
+ * @c: the CPU's buffer
+ * @ts: time stamp
+ *
+ * Inline: every probe asks, and the P has nearly always started.
+ *
+ * Return: false if the buffer is full.
+ */
+static inline bool gotrace_proc_start(struct gotrace_cpu *c, u64 ts)
 {
-	return (void *)t >= (void *)s->aliases &&
-	       (void *)t < (void *)(s->aliases + GOTRACE_ALIASES);
+	return likely(c->proc_started) || gotrace_proc_start_slow(c, ts);
+}
+
+/**
+ * gotrace_g_running - the entry and the P after a GoStart of @t's goroutine
+ * @c: the CPU's buffer; its P now runs @gid
+ * @t: the thread's entry
+ * @gid: its goroutine id
+ */
+static __always_inline void gotrace_g_running(struct gotrace_cpu *c,
+					      struct gotrace_thread *t, u64 gid)
+{
+	t->seq++;
+	t->state = GOTRACE_T_RUNNING;
+	t->last_cpu = c->cpu;
+	c->cur_g = gid;
 }
 
 /**
@@ -181,10 +225,7 @@ static __always_inline u8 *gotrace_put_run(struct gotrace_cpu *c,
 		p = gotrace_put_event(p, GO_EV_GO_START, *dt, 2, args);
 	*dt = 0;
 	(*n)++;
-	t->seq++;
-	t->state = GOTRACE_T_RUNNING;
-	t->last_cpu = c->cpu;
-	c->cur_g = args[0];
+	gotrace_g_running(c, t, args[0]);
 	return p;
 }
 
@@ -241,10 +282,10 @@ static __always_inline bool gotrace_g_start(struct gotrace_session *s,
 					    struct gotrace_thread *t,
 					    struct task_struct *p, u64 ts)
 {
-	if ((t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD ||
-	     gotrace_waiting(t)) && !gotrace_proc_start(c, ts))
+	if ((!gotrace_alive(t) || gotrace_waiting(t)) &&
+	    !gotrace_proc_start(c, ts))
 		return false;
-	if (t->state == GOTRACE_T_NONE || t->state == GOTRACE_T_DEAD) {
+	if (!gotrace_alive(t)) {
 		if (!gotrace_g_create(s, c, t, p, gotrace_prog_id(s->progs, p->comm),
 				      0, ts))
 			return false;
