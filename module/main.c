@@ -13,6 +13,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/string.h>
 #include <linux/threads.h>
 #include <linux/uaccess.h>
 
@@ -87,32 +88,45 @@ static __poll_t gotrace_poll(struct file *file, poll_table *wait)
 	return gotrace_readable(dev) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+/* The first versions end with their reserved fields; new fields follow. */
+static_assert(GOTRACE_START_SIZE_VER0 ==
+	      offsetofend(struct gotrace_start, reserved));
+static_assert(GOTRACE_STOP_SIZE_VER0 ==
+	      offsetofend(struct gotrace_stop, reserved));
+static_assert(GOTRACE_STATUS_SIZE_VER0 ==
+	      offsetofend(struct gotrace_status, reserved));
+
 /*
- * Copy an extensible ioctl argument of @size bytes that starts with its
- * size as user space knows it (at least @min), and check that its reserved
- * @nr_reserved u64s at the end are zero.
+ * Each ioctl structure starts with its size as user space knows it. Accept
+ * any from the first version's (@ver0) to a page: as clone3(), smaller is
+ * -EINVAL, larger -E2BIG.
  */
-static int gotrace_copy_args(void *args, size_t size, size_t min,
-			     unsigned int nr_reserved, const void __user *uargs)
+static int gotrace_arg_size(const void __user *uargs, size_t ver0, u32 *usize)
 {
-	const u64 *reserved = args + size - nr_reserved * sizeof(u64);
-	unsigned int i;
+	if (get_user(*usize, (const u32 __user *)uargs))
+		return -EFAULT;
+	if (*usize < ver0)
+		return -EINVAL;
+	if (*usize > PAGE_SIZE)
+		return -E2BIG;
+	return 0;
+}
+
+/*
+ * Copy an input structure of the kernel's @ksize bytes from one of the size
+ * user space gives: what is missing reads as zero, what the kernel does not
+ * know must be zero (-E2BIG otherwise, see copy_struct_from_user()).
+ */
+static int gotrace_copy_args(void *args, size_t ksize, size_t ver0,
+			     const void __user *uargs)
+{
 	u32 usize;
 	int ret;
 
-	if (get_user(usize, (const u32 __user *)uargs))
-		return -EFAULT;
-	if (usize < min)
-		return -EINVAL;
-	if (usize > PAGE_SIZE)
-		return -E2BIG;
-	ret = copy_struct_from_user(args, size, uargs, usize);
+	ret = gotrace_arg_size(uargs, ver0, &usize);
 	if (ret)
 		return ret;
-	for (i = 0; i < nr_reserved; i++)
-		if (reserved[i])
-			return -EINVAL;
-	return 0;
+	return copy_struct_from_user(args, ksize, uargs, usize);
 }
 
 static int gotrace_start_args(struct gotrace_start *args,
@@ -120,12 +134,13 @@ static int gotrace_start_args(struct gotrace_start *args,
 {
 	int ret;
 
-	ret = gotrace_copy_args(args, sizeof(*args),
-				offsetofend(struct gotrace_start, reserved),
-				ARRAY_SIZE(args->reserved), uargs);
+	ret = gotrace_copy_args(args, sizeof(*args), GOTRACE_START_SIZE_VER0,
+				uargs);
 	if (ret)
 		return ret;
 
+	if (memchr_inv(args->reserved, 0, sizeof(args->reserved)))
+		return -EINVAL;
 	if (args->flags & ~GOTRACE_START_FLAGS)
 		return -EINVAL;
 	if ((args->flags & GOTRACE_START_CLOCK_MONO) &&
@@ -186,11 +201,12 @@ static long gotrace_ioctl_stop(struct gotrace_dev *dev,
 
 	if (!perfmon_capable())
 		return -EPERM;
-	ret = gotrace_copy_args(&args, sizeof(args),
-				offsetofend(struct gotrace_stop, reserved),
-				ARRAY_SIZE(args.reserved), uargs);
+	ret = gotrace_copy_args(&args, sizeof(args), GOTRACE_STOP_SIZE_VER0,
+				uargs);
 	if (ret)
 		return ret;
+	if (memchr_inv(args.reserved, 0, sizeof(args.reserved)))
+		return -EINVAL;
 	if (args.flags & ~GOTRACE_STOP_FLAGS)
 		return -EINVAL;
 	mutex_lock(&dev->lock);
@@ -208,16 +224,21 @@ static long gotrace_ioctl_stop(struct gotrace_dev *dev,
 	return 0;
 }
 
+/*
+ * As sched_getattr(): write what both the kernel and user space know, the
+ * smaller of their sizes, and say how much in @size. User space bytes after
+ * those are left alone.
+ */
 static long gotrace_ioctl_status(struct gotrace_dev *dev,
 				 struct gotrace_status __user *ust)
 {
 	struct gotrace_status st = {};
 	u32 usize;
+	int ret;
 
-	if (get_user(usize, &ust->size))
-		return -EFAULT;
-	if (usize < offsetofend(struct gotrace_status, reserved))
-		return -EINVAL;
+	ret = gotrace_arg_size(ust, GOTRACE_STATUS_SIZE_VER0, &usize);
+	if (ret)
+		return ret;
 
 	mutex_lock(&dev->lock);
 	gotrace_session_status(dev, &st);
@@ -229,18 +250,26 @@ static long gotrace_ioctl_status(struct gotrace_dev *dev,
 	return 0;
 }
 
+/*
+ * An ioctl number without its size field: the size of the structure that
+ * counts is the one in the structure (gotrace_arg_size()), so a command
+ * encoded with another size, by a newer or older user space, is the same.
+ */
+#define GOTRACE_IOC_CMD(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
 static long gotrace_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
 	struct gotrace_dev *dev = file->private_data;
 	void __user *argp = (void __user *)arg;
 
-	switch (cmd) {
-	case GOTRACE_START:
+	/* Type, number and direction must match; -ENOIOCTLCMD is ENOTTY. */
+	switch (GOTRACE_IOC_CMD(cmd)) {
+	case GOTRACE_IOC_CMD(GOTRACE_START):
 		return gotrace_ioctl_start(dev, argp);
-	case GOTRACE_STOP:
+	case GOTRACE_IOC_CMD(GOTRACE_STOP):
 		return gotrace_ioctl_stop(dev, argp);
-	case GOTRACE_STATUS:
+	case GOTRACE_IOC_CMD(GOTRACE_STATUS):
 		return gotrace_ioctl_status(dev, argp);
 	default:
 		return -ENOIOCTLCMD;

@@ -290,7 +290,22 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 	if (!s)
 		return;
 
-	st->state = s->state == GOTRACE_SESS_DONE ? GOTRACE_STATE_IDLE : s->state;
+	/* The uapi states are their own numbers, not the session's. */
+	switch (s->state) {
+	case GOTRACE_SESS_TRACING:
+		st->state = GOTRACE_STATE_TRACING;
+		break;
+	case GOTRACE_SESS_STOPPED:
+		st->state = GOTRACE_STATE_STOPPED;
+		break;
+	case GOTRACE_SESS_DONE:		/* read to the end */
+		st->state = GOTRACE_STATE_IDLE;
+		break;
+	default:			/* a state without its uapi one */
+		WARN_ON_ONCE(1);
+		st->state = GOTRACE_STATE_IDLE;
+		break;
+	}
 	st->flags = READ_ONCE(s->cut_ts) ? GOTRACE_STATUS_CUT : 0;
 	if (gotrace_clock_unstable(s))
 		st->flags |= GOTRACE_STATUS_CLOCK_UNSTABLE;

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -92,6 +93,25 @@ static void *map_pages(struct __test_metadata *_metadata, size_t len)
 	return p;
 }
 
+/* After end_session(): read the session the test started on its own. */
+static void record_again(struct __test_metadata *_metadata,
+			 struct gt_session *s)
+{
+	ASSERT_EQ(0, gt_recorder_start(&s->rec, s->fd, GT_READ_CHUNK));
+	s->recording = true;
+}
+
+/* Bytes of @buf from @from to @len that are not GT_JUNK any more. */
+static size_t junk_overwritten(const unsigned char *buf, size_t from,
+			       size_t len)
+{
+	size_t n = 0;
+
+	for (; from < len; from++)
+		n += buf[from] != GT_JUNK;
+	return n;
+}
+
 TEST_F(ioctl, unknown_command)
 {
 	static const unsigned long cmds[] = {
@@ -99,11 +119,18 @@ TEST_F(ioctl, unknown_command)
 		_IO(GOTRACE_IOC_MAGIC, 0x00),
 		_IO(GOTRACE_IOC_MAGIC, 0x04),
 		_IO(GOTRACE_IOC_MAGIC, 0xff),
-		_IOW(GOTRACE_IOC_MAGIC, 0x01, __u64),	/* START's size */
+		_IOW(GOTRACE_IOC_MAGIC, 0x00, struct gotrace_start),
+		_IOW(GOTRACE_IOC_MAGIC, 0x04, struct gotrace_start),
+		_IOWR(GOTRACE_IOC_MAGIC, 0x04, struct gotrace_status),
+		_IOWR(GOTRACE_IOC_MAGIC, 0xff, struct gotrace_status),
+		/* Known numbers in another direction. */
 		_IOR(GOTRACE_IOC_MAGIC, 0x01, struct gotrace_start),
-		_IOW(GOTRACE_IOC_MAGIC, 0x02, __u32),	/* STOP's size */
+		_IOWR(GOTRACE_IOC_MAGIC, 0x01, struct gotrace_start),
 		_IO(GOTRACE_IOC_MAGIC, 0x02),		/* STOP before 0.2 */
-		_IOWR(GOTRACE_IOC_MAGIC, 0x03, __u32),	/* STATUS's size */
+		_IOWR(GOTRACE_IOC_MAGIC, 0x02, struct gotrace_stop),
+		_IOR(GOTRACE_IOC_MAGIC, 0x03, struct gotrace_status),
+		_IOW(GOTRACE_IOC_MAGIC, 0x03, struct gotrace_status),
+		_IOWR(GOTRACE_IOC_MAGIC + 1, 0x03, struct gotrace_status),
 		_IO(GOTRACE_IOC_MAGIC + 1, 0x02),
 	};
 	struct gotrace_status arg = { .size = sizeof(arg) };
@@ -199,8 +226,8 @@ TEST_F(ioctl, start_bad_format)
 TEST_F(ioctl, start_size_too_small)
 {
 	static const __u32 sizes[] = {
-		0, 4, 8, 24, sizeof(struct gotrace_start) - 8,
-		sizeof(struct gotrace_start) - 1,
+		0, 4, 8, 24, GOTRACE_START_SIZE_VER0 - 8,
+		GOTRACE_START_SIZE_VER0 - 1,
 	};
 	struct gotrace_start args;
 	unsigned int i;
@@ -241,6 +268,12 @@ TEST_F(ioctl, start_size_too_big)
 	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, args));
 	EXPECT_EQ(E2BIG, errno);
 	page[self->page_size - 1] = 0;
+
+	/* More than a page is no structure there will be, zeros or not. */
+	args->size = self->page_size + 1;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, args));
+	EXPECT_EQ(E2BIG, errno);
+	args->size = self->page_size;
 
 	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, args));
 	EXPECT_EQ(EBUSY, errno);
@@ -333,7 +366,8 @@ TEST_F(ioctl, start_max_tid)
 TEST_F(ioctl, status_size)
 {
 	static const __u32 sizes[] = {
-		0, 4, 8, sizeof(struct gotrace_status) - 8,
+		0, 4, 8, GOTRACE_STATUS_SIZE_VER0 - 8,
+		GOTRACE_STATUS_SIZE_VER0 - 1,
 	};
 	struct {
 		struct gotrace_status st;
@@ -350,14 +384,170 @@ TEST_F(ioctl, status_size)
 		}
 	}
 
-	/* A bigger structure gets what the module knows, and says how much. */
+	/* More than a page: refused before anything is written. */
+	memset(&big, GT_JUNK, sizeof(big));
+	big.st.size = self->page_size + 1;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_STATUS, &big.st));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_EQ(0, junk_overwritten((void *)&big, sizeof(big.st.size),
+				      sizeof(big)));
+
+	/*
+	 * A bigger structure gets what the module knows, and says how much;
+	 * the rest is left as it was.
+	 */
 	memset(&big, GT_JUNK, sizeof(big));
 	big.st.size = sizeof(big);
 	EXPECT_EQ(0, ioctl(self->s.ctl, GOTRACE_STATUS, &big.st));
 	EXPECT_EQ(sizeof(big.st), big.st.size);
 	EXPECT_EQ(GOTRACE_STATE_TRACING, big.st.state);
 	EXPECT_EQ(self->sessions, big.st.sessions);
+	EXPECT_EQ(0, big.st.reserved[0]);
+	EXPECT_EQ(0, big.st.reserved[1]);
+	EXPECT_EQ(0, junk_overwritten((void *)&big, sizeof(big.st),
+				      sizeof(big)));
 	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+/*
+ * A caller built against the first version of each structure: its STATUS
+ * gets exactly those bytes, its START and STOP work.
+ */
+TEST_F(ioctl, first_version_sizes)
+{
+	struct gotrace_start start = { .size = GOTRACE_START_SIZE_VER0 };
+	struct gotrace_stop stop = {
+		.size = GOTRACE_STOP_SIZE_VER0,
+		.flags = GOTRACE_STOP_NOWAIT,
+	};
+	union {
+		struct gotrace_status st;
+		unsigned char b[GOTRACE_STATUS_SIZE_VER0 + 64];
+	} buf;
+
+	memset(&buf, GT_JUNK, sizeof(buf));
+	buf.st.size = GOTRACE_STATUS_SIZE_VER0;
+	ASSERT_EQ(0, ioctl(self->s.ctl, GOTRACE_STATUS, &buf.st));
+	EXPECT_EQ(GOTRACE_STATUS_SIZE_VER0, buf.st.size);
+	EXPECT_EQ(GOTRACE_STATE_TRACING, buf.st.state);
+	EXPECT_EQ(GOTRACE_FORMAT_1_21, buf.st.format);
+	EXPECT_EQ(self->sessions, buf.st.sessions);
+	EXPECT_EQ(0, junk_overwritten(buf.b, GOTRACE_STATUS_SIZE_VER0,
+				      sizeof(buf)));
+
+	/* A start reaches the session, which is busy. */
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &start));
+	EXPECT_EQ(EBUSY, errno);
+	check_intact(_metadata, self->s.ctl, self->sessions);
+
+	ASSERT_EQ(0, ioctl(self->s.ctl, GOTRACE_STOP, &stop));
+	memset(&buf, GT_JUNK, sizeof(buf));
+	buf.st.size = GOTRACE_STATUS_SIZE_VER0;
+	ASSERT_EQ(0, ioctl(self->s.ctl, GOTRACE_STATUS, &buf.st));
+	EXPECT_EQ(GOTRACE_STATE_STOPPED, buf.st.state);
+	end_session(_metadata, &self->s);
+
+	ASSERT_EQ(0, ioctl(self->s.ctl, GOTRACE_START, &start));
+	record_again(_metadata, &self->s);
+	check_intact(_metadata, self->s.ctl, self->sessions + 1);
+}
+
+/*
+ * A newer user space's bigger START, on an idle device: a non-zero byte
+ * the module does not know refuses it (E2BIG) and starts nothing; with
+ * zeros there it is a start like any other.
+ */
+TEST_F(ioctl, start_future_size)
+{
+	unsigned char *page = map_pages(_metadata, self->page_size);
+	struct gotrace_start *args = start_args(page);
+	size_t ksize = sizeof(*args);
+	struct gotrace_status st;
+	unsigned int i;
+
+	end_session(_metadata, &self->s);
+	args->size = ksize + 8;
+	for (i = 0; i < 8; i++) {
+		page[ksize + i] = 1U << i;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, args));
+		EXPECT_EQ(E2BIG, errno) {
+			TH_LOG("byte %u", i);
+		}
+		page[ksize + i] = 0;
+	}
+	ASSERT_EQ(0, gt_status(self->s.ctl, &st));
+	EXPECT_EQ(GOTRACE_STATE_IDLE, st.state);
+	EXPECT_EQ(self->sessions, st.sessions);
+	EXPECT_EQ(0, st.flags);
+
+	ASSERT_EQ(0, ioctl(self->s.ctl, GOTRACE_START, args));
+	record_again(_metadata, &self->s);
+	munmap(page, self->page_size);
+	check_intact(_metadata, self->s.ctl, self->sessions + 1);
+}
+
+/*
+ * The size in the command number does not count, the structure's does:
+ * each command encoded with another size reaches the same ioctl.
+ */
+TEST_F(ioctl, command_size_ignored)
+{
+	static const __u32 sizes[] = {
+		0, 1, 4, 8, GOTRACE_STOP_SIZE_VER0, 64, 200,
+		(1U << _IOC_SIZEBITS) - 1,
+	};
+	const unsigned int rw = _IOC_READ | _IOC_WRITE;
+	struct gotrace_start start = { .size = sizeof(start) };
+	struct {
+		struct gotrace_stop args;
+		__u64 more;
+	} stop = { .args.size = sizeof(stop), .more = 1 };
+	struct gotrace_status st;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		/* Only STATUS succeeds: no other command would. */
+		memset(&st, GT_JUNK, sizeof(st));
+		st.size = sizeof(st);
+		EXPECT_EQ(0, ioctl(self->s.ctl,
+				   _IOC(rw, GOTRACE_IOC_MAGIC, 0x03, sizes[i]),
+				   &st)) {
+			TH_LOG("size %u: %s", sizes[i], strerror(errno));
+		}
+		EXPECT_EQ(sizeof(st), st.size);
+		EXPECT_EQ(GOTRACE_STATE_TRACING, st.state);
+		EXPECT_EQ(self->sessions, st.sessions);
+
+		/* Only START is busy. */
+		EXPECT_EQ(-1, ioctl(self->s.ctl,
+				    _IOC(_IOC_WRITE, GOTRACE_IOC_MAGIC, 0x01,
+					 sizes[i]), &start));
+		EXPECT_EQ(EBUSY, errno) {
+			TH_LOG("size %u", sizes[i]);
+		}
+
+		/*
+		 * Only STOP finds a byte it does not know (too small for
+		 * the others: EINVAL), and refuses before it stops.
+		 */
+		EXPECT_EQ(-1, ioctl(self->s.ctl,
+				    _IOC(_IOC_WRITE, GOTRACE_IOC_MAGIC, 0x02,
+					 sizes[i]), &stop.args));
+		EXPECT_EQ(E2BIG, errno) {
+			TH_LOG("size %u", sizes[i]);
+		}
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+
+	/* ... and a valid one stops. */
+	stop.more = 0;
+	stop.args.flags = GOTRACE_STOP_NOWAIT;
+	ASSERT_EQ(0, ioctl(self->s.ctl, _IOC(_IOC_WRITE, GOTRACE_IOC_MAGIC,
+					     0x02, 0), &stop.args));
+	ASSERT_EQ(0, gt_status(self->s.ctl, &st));
+	EXPECT_EQ(GOTRACE_STATE_STOPPED, st.state);
+	EXPECT_EQ(self->sessions, st.sessions);
+	end_session(_metadata, &self->s);
 }
 
 TEST_F(ioctl, stop_unknown_flags)
@@ -395,7 +585,9 @@ TEST_F(ioctl, stop_reserved)
 
 TEST_F(ioctl, stop_size)
 {
-	static const __u32 sizes[] = { 0, 4, 8, sizeof(struct gotrace_stop) - 8 };
+	static const __u32 sizes[] = {
+		0, 4, 8, GOTRACE_STOP_SIZE_VER0 - 8, GOTRACE_STOP_SIZE_VER0 - 1,
+	};
 	struct {
 		struct gotrace_stop args;
 		__u64 more[2];
@@ -418,10 +610,14 @@ TEST_F(ioctl, stop_size)
 	big.more[1] = 1;
 	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_STOP, &big.args));
 	EXPECT_EQ(E2BIG, errno);
+	big.args.size = self->page_size + 1;
+	big.more[1] = 0;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_STOP, &big.args));
+	EXPECT_EQ(E2BIG, errno);
+	big.args.size = sizeof(big);
 	check_intact(_metadata, self->s.ctl, self->sessions);
 
 	/* ... and a bigger structure of zeros is a stop. */
-	big.more[1] = 0;
 	EXPECT_EQ(0, ioctl(self->s.ctl, GOTRACE_STOP, &big.args));
 	end_session(_metadata, &self->s);
 }

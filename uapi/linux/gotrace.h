@@ -6,8 +6,16 @@
  * batches as they fill, and after GOTRACE_STOP the footer, then end of file.
  * The ioctls below start, stop and inspect a recording session.
  *
- * Structures are extensible: @size comes first and tells the kernel how much
- * of the structure user space knows (copy_struct_from_user() semantics).
+ * Structures are extensible, as clone3()'s: @size comes first and tells the
+ * kernel how many bytes of the structure user space passes, sizeof() of the
+ * structure it was built with. The kernel accepts any size from the first
+ * version's (GOTRACE_*_SIZE_VER0; smaller: EINVAL) up to a page (larger:
+ * E2BIG). Of an input structure larger than the kernel's, the bytes it
+ * does not know must be zero (else E2BIG); a smaller one reads as if its
+ * missing fields were zero. Of GOTRACE_STATUS's output the kernel writes
+ * what both sides know, and @size says how much (see struct gotrace_status).
+ * New fields are only ever appended. The size an ioctl number encodes is
+ * ignored: the structure's own @size counts.
  * Reserved fields must be zero. Open the device O_WRONLY to use only the
  * ioctls; only one open file may read at a time. A trace is read once, from
  * its header to its end: once a reader has closed the device after part of
@@ -41,7 +49,8 @@
 
 /**
  * struct gotrace_start - argument of GOTRACE_START
- * @size:	Input: sizeof(struct gotrace_start) as user space knows it.
+ * @size:	Input: sizeof(struct gotrace_start) as user space knows it,
+ *		at least GOTRACE_START_SIZE_VER0.
  * @flags:	Input: GOTRACE_START_* flags.
  * @format:	Input: one of GOTRACE_FORMAT_*.
  * @max_tid:	Input: highest thread id + 1 the thread table covers; 0 means
@@ -59,6 +68,8 @@ struct gotrace_start {
 	__u64 reserved[4];
 };
 
+#define GOTRACE_START_SIZE_VER0	56	/* sizeof first published struct */
+
 /*
  * Stop flags. By default GOTRACE_STOP returns, as Go's StopTrace does, once
  * the reader has read the trace to its end (or closed the device), or at
@@ -70,7 +81,8 @@ struct gotrace_start {
 
 /**
  * struct gotrace_stop - argument of GOTRACE_STOP
- * @size:	Input: sizeof(struct gotrace_stop) as user space knows it.
+ * @size:	Input: sizeof(struct gotrace_stop) as user space knows it,
+ *		at least GOTRACE_STOP_SIZE_VER0.
  * @flags:	Input: GOTRACE_STOP_* flags.
  * @reserved:	Input: set to 0.
  */
@@ -79,6 +91,8 @@ struct gotrace_stop {
 	__u32 flags;
 	__u64 reserved[2];
 };
+
+#define GOTRACE_STOP_SIZE_VER0	24	/* sizeof first published struct */
 
 /* Session states reported by GOTRACE_STATUS. */
 #define GOTRACE_STATE_IDLE	0	/* no session, or its trace was read to the end */
@@ -99,8 +113,12 @@ struct gotrace_stop {
 
 /**
  * struct gotrace_status - argument of GOTRACE_STATUS
- * @size:	Input: sizeof(struct gotrace_status) as user space knows it.
- *		Output: the number of bytes the kernel filled in.
+ * @size:	Input: sizeof(struct gotrace_status) as user space knows it,
+ *		at least GOTRACE_STATUS_SIZE_VER0: the bytes the kernel may
+ *		write. Output: the bytes the kernel wrote, the smaller of
+ *		that and the kernel's sizeof(struct gotrace_status). Bytes
+ *		after those are left as they were: a field beyond @size was
+ *		not filled in (as sched_getattr() does).
  * @state:	Output: GOTRACE_STATE_*.
  * @flags:	Output: GOTRACE_STATUS_*.
  * @format:	Output: format version of the current session (11, 19 or 21).
@@ -142,6 +160,12 @@ struct gotrace_status {
 	__u64 reserved[2];
 };
 
+#define GOTRACE_STATUS_SIZE_VER0 120	/* sizeof first published struct */
+
+/*
+ * The kernel matches the type, number and direction of these commands, not
+ * their size field: a command with another size reaches the same ioctl.
+ */
 #define GOTRACE_IOC_MAGIC	0xB9
 
 #define GOTRACE_START	_IOW(GOTRACE_IOC_MAGIC, 0x01, struct gotrace_start)
