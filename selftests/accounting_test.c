@@ -108,7 +108,7 @@ FIXTURE_SETUP(accounting)
 	self->ctl = -1;
 	self->fd = gt_open_reader();
 	ASSERT_LE(0, self->fd);
-	self->ctl = gt_open(O_WRONLY);
+	self->ctl = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, self->ctl);
 	self->a.sleeps = gt_env_ulong("GOTRACE_ACCT_SLEEPS", 2000);
 	ASSERT_EQ(0, pipe2(self->a.go, O_CLOEXEC));
@@ -142,9 +142,9 @@ static void run(struct __test_metadata *_metadata,
 		struct gt_gstats *gs)
 {
 	struct switches before, after;
-	struct gt_trace rest = { 0 };
+	struct gt_buf rest = { 0 };
 	struct gt_recorder rec;
-	struct gt_trace *t = &rest;
+	struct gt_buf *t = &rest;
 	struct gt_stats stats;
 	char c = 'g';
 
@@ -169,11 +169,11 @@ static void run(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, gt_keep_trace(t, GOTRACE_FORMAT_DEFAULT, &stats, name)) {
 		TH_LOG("%s", stats.error);
 	}
-	ASSERT_EQ(0, gt_parse_goroutine(t->data, t->len, gt_possible_cpus(),
-					self->child, gs, &stats)) {
+	ASSERT_EQ(0, gt_check_goroutine(t, GOTRACE_FORMAT_DEFAULT, self->child,
+					gs, &stats)) {
 		TH_LOG("%s", stats.error);
 	}
-	gt_trace_free(t);
+	gt_buf_free(t);
 	TH_LOG("%s: the kernel counts %lu voluntary + %lu involuntary switches of %d;",
 	       name, sw->nv, sw->niv, self->child);
 	TH_LOG("%s: the trace has %lu blocks + %lu preemptions, %lu starts, %lu unblocks",

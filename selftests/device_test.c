@@ -34,7 +34,7 @@ FIXTURE_TEARDOWN(device)
 
 /* Read the rest of the session on @fd into @t, save it and check it. */
 static void finish_trace(struct __test_metadata *_metadata, int fd,
-			 struct gt_trace *t, __u32 format, const char *name)
+			 struct gt_buf *t, __u32 format, const char *name)
 {
 	struct gt_stats st;
 
@@ -75,20 +75,20 @@ TEST_F(device, one_reader)
 	char c;
 	int fd, ctl;
 
-	fd = gt_open(O_RDONLY);
+	fd = gt_dev_open(O_RDONLY);
 	EXPECT_EQ(-1, fd);
 	EXPECT_EQ(EBUSY, errno);
-	fd = gt_open(O_RDONLY | O_NONBLOCK);
+	fd = gt_dev_open(O_RDONLY | O_NONBLOCK);
 	EXPECT_EQ(-1, fd);
 	EXPECT_EQ(EBUSY, errno);
-	fd = gt_open(O_RDWR);
+	fd = gt_dev_open(O_RDWR);
 	EXPECT_EQ(-1, fd);
 	EXPECT_EQ(EBUSY, errno);
 
 	/* Files for the ioctls only may be open alongside the reader. */
-	ctl = gt_open(O_WRONLY);
+	ctl = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, ctl);
-	fd = gt_open(O_WRONLY);
+	fd = gt_dev_open(O_WRONLY);
 	EXPECT_LE(0, fd);
 	close(fd);
 	EXPECT_EQ(-1, read(ctl, &c, 1));
@@ -98,9 +98,9 @@ TEST_F(device, one_reader)
 
 	/* Closing the reader frees the place; O_RDWR takes it too. */
 	close(self->fd);
-	self->fd = gt_open(O_RDWR);
+	self->fd = gt_dev_open(O_RDWR);
 	ASSERT_LE(0, self->fd);
-	fd = gt_open(O_RDONLY);
+	fd = gt_dev_open(O_RDONLY);
 	EXPECT_EQ(-1, fd);
 	EXPECT_EQ(EBUSY, errno);
 	close(ctl);
@@ -108,30 +108,30 @@ TEST_F(device, one_reader)
 
 TEST_F(device, control_file)
 {
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	struct gotrace_status st;
 	char buf[GT_HEADER_LEN];
 	int ctl;
 
-	ctl = gt_open(O_WRONLY);
+	ctl = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, ctl);
 	ASSERT_EQ(0, gt_start(ctl, GOTRACE_FORMAT_DEFAULT, 0));
 	ASSERT_EQ(GT_HEADER_LEN, read(self->fd, buf, sizeof(buf)));
 	EXPECT_EQ(0, memcmp(buf, gt_header(GOTRACE_FORMAT_DEFAULT),
 			    GT_HEADER_LEN));
-	ASSERT_EQ(0, gt_trace_add(&t, buf, sizeof(buf)));
+	ASSERT_EQ(0, gt_buf_add(&t, buf, sizeof(buf)));
 	EXPECT_EQ(0, gt_status(ctl, &st));
 	EXPECT_EQ(GOTRACE_STATE_TRACING, st.state);
 	EXPECT_EQ(0, gt_stop(ctl));
 	close(ctl);
 	finish_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_DEFAULT,
 		     "device-control_file");
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 }
 
 TEST_F(device, nonblock)
 {
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	char buf[4096];
 	ssize_t n;
 	int i;
@@ -145,20 +145,20 @@ TEST_F(device, nonblock)
 	ASSERT_LE(GT_HEADER_LEN, n);
 	EXPECT_EQ(0, memcmp(buf, gt_header(GOTRACE_FORMAT_DEFAULT),
 			    GT_HEADER_LEN));
-	ASSERT_EQ(0, gt_trace_add(&t, buf, n));
+	ASSERT_EQ(0, gt_buf_add(&t, buf, n));
 
 	/* Batches come as they fill: the reader catches up, then waits. */
 	for (i = 0; i < 1000; i++) {
 		n = read(self->fd, buf, sizeof(buf));
 		if (n <= 0)
 			break;
-		ASSERT_EQ(0, gt_trace_add(&t, buf, n));
+		ASSERT_EQ(0, gt_buf_add(&t, buf, n));
 	}
 	EXPECT_EQ(-1, n);
 	EXPECT_EQ(EAGAIN, errno);
 	finish_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_DEFAULT,
 		     "device-nonblock");
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 }
 
 struct poller {
@@ -188,7 +188,7 @@ TEST_F(device, poll)
 {
 	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
 	struct poller p = { .fd = self->fd };
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	bool caught_up = false;
 	pthread_t thread;
 	char buf[4096];
@@ -214,7 +214,7 @@ TEST_F(device, poll)
 		if (ready)
 			EXPECT_LT(0, n);
 		if (n > 0)
-			ASSERT_EQ(0, gt_trace_add(&t, buf, n));
+			ASSERT_EQ(0, gt_buf_add(&t, buf, n));
 	}
 	EXPECT_TRUE(caught_up);
 
@@ -232,7 +232,7 @@ TEST_F(device, poll)
 	EXPECT_EQ(1, poll(&pfd, 1, 0));
 	finish_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_DEFAULT,
 		     "device-poll");
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 }
 
 TEST_F(device, read_blocks_before_start)
@@ -260,7 +260,7 @@ TEST_F(device, read_blocks_before_start)
 				   "device-read_blocks_before_start")) {
 		TH_LOG("%s", st.error);
 	}
-	gt_trace_free(&rec.trace);
+	gt_buf_free(&rec.trace);
 }
 
 /*
@@ -311,19 +311,19 @@ TEST_F(device, read_streams_below_wake_mark)
 				   "device-read_streams")) {
 		TH_LOG("%s", stats.error);
 	}
-	gt_trace_free(&rec.trace);
+	gt_buf_free(&rec.trace);
 }
 
 TEST_F(device, eof_after_stop)
 {
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	struct gotrace_status st;
 	char buf[GT_HEADER_LEN];
 	struct gt_stats stats;
 
 	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_DEFAULT, 0));
 	ASSERT_EQ(GT_HEADER_LEN, read(self->fd, buf, sizeof(buf)));
-	ASSERT_EQ(0, gt_trace_add(&t, buf, sizeof(buf)));
+	ASSERT_EQ(0, gt_buf_add(&t, buf, sizeof(buf)));
 	ASSERT_EQ(0, gt_stop(self->fd));
 	ASSERT_EQ(0, gt_status(self->fd, &st));
 	EXPECT_EQ(GOTRACE_STATE_STOPPED, st.state);
@@ -345,7 +345,7 @@ TEST_F(device, eof_after_stop)
 				   "device-eof_after_stop")) {
 		TH_LOG("%s", stats.error);
 	}
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 }
 
 TEST_F(device, new_trace_after_eof)
@@ -354,7 +354,7 @@ TEST_F(device, new_trace_after_eof)
 		GOTRACE_FORMAT_1_19, GOTRACE_FORMAT_1_11,
 		GOTRACE_FORMAT_DEFAULT,
 	};
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	struct gotrace_status st;
 	char name[64];
 	__u64 sessions;
@@ -370,7 +370,7 @@ TEST_F(device, new_trace_after_eof)
 		ASSERT_LE(GT_HEADER_LEN, t.len);
 		EXPECT_EQ(0, memcmp(t.data, gt_header(formats[i]),
 				    GT_HEADER_LEN));
-		gt_trace_free(&t);
+		gt_buf_free(&t);
 		ASSERT_EQ(0, gt_status(self->fd, &st));
 		EXPECT_EQ(sessions + i + 1, st.sessions);
 	}
@@ -396,7 +396,7 @@ TEST_F_TIMEOUT(device, small_reads, 300)
 				   "device-small_reads")) {
 		TH_LOG("%s", stats.error);
 	}
-	gt_trace_free(&rec.trace);
+	gt_buf_free(&rec.trace);
 }
 
 /*
@@ -438,7 +438,7 @@ TEST_F(device, nonblock_while_read_waits)
 				   "device-nonblock_while_read_waits")) {
 		TH_LOG("%s", st.error);
 	}
-	gt_trace_free(&rec.trace);
+	gt_buf_free(&rec.trace);
 }
 
 /*
@@ -451,18 +451,18 @@ TEST_F(device, reopen_after_partial_read)
 {
 	struct pollfd pfd = { .events = POLLIN };
 	struct gotrace_status st;
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	char buf[GT_HEADER_LEN];
 
 	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_DEFAULT, 0));
 	close(self->fd);
-	self->fd = gt_open(O_RDONLY);
+	self->fd = gt_dev_open(O_RDONLY);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(5, read(self->fd, buf, 5));
 	EXPECT_EQ(0, memcmp(buf, gt_header(GOTRACE_FORMAT_DEFAULT), 5));
 	close(self->fd);
 
-	self->fd = gt_open(O_RDONLY);
+	self->fd = gt_dev_open(O_RDONLY);
 	ASSERT_LE(0, self->fd);
 	EXPECT_EQ(-1, read(self->fd, buf, sizeof(buf)));
 	EXPECT_EQ(EPIPE, errno);
@@ -483,7 +483,7 @@ TEST_F(device, reopen_after_partial_read)
 	ASSERT_LE(GT_HEADER_LEN, t.len);
 	EXPECT_EQ(0, memcmp(t.data, gt_header(GOTRACE_FORMAT_DEFAULT),
 			    GT_HEADER_LEN));
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 }
 
 /*
@@ -510,7 +510,7 @@ TEST_F(device, stop_waits_for_reader)
 				   "device-stop_waits_for_reader")) {
 		TH_LOG("%s", stats.error);
 	}
-	gt_trace_free(&rec.trace);
+	gt_buf_free(&rec.trace);
 }
 
 struct stopper {
@@ -539,7 +539,7 @@ TEST_F(device, stop_wait_interrupted)
 {
 	struct stopper p = { .fd = self->fd };
 	struct gotrace_status st;
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	pthread_t thread;
 	int ctl;
 
@@ -557,7 +557,7 @@ TEST_F(device, stop_wait_interrupted)
 	EXPECT_EQ(GOTRACE_STATE_STOPPED, st.state);
 	finish_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_DEFAULT,
 		     "device-stop_wait_interrupted");
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 
 	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_DEFAULT, 0));
 	EXPECT_EQ(0, gt_stop_flags(self->fd, GOTRACE_STOP_NOWAIT));
@@ -565,7 +565,7 @@ TEST_F(device, stop_wait_interrupted)
 	EXPECT_EQ(GOTRACE_STATE_STOPPED, st.state);
 
 	/* No reader open: nothing to wait for. */
-	ctl = gt_open(O_WRONLY);
+	ctl = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, ctl);
 	close(self->fd);
 	ASSERT_EQ(0, gt_start(ctl, GOTRACE_FORMAT_DEFAULT, 0));
@@ -618,7 +618,7 @@ FIXTURE_TEARDOWN(header)
 
 TEST_F(header, first_read)
 {
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	struct gotrace_status st;
 	char buf[GT_HEADER_LEN];
 	char name[64];
@@ -628,12 +628,12 @@ TEST_F(header, first_read)
 	EXPECT_EQ(0, memcmp(buf, gt_header(variant->format), GT_HEADER_LEN)) {
 		TH_LOG("header \"%.13s\"", buf);
 	}
-	ASSERT_EQ(0, gt_trace_add(&t, buf, sizeof(buf)));
+	ASSERT_EQ(0, gt_buf_add(&t, buf, sizeof(buf)));
 	ASSERT_EQ(0, gt_status(self->fd, &st));
 	EXPECT_EQ(gt_format_version(variant->format), st.format);
 	snprintf(name, sizeof(name), "device-header-%s", variant->name);
 	finish_trace(_metadata, self->fd, &t, variant->format, name);
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 }
 
 TEST_HARNESS_MAIN

@@ -24,7 +24,7 @@ FIXTURE_SETUP(exhaustion)
 	self->ctl = -1;
 	self->fd = gt_open_reader();
 	ASSERT_LE(0, self->fd);
-	self->ctl = gt_open(O_WRONLY);
+	self->ctl = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, self->ctl);
 }
 
@@ -45,7 +45,7 @@ static void fill_and_read(struct __test_metadata *_metadata, int ctl, int *fd,
 			  const char *name)
 {
 	struct gotrace_status st1, st2, st3;
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	struct gt_stats stats;
 	__u64 deadline;
 
@@ -69,7 +69,7 @@ static void fill_and_read(struct __test_metadata *_metadata, int ctl, int *fd,
 
 	ASSERT_EQ(0, gt_stop(ctl));
 	if (*fd < 0) {
-		*fd = gt_open(O_RDONLY);
+		*fd = gt_dev_open(O_RDONLY);
 		ASSERT_LE(0, *fd);
 	}
 	ASSERT_EQ(0, gt_finish(*fd, &t));
@@ -80,7 +80,7 @@ static void fill_and_read(struct __test_metadata *_metadata, int ctl, int *fd,
 	EXPECT_EQ(0, gt_keep_trace(&t, GOTRACE_FORMAT_DEFAULT, &stats, name)) {
 		TH_LOG("%s", stats.error);
 	}
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 }
 
 TEST_F_TIMEOUT(exhaustion, cut, 300)

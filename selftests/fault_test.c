@@ -127,7 +127,7 @@ static void hammer_main(struct hammer *h)
  */
 TEST_F_TIMEOUT(fault, rmmod_during_start_stop, 900)
 {
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	struct gt_stats stats;
 	unsigned long tries;
 	struct hammer *h;
@@ -159,7 +159,7 @@ TEST_F_TIMEOUT(fault, rmmod_during_start_stop, 900)
 		EXPECT_EQ(0, gt_check_trace(&t, GOTRACE_FORMAT_DEFAULT, &stats)) {
 			TH_LOG("cycle %d: %s", i, stats.error);
 		}
-		gt_trace_free(&t);
+		gt_buf_free(&t);
 	}
 	__atomic_store_n(&h->stop, true, __ATOMIC_RELAXED);
 	ASSERT_EQ(self->child, waitpid(self->child, NULL, 0));
@@ -194,13 +194,13 @@ TEST_F_TIMEOUT(fault, reader_killed_mid_read, 600)
 
 	ASSERT_NE(MAP_FAILED, bytes);
 	*bytes = 0;
-	ctl = gt_open(O_WRONLY);
+	ctl = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, ctl);
 	ASSERT_EQ(0, gt_start(ctl, GOTRACE_FORMAT_DEFAULT, 0));
 	self->child = fork();
 	ASSERT_LE(0, self->child);
 	if (self->child == 0) {
-		fd = gt_open(O_RDONLY);
+		fd = gt_dev_open(O_RDONLY);
 		while (fd >= 0 && (n = read(fd, buf, KILLED_READ)) > 0)
 			__atomic_add_fetch(bytes, n, __ATOMIC_RELAXED);
 		_exit(1);
@@ -226,7 +226,7 @@ TEST_F_TIMEOUT(fault, reader_killed_mid_read, 600)
 	EXPECT_GE(*bytes + KILLED_READ, st1.bytes_read);
 
 	/* The reader's place is free; the rest of the trace is not served. */
-	fd = gt_open(O_RDONLY);
+	fd = gt_dev_open(O_RDONLY);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-1, read(fd, buf, sizeof(buf)));
 	EXPECT_EQ(EPIPE, errno);
@@ -320,7 +320,7 @@ TEST_F_TIMEOUT(fault, start_beyond_memory, 300)
 	__u64 pages;
 	int ctl;
 
-	ctl = gt_open(O_WRONLY);
+	ctl = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, ctl);
 	ASSERT_EQ(0, gt_status(ctl, &st0));
 	if ((__u64)st0.nr_cpus * GT_MAX_BUFFER < mem_available()) {
@@ -403,7 +403,7 @@ TEST_F_TIMEOUT(fault, start_allocation_fails, 1800)
 	args.max_tid = pid_max;
 	nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, nth);
-	ctl = gt_open(O_WRONLY);
+	ctl = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, ctl);
 	ASSERT_EQ(0, gt_status(ctl, &st0));
 	for (n = 1; n <= FI_MAX_CALLS; n++) {

@@ -46,7 +46,7 @@ FIXTURE_SETUP(fuzz)
 			      PROT_READ));
 	ASSERT_EQ(0, munmap(self->arena + 3 * self->page, self->page));
 	ASSERT_EQ(0, gt_session_start(&self->s, GOTRACE_FORMAT_DEFAULT));
-	self->extra = gt_open(O_WRONLY);
+	self->extra = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, self->extra);
 }
 

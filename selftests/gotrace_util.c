@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Helpers shared by the gotrace selftests: device, recording, module, caps. */
+/* Helpers shared by the gotrace selftests: device, recording, trace checks, module, caps. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 
 #include "gotrace_util.h"
 
-int gt_open(int flags)
+int gt_dev_open(int flags)
 {
 	return open(GT_DEV, flags | O_CLOEXEC);
 }
@@ -79,13 +79,13 @@ const char *gt_header(__u32 format)
 	}
 }
 
-void gt_trace_free(struct gt_trace *t)
+void gt_buf_free(struct gt_buf *t)
 {
 	free(t->data);
 	memset(t, 0, sizeof(*t));
 }
 
-int gt_trace_add(struct gt_trace *t, const void *buf, size_t len)
+int gt_buf_add(struct gt_buf *t, const void *buf, size_t len)
 {
 	if (t->len + len > t->cap) {
 		size_t cap = t->cap ? t->cap : GT_READ_CHUNK;
@@ -109,7 +109,7 @@ int gt_trace_add(struct gt_trace *t, const void *buf, size_t len)
  * Works on blocking and non-blocking descriptors; fails with ETIMEDOUT when
  * no data comes for GT_TIMEOUT_MS.
  */
-int gt_read_to_eof(int fd, struct gt_trace *t, size_t chunk)
+int gt_read_to_eof(int fd, struct gt_buf *t, size_t chunk)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	unsigned char *buf = malloc(chunk);
@@ -133,7 +133,7 @@ int gt_read_to_eof(int fd, struct gt_trace *t, size_t chunk)
 		}
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			break;
-		if (n > 0 && gt_trace_add(t, buf, n))
+		if (n > 0 && gt_buf_add(t, buf, n))
 			break;
 	}
 	free(buf);
@@ -144,7 +144,7 @@ int gt_read_to_eof(int fd, struct gt_trace *t, size_t chunk)
  * Stop the session if it is still tracing, then read the rest of it. A reader
  * that already reached end of file (state IDLE) has nothing more to read.
  */
-int gt_finish(int fd, struct gt_trace *t)
+int gt_finish(int fd, struct gt_buf *t)
 {
 	struct gotrace_status st;
 
@@ -160,18 +160,18 @@ int gt_finish(int fd, struct gt_trace *t)
 /* Bring the device back to IDLE, whatever an earlier test left behind. */
 int gt_reset(void)
 {
-	struct gt_trace rest = { 0 };
+	struct gt_buf rest = { 0 };
 	struct gotrace_status st;
 	int fd, ret;
 
-	fd = gt_open(O_WRONLY);
+	fd = gt_dev_open(O_WRONLY);
 	if (fd < 0)
 		return -1;
 	ret = gt_status(fd, &st);
 	close(fd);
 	if (ret || st.state == GOTRACE_STATE_IDLE)
 		return ret;
-	fd = gt_open(O_RDONLY | O_NONBLOCK);
+	fd = gt_dev_open(O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	ret = gt_finish(fd, &rest);
@@ -179,7 +179,7 @@ int gt_reset(void)
 	if (ret && errno == EPIPE)
 		ret = gt_start(fd, GOTRACE_FORMAT_DEFAULT, 0) ? -1 :
 		      gt_finish(fd, &rest);
-	gt_trace_free(&rest);
+	gt_buf_free(&rest);
 	close(fd);
 	return ret;
 }
@@ -189,17 +189,17 @@ int gt_open_reader(void)
 {
 	if (gt_reset())
 		return -1;
-	return gt_open(O_RDONLY);
+	return gt_dev_open(O_RDONLY);
 }
 
 /* Undo gt_open_reader(), whatever the test left the session in. */
 int gt_close_reader(int fd)
 {
-	struct gt_trace rest = { 0 };
+	struct gt_buf rest = { 0 };
 
 	if (fd >= 0) {
 		gt_finish(fd, &rest);
-		gt_trace_free(&rest);
+		gt_buf_free(&rest);
 		close(fd);
 	}
 	return gt_reset();
@@ -209,7 +209,7 @@ int gt_close_reader(int fd)
  * Write a whole trace to $GOTRACE_TRACE_DIR/NAME.trace for the host's Go
  * check. Without GOTRACE_TRACE_DIR, traces are checked here only.
  */
-int gt_save(const struct gt_trace *t, const char *name)
+int gt_save(const struct gt_buf *t, const char *name)
 {
 	const char *dir = getenv("GOTRACE_TRACE_DIR");
 	char path[4096];
@@ -238,28 +238,170 @@ int gt_save(const struct gt_trace *t, const char *name)
 	return close(fd);
 }
 
+/* What gt_count_event() counts into, for one trace. */
+struct gt_counter {
+	const unsigned char *data;
+	struct gt_stats *st;
+	struct gt_gstats *gs;	/* what goid did, if not NULL */
+	__u64 goid;
+	int nr_cpus;
+	bool *cpu_seen;		/* [nr_cpus] */
+	bool have_ts;
+};
+
 /*
- * Check a whole trace that was recorded in @format with gt_parse(). Returns
- * 0, or -1 with the reason in st->error.
+ * Block, preempt and end events name no goroutine: libgtrace gives them the
+ * one their P was running, as Go's parser does.
  */
-int gt_check_trace(const struct gt_trace *t, __u32 format, struct gt_stats *st)
+static void gt_count_goroutine(struct gt_counter *c, const struct gt_event *ev)
 {
-	if (gt_parse(t->data, t->len, gt_possible_cpus(), st))
-		return -1;
-	if (st->version != gt_format_version(format)) {
+	struct gt_gstats *gs = c->gs;
+	bool arg = ev->args[0] == c->goid, running = ev->g == c->goid;
+
+	switch (ev->type) {
+	case GT_EV_GO_START:		/* and GoStartLocal */
+	case GT_EV_GO_START_LABEL:
+		gs->starts += arg;
+		break;
+	case GT_EV_GO_CREATE:
+		gs->creates += arg;
+		break;
+	case GT_EV_GO_UNBLOCK:		/* and the Local variants */
+	case GT_EV_GO_SYSEXIT:
+		gs->unblocks += arg;
+		break;
+	case GT_EV_GO_END:
+	case GT_EV_GO_STOP:
+		gs->ends += running;
+		break;
+	case GT_EV_GO_SCHED:
+	case GT_EV_GO_PREEMPT:
+		gs->preempts += running;
+		break;
+	case GT_EV_GO_SLEEP ... GT_EV_GO_BLOCK:
+	case GT_EV_GO_BLOCK_SEND ... GT_EV_GO_BLOCK_NET:
+	case GT_EV_GO_SYSBLOCK:
+	case GT_EV_GO_BLOCK_GC:
+		gs->blocks += running;
+		break;
+	}
+}
+
+/*
+ * A gt_sink_fn: count the event by the type byte it was written with (Go's
+ * parser renames the Local variants), and require its P to be a CPU.
+ */
+static int gt_count_event(void *ctx, const struct gt_trace *t,
+			  const struct gt_event *ev)
+{
+	struct gt_counter *c = ctx;
+	struct gt_stats *st = c->st;
+	__u64 ts = ev->ts;
+
+	if (ev->p < GT_P_FAKE) {
+		if (ev->p < 0 || ev->p >= c->nr_cpus) {
+			snprintf(st->error, sizeof(st->error),
+				 "byte offset %llu: %s on P %lld, %d CPUs",
+				 (unsigned long long)ev->off,
+				 gt_event_name(t, ev->type), (long long)ev->p,
+				 c->nr_cpus);
+			return 1;
+		}
+		st->nr_ps += !c->cpu_seen[ev->p];
+		c->cpu_seen[ev->p] = true;
+	}
+	/* A type libgtrace accepted: below GT_EV_COUNT. */
+	st->count[c->data[ev->off] & 0x3f]++;
+	if (!c->have_ts || ts < st->first_ts)
+		st->first_ts = ts;
+	if (!c->have_ts || ts > st->last_ts)
+		st->last_ts = ts;
+	c->have_ts = true;
+	if (c->gs)
+		gt_count_goroutine(c, ev);
+	return 0;
+}
+
+/* Open @t with libgtrace and check all of it, counting into @c. */
+static int gt_count_trace(const struct gt_buf *t, struct gt_counter *c)
+{
+	struct gt_stats *st = c->st;
+	struct gt_trace *trace;
+	struct gt_error err;
+	int ret;
+
+	ret = gt_open_mem(t->data, t->len, &trace, &err);
+	if (!ret) {
+		ret = gt_check(trace, gt_count_event, c, &err);
+		st->version = gt_version(trace) - 1000;
+		st->frequency = gt_ticks_per_sec(trace);
+		st->nr_stacks = gt_nr_stacks(trace);
+		gt_close(trace);
+	}
+	/* A positive return: gt_count_event() said why. */
+	if (ret < 0)
+		snprintf(st->error, sizeof(st->error), "byte offset %llu: %s",
+			 (unsigned long long)err.off, err.msg);
+	return ret ? -1 : 0;
+}
+
+/*
+ * Check a whole trace that was recorded in @format as Go's parser does
+ * (libgtrace), and that its events are on this machine's CPUs. Counts
+ * what @goid did into @gs, if not NULL. Returns 0, or -1 with the reason
+ * in st->error.
+ */
+int gt_check_goroutine(const struct gt_buf *t, __u32 format, __u64 goid,
+		       struct gt_gstats *gs, struct gt_stats *st)
+{
+	struct gt_counter c = {
+		.data = t->data, .st = st, .gs = gs, .goid = goid,
+		.nr_cpus = gt_possible_cpus(),
+	};
+	int ret = -1;
+
+	memset(st, 0, sizeof(*st));
+	if (gs)
+		memset(gs, 0, sizeof(*gs));
+	c.cpu_seen = c.nr_cpus > 0 ? calloc(c.nr_cpus, sizeof(bool)) : NULL;
+	if (!c.cpu_seen)
+		snprintf(st->error, sizeof(st->error), "no CPUs or no memory");
+	else if (!gt_count_trace(t, &c))
+		ret = 0;
+	free(c.cpu_seen);
+	if (!ret && st->version != gt_format_version(format)) {
 		snprintf(st->error, sizeof(st->error),
 			 "version 1.%u, want 1.%u", st->version,
 			 gt_format_version(format));
-		return -1;
+		ret = -1;
 	}
-	return 0;
+	return ret;
+}
+
+int gt_check_trace(const struct gt_buf *t, __u32 format, struct gt_stats *st)
+{
+	return gt_check_goroutine(t, format, 0, NULL, st);
+}
+
+/* Goroutines put on a P: every wakeup or creation ends in one of these. */
+unsigned long gt_starts(const struct gt_stats *st)
+{
+	return st->count[GT_EV_GO_START] + st->count[GT_EV_GO_START_LOCAL] +
+	       st->count[GT_EV_GO_START_LABEL];
+}
+
+/* Goroutines made runnable again: unblocked, or back from a syscall. */
+unsigned long gt_wakeups(const struct gt_stats *st)
+{
+	return st->count[GT_EV_GO_UNBLOCK] + st->count[GT_EV_GO_UNBLOCK_LOCAL] +
+	       st->count[GT_EV_GO_SYSEXIT] + st->count[GT_EV_GO_SYSEXIT_LOCAL];
 }
 
 /*
  * Save a whole trace as NAME.trace for the host's Go check (even a malformed
  * one, to look at), then check it like gt_check_trace().
  */
-int gt_keep_trace(const struct gt_trace *t, __u32 format, struct gt_stats *st,
+int gt_keep_trace(const struct gt_buf *t, __u32 format, struct gt_stats *st,
 		  const char *name)
 {
 	if (gt_save(t, name)) {
@@ -284,7 +426,7 @@ int gt_session_start_flags(struct gt_session *s, __u32 format, __u32 flags)
 	s->fd = gt_open_reader();
 	if (s->fd < 0)
 		return -1;
-	s->ctl = gt_open(O_WRONLY);
+	s->ctl = gt_dev_open(O_WRONLY);
 	if (s->ctl < 0 || gt_start_flags(s->ctl, format, flags, 0))
 		return -1;
 	if (gt_recorder_start(&s->rec, s->fd, GT_READ_CHUNK))
@@ -330,7 +472,7 @@ int gt_session_end(struct gt_session *s, struct gt_stats *st, const char *name)
 {
 	int ret = gt_session_stop(s, st, name);
 
-	gt_trace_free(&s->rec.trace);
+	gt_buf_free(&s->rec.trace);
 	return ret;
 }
 
@@ -342,7 +484,7 @@ int gt_session_close(struct gt_session *s)
 		gt_stop(s->ctl);
 		gt_recorder_join(&s->rec);
 	}
-	gt_trace_free(&s->rec.trace);
+	gt_buf_free(&s->rec.trace);
 	if (s->ctl >= 0)
 		close(s->ctl);
 	return gt_close_reader(s->fd);
@@ -362,7 +504,7 @@ static void *gt_recorder_main(void *arg)
 			break;
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 || gt_trace_add(&r->trace, buf, n)) {
+		if (n < 0 || gt_buf_add(&r->trace, buf, n)) {
 			r->error = n < 0 ? errno : ENOMEM;
 			break;
 		}

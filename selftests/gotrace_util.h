@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Helpers shared by the gotrace selftests: device, recording, module, caps. */
+/* Helpers shared by the gotrace selftests: device, recording, trace checks, module, caps. */
 #ifndef GOTRACE_UTIL_H
 #define GOTRACE_UTIL_H
 
@@ -10,7 +10,7 @@
 
 #include <linux/gotrace.h>
 
-#include "trace_parse.h"
+#include "gtrace.h"
 
 #define GT_DEV			"/dev/gotrace"
 #define GT_HEADER_LEN		16
@@ -39,10 +39,31 @@
 } while (0)
 
 /* Trace bytes read from the device. */
-struct gt_trace {
+struct gt_buf {
 	unsigned char *data;
 	size_t len;
 	size_t cap;
+};
+
+/* What gt_check_trace() found in a trace, read with libgtrace. */
+struct gt_stats {
+	unsigned int version;			/* 11, 19 or 21 */
+	unsigned long count[GT_EV_COUNT];	/* events by type byte */
+	unsigned long nr_ps;			/* CPUs with events */
+	unsigned long nr_stacks;		/* stacks defined */
+	__u64 frequency;			/* ticks per second */
+	__u64 first_ts, last_ts;		/* of the earliest and latest events */
+	char error[400];			/* why the trace is malformed */
+};
+
+/* What one goroutine did in a trace: see gt_check_goroutine(). */
+struct gt_gstats {
+	unsigned long starts;	/* put on a P: GoStart, GoStartLocal, GoStartLabel */
+	unsigned long blocks;	/* off its P, waiting: GoSleep, GoBlock*, GoSysBlock */
+	unsigned long preempts;	/* off its P, runnable: GoPreempt, GoSched */
+	unsigned long ends;	/* off its P for good: GoEnd, GoStop */
+	unsigned long unblocks;	/* made runnable: GoUnblock*, GoSysExit* */
+	unsigned long creates;	/* GoCreate of it */
 };
 
 /* A thread that read()s the device until end of file. */
@@ -51,7 +72,7 @@ struct gt_recorder {
 	size_t chunk;		/* bytes asked for by each read() */
 	pthread_t thread;
 	pid_t tid;		/* atomic: the thread's id once it runs */
-	struct gt_trace trace;	/* owned by the thread until joined */
+	struct gt_buf trace;	/* owned by the thread until joined */
 	size_t bytes;		/* atomic: bytes read so far */
 	bool done;		/* atomic: the thread has finished */
 	int error;		/* errno of a failed read(), or 0 at EOF */
@@ -67,7 +88,7 @@ struct gt_session {
 };
 
 /* Syscall style: 0 or the ioctl's result on success, -1 and errno on error. */
-int gt_open(int flags);
+int gt_dev_open(int flags);
 int gt_start(int fd, __u32 format, __u64 buffer_size);
 int gt_start_flags(int fd, __u32 format, __u32 flags, __u64 buffer_size);
 int gt_stop(int fd);
@@ -76,17 +97,21 @@ int gt_status(int fd, struct gotrace_status *st);
 const char *gt_header(__u32 format);
 __u32 gt_format_version(__u32 format);
 
-int gt_trace_add(struct gt_trace *t, const void *buf, size_t len);
-void gt_trace_free(struct gt_trace *t);
-int gt_read_to_eof(int fd, struct gt_trace *t, size_t chunk);
-int gt_finish(int fd, struct gt_trace *t);
+int gt_buf_add(struct gt_buf *t, const void *buf, size_t len);
+void gt_buf_free(struct gt_buf *t);
+int gt_read_to_eof(int fd, struct gt_buf *t, size_t chunk);
+int gt_finish(int fd, struct gt_buf *t);
 int gt_reset(void);
 int gt_open_reader(void);
 int gt_close_reader(int fd);
-int gt_save(const struct gt_trace *t, const char *name);
-int gt_check_trace(const struct gt_trace *t, __u32 format, struct gt_stats *st);
-int gt_keep_trace(const struct gt_trace *t, __u32 format, struct gt_stats *st,
+int gt_save(const struct gt_buf *t, const char *name);
+int gt_check_trace(const struct gt_buf *t, __u32 format, struct gt_stats *st);
+int gt_check_goroutine(const struct gt_buf *t, __u32 format, __u64 goid,
+		       struct gt_gstats *gs, struct gt_stats *st);
+int gt_keep_trace(const struct gt_buf *t, __u32 format, struct gt_stats *st,
 		  const char *name);
+unsigned long gt_starts(const struct gt_stats *st);
+unsigned long gt_wakeups(const struct gt_stats *st);
 
 int gt_session_start(struct gt_session *s, __u32 format);
 int gt_session_start_flags(struct gt_session *s, __u32 format, __u32 flags);

@@ -656,9 +656,9 @@ static int unpriv_calls(void *arg)
 {
 	struct unpriv *u = arg;
 
-	u->open_rd = unpriv_errno(gt_open(O_RDONLY));
-	u->open_wr = unpriv_errno(gt_open(O_WRONLY));
-	u->open_rdwr = unpriv_errno(gt_open(O_RDWR));
+	u->open_rd = unpriv_errno(gt_dev_open(O_RDONLY));
+	u->open_wr = unpriv_errno(gt_dev_open(O_WRONLY));
+	u->open_rdwr = unpriv_errno(gt_dev_open(O_RDWR));
 	u->start = unpriv_errno(gt_start(u->ctl, GOTRACE_FORMAT_DEFAULT, 0));
 	if (u->stop)
 		u->stop_err = unpriv_errno(gt_stop(u->ctl));

@@ -63,7 +63,7 @@ static void fork_reader(struct __test_metadata *_metadata, pid_t *reader)
 	*reader = fork();
 	ASSERT_LE(0, *reader);
 	if (!*reader) {
-		fd = gt_open(O_RDONLY);
+		fd = gt_dev_open(O_RDONLY);
 		while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
 			;
 		_exit(1);
@@ -102,7 +102,7 @@ static void reload(struct __test_metadata *_metadata, const char *params)
 	EXPECT_FALSE(gt_module_loaded());
 	EXPECT_EQ(-1, access(GT_DEV, F_OK));
 	ASSERT_EQ(0, gt_load_module(params));
-	fd = gt_open(O_WRONLY);
+	fd = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, gt_status(fd, &st));
 	EXPECT_EQ(GOTRACE_STATE_IDLE, st.state);
@@ -117,7 +117,7 @@ TEST_F(module, load_twice)
 
 	EXPECT_EQ(-1, gt_load_module(""));
 	EXPECT_EQ(EEXIST, errno);
-	fd = gt_open(O_WRONLY);
+	fd = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, gt_status(fd, &st));
 	close(fd);
@@ -135,7 +135,7 @@ TEST_F(module, unload_with_blocked_reader)
 
 TEST_F(module, unload_while_tracing)
 {
-	self->ctl = gt_open(O_WRONLY);
+	self->ctl = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, self->ctl);
 	ASSERT_EQ(0, gt_start(self->ctl, GOTRACE_FORMAT_DEFAULT, 0));
 	fork_reader(_metadata, &self->reader);
@@ -151,7 +151,7 @@ TEST_F(module, unload_while_tracing)
 
 TEST_F(module, unload_unread_trace)
 {
-	self->ctl = gt_open(O_WRONLY);
+	self->ctl = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, self->ctl);
 	ASSERT_EQ(0, gt_start(self->ctl, GOTRACE_FORMAT_DEFAULT, 0));
 	gt_msleep(10);
@@ -164,7 +164,7 @@ TEST_F(module, unload_unread_trace)
 /* The module parameters are the defaults of GOTRACE_START. */
 TEST_F(module, parameters)
 {
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	struct gotrace_status st;
 	struct gt_stats stats;
 	int fd;
@@ -181,11 +181,11 @@ TEST_F(module, parameters)
 				   "module-parameters")) {
 		TH_LOG("%s", stats.error);
 	}
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 	close(fd);
 
 	reload(_metadata, "");
-	fd = gt_open(O_WRONLY);
+	fd = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, gt_start(fd, GOTRACE_FORMAT_DEFAULT, 0));
 	EXPECT_EQ(0, gt_status(fd, &st));

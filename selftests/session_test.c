@@ -70,7 +70,7 @@ static void get_status(struct __test_metadata *_metadata, int fd,
 
 /* Read @fd to the end; the trace must be whole and STATUS must agree. */
 static void read_trace(struct __test_metadata *_metadata, int fd,
-		       struct gt_trace *t, __u32 format, const char *name)
+		       struct gt_buf *t, __u32 format, const char *name)
 {
 	struct gotrace_status st;
 	struct gt_stats stats;
@@ -112,7 +112,7 @@ TEST_F(session, idle)
 TEST_F_TIMEOUT(session, transitions, 120)
 {
 	struct gotrace_status idle, st1, st2, st3;
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	char buf[GT_HEADER_LEN];
 
 	get_status(_metadata, self->fd, &idle);
@@ -138,7 +138,7 @@ TEST_F_TIMEOUT(session, transitions, 120)
 
 	/* Events and bytes grow while the workload runs. */
 	ASSERT_EQ(GT_HEADER_LEN, read(self->fd, buf, sizeof(buf)));
-	ASSERT_EQ(0, gt_trace_add(&t, buf, sizeof(buf)));
+	ASSERT_EQ(0, gt_buf_add(&t, buf, sizeof(buf)));
 	EXPECT_EQ(2000, gt_pingpong(2000, 0));
 	get_status(_metadata, self->fd, &st2);
 	EXPECT_EQ(GOTRACE_STATE_TRACING, st2.state);
@@ -158,7 +158,7 @@ TEST_F_TIMEOUT(session, transitions, 120)
 
 	read_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_DEFAULT,
 		   "session-transitions");
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 }
 
 /* buffer_size is per CPU, rounded up to whole pages. */
@@ -170,7 +170,7 @@ TEST_F(session, buffer_size)
 		{ 64 * 1024, 64 * 1024 },
 		{ 0, GT_DEFAULT_BUFFER },
 	};
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	struct gotrace_status st;
 	unsigned int i;
 
@@ -181,13 +181,13 @@ TEST_F(session, buffer_size)
 		EXPECT_EQ(sizes[i][1], st.buffer_size);
 		read_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_1_19,
 			   NULL);
-		gt_trace_free(&t);
+		gt_buf_free(&t);
 	}
 }
 
 TEST_F(session, max_tid)
 {
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	struct gotrace_status st;
 
 	ASSERT_EQ(0, start_max_tid(self->fd, 65536));
@@ -198,13 +198,13 @@ TEST_F(session, max_tid)
 	EXPECT_EQ(0, st.events_lost);
 	read_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_DEFAULT,
 		   "session-max_tid");
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 }
 
 /* A stopped trace that the open reader has not finished blocks START. */
 TEST_F(session, busy_until_read)
 {
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 
 	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_1_11, 0));
 	ASSERT_EQ(0, gt_stop(self->fd));
@@ -214,12 +214,12 @@ TEST_F(session, busy_until_read)
 	EXPECT_EQ(EINVAL, errno);
 	read_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_1_11,
 		   "session-busy_until_read-1");
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 
 	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_1_19, 0));
 	read_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_1_19,
 		   "session-busy_until_read-2");
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 }
 
 /*
@@ -228,14 +228,14 @@ TEST_F(session, busy_until_read)
  */
 TEST_F(session, discard_unread)
 {
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	struct gotrace_status st;
 	__u64 sessions;
 	int ctl;
 
 	close(self->fd);
 	self->fd = -1;
-	ctl = gt_open(O_WRONLY);
+	ctl = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, ctl);
 	get_status(_metadata, ctl, &st);
 	sessions = st.sessions;
@@ -252,11 +252,11 @@ TEST_F(session, discard_unread)
 	EXPECT_EQ(sessions + 2, st.sessions);
 	close(ctl);
 
-	self->fd = gt_open(O_RDONLY);
+	self->fd = gt_dev_open(O_RDONLY);
 	ASSERT_LE(0, self->fd);
 	read_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_1_19,
 		   "session-discard_unread");
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 }
 
 static __u64 now_ns(void)
@@ -276,7 +276,7 @@ static int clock_session(struct __test_metadata *_metadata, int fd,
 			 __u32 flags, const char *name)
 {
 	__u64 outer0, inner0, inner1, outer1, span, tick;
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	struct gotrace_status st;
 	struct gt_stats stats;
 
@@ -296,7 +296,7 @@ static int clock_session(struct __test_metadata *_metadata, int fd,
 	EXPECT_EQ(0, gt_keep_trace(&t, GOTRACE_FORMAT_DEFAULT, &stats, name)) {
 		TH_LOG("%s", stats.error);
 	}
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 	if (!stats.frequency)
 		return -1;
 	/* A tick: 64 ns of CLOCK_MONOTONIC, or 64 to 128 ns of TSC cycles. */
@@ -394,7 +394,7 @@ TEST_F_TIMEOUT(session, cycles, 900)
 		GOTRACE_FORMAT_DEFAULT, GOTRACE_FORMAT_1_11,
 		GOTRACE_FORMAT_1_19, GOTRACE_FORMAT_1_21,
 	};
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	struct gotrace_status st;
 	__u64 sessions;
 	char name[32];
@@ -414,7 +414,7 @@ TEST_F_TIMEOUT(session, cycles, 900)
 			   i % 33 ? NULL : name);
 		ASSERT_LE(GT_HEADER_LEN, t.len);
 		EXPECT_EQ(0, memcmp(t.data, gt_header(format), GT_HEADER_LEN));
-		gt_trace_free(&t);
+		gt_buf_free(&t);
 		ASSERT_EQ(0, gt_status(self->fd, &st));
 		EXPECT_EQ(sessions + i + 1, st.sessions);
 		if (!_metadata->passed)

@@ -51,7 +51,7 @@ FIXTURE_SETUP(stress)
 	self->ctl = -1;
 	self->fd = gt_open_reader();
 	ASSERT_LE(0, self->fd);
-	self->ctl = gt_open(O_WRONLY);
+	self->ctl = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, self->ctl);
 }
 
@@ -84,7 +84,7 @@ FIXTURE_TEARDOWN(stress)
 
 /* Stop (if still tracing), read @fd to the end, check and maybe keep it. */
 static void finish(struct __test_metadata *_metadata, int fd, int ctl,
-		   struct gt_trace *t, const char *name)
+		   struct gt_buf *t, const char *name)
 {
 	struct gotrace_status st;
 	struct gt_stats stats;
@@ -132,7 +132,7 @@ TEST_F_TIMEOUT(stress, cycles_in_fork_storm, 3600)
 	unsigned long cycles = gt_env_ulong("GOTRACE_STRESS_CYCLES", 1000);
 	unsigned long i, forks, failures, creates = 0, forks_seen;
 	struct gotrace_status st, st0;
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	struct gt_stats stats;
 	char name[64];
 
@@ -159,7 +159,7 @@ TEST_F_TIMEOUT(stress, cycles_in_fork_storm, 3600)
 		}
 		ASSERT_EQ(0, gt_check_trace(&t, GOTRACE_FORMAT_DEFAULT, &stats));
 		creates += stats.count[GT_EV_GO_CREATE];
-		gt_trace_free(&t);
+		gt_buf_free(&t);
 	}
 	EXPECT_EQ(0, gt_storm_stop(&self->storm, &forks, &failures));
 	EXPECT_EQ(0, failures);
@@ -295,7 +295,7 @@ TEST_F_TIMEOUT(stress, hotplug_during_trace, 900)
 		TH_LOG("%s", stats.error);
 	}
 	EXPECT_EQ(2, stats.nr_ps);
-	gt_trace_free(&rec.trace);
+	gt_buf_free(&rec.trace);
 	TH_LOG("CPU 1 taken offline and back %lu times during one trace", i);
 }
 
@@ -337,14 +337,14 @@ TEST_F_TIMEOUT(stress, hotplug_start_offline, 600)
 		TH_LOG("%s", stats.error);
 	}
 	EXPECT_EQ(2, stats.nr_ps);
-	gt_trace_free(&rec.trace);
+	gt_buf_free(&rec.trace);
 }
 
 /* Reads the device to the end, keeping at most @keep bytes of the trace. */
 struct streamer {
 	int fd;
 	size_t keep;
-	struct gt_trace trace;	/* the first bytes, or all if no more than keep */
+	struct gt_buf trace;	/* the first bytes, or all if no more than keep */
 	size_t bytes;		/* atomic: read so far */
 	bool header_ok;
 	int error;
@@ -374,7 +374,7 @@ static void *streamer_main(void *arg)
 				!memcmp(buf, gt_header(GOTRACE_FORMAT_DEFAULT),
 					GT_HEADER_LEN);
 		if (s->trace.len + n <= s->keep &&
-		    gt_trace_add(&s->trace, buf, n)) {
+		    gt_buf_add(&s->trace, buf, n)) {
 			s->error = ENOMEM;
 			break;
 		}
@@ -449,7 +449,7 @@ TEST_F_TIMEOUT(stress, long_run, 7200)
 	} else {
 		TH_LOG("trace longer than GOTRACE_LONG_KEEP_MIB: not kept");
 	}
-	gt_trace_free(&s.trace);
+	gt_buf_free(&s.trace);
 }
 
 /*
@@ -461,7 +461,7 @@ TEST_F_TIMEOUT(stress, long_run, 7200)
 TEST_F_TIMEOUT(stress, stalled_reader_resumes, 600)
 {
 	struct gotrace_status st1, st2, st3;
-	struct gt_trace t = { 0 };
+	struct gt_buf t = { 0 };
 	__u64 deadline;
 	char buf[4096];
 	ssize_t n;
@@ -473,7 +473,7 @@ TEST_F_TIMEOUT(stress, stalled_reader_resumes, 600)
 		ASSERT_EQ(200, gt_pingpong(200, 0));
 		n = read(self->fd, buf, sizeof(buf));
 		ASSERT_LT(0, n);
-		ASSERT_EQ(0, gt_trace_add(&t, buf, n));
+		ASSERT_EQ(0, gt_buf_add(&t, buf, n));
 	}
 
 	/* Stalled: the buffers fill and the recording is cut. */
@@ -491,7 +491,7 @@ TEST_F_TIMEOUT(stress, stalled_reader_resumes, 600)
 	flags = fcntl(self->fd, F_GETFL);
 	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, flags | O_NONBLOCK));
 	while ((n = read(self->fd, buf, sizeof(buf))) > 0)
-		ASSERT_EQ(0, gt_trace_add(&t, buf, n));
+		ASSERT_EQ(0, gt_buf_add(&t, buf, n));
 	EXPECT_EQ(-1, n);
 	EXPECT_EQ(EAGAIN, errno);
 	ASSERT_EQ(0, gt_status(self->ctl, &st2));
@@ -502,7 +502,7 @@ TEST_F_TIMEOUT(stress, stalled_reader_resumes, 600)
 	EXPECT_LE(st1.events_lost, st2.events_lost);
 	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, flags));
 	finish(_metadata, self->fd, self->ctl, &t, "stress-stalled-reader");
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 
 	/* The device records the next session whole, nothing lost. */
 	ASSERT_EQ(0, gt_start(self->ctl, GOTRACE_FORMAT_DEFAULT, 0));
@@ -512,7 +512,7 @@ TEST_F_TIMEOUT(stress, stalled_reader_resumes, 600)
 	EXPECT_EQ(0, st3.events_lost);
 	EXPECT_LT(0, st3.events);
 	finish(_metadata, self->fd, self->ctl, &t, "stress-after-stall");
-	gt_trace_free(&t);
+	gt_buf_free(&t);
 }
 
 TEST_HARNESS_MAIN

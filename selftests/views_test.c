@@ -86,7 +86,7 @@ static const char *const programs[] = {
 #define NR_PROGRAMS ARRAY_SIZE(programs)
 
 /* Whether the trace defines the string @s (a String event: length, bytes). */
-static bool has_string(const struct gt_trace *t, const char *s)
+static bool has_string(const struct gt_buf *t, const char *s)
 {
 	size_t len = strlen(s);
 	char needle[128];
@@ -150,7 +150,7 @@ FIXTURE_TEARDOWN(views)
  */
 TEST_F_TIMEOUT(views, workload, 300)
 {
-	const struct gt_trace *t = &self->s.rec.trace;
+	const struct gt_buf *t = &self->s.rec.trace;
 	unsigned int i, ms = VIEWS_MS;
 	struct gotrace_status status;
 	struct gt_stats st;
@@ -230,12 +230,12 @@ TEST(stacks_run_out)
 	ASSERT_EQ(0, gt_session_stop(&s, &st, "stacks-full")) {
 		TH_LOG("%s", st.error);
 	}
-	EXPECT_EQ(STACKS_MAX, st.count[GT_EV_STACK]);
+	EXPECT_EQ(STACKS_MAX, st.nr_stacks);
 	EXPECT_TRUE(has_string(&s.rec.trace, FULL_FRAME));
 	snprintf(last, sizeof(last), "gt-st-%u", STACK_NAMES - 1);
 	EXPECT_TRUE(has_string(&s.rec.trace, last));
 	TH_LOG("%lu stacks, %lu goroutines created, %zu bytes",
-	       st.count[GT_EV_STACK], st.count[GT_EV_GO_CREATE],
+	       st.nr_stacks, st.count[GT_EV_GO_CREATE],
 	       s.rec.trace.len);
 	EXPECT_EQ(0, gt_session_close(&s));
 }

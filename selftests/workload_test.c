@@ -115,11 +115,11 @@ TEST_F_TIMEOUT(workload, pingpong_one_cpu, 600)
 	EXPECT_EQ(ONE_CPU_ROUNDS, gt_pingpong(ONE_CPU_ROUNDS, 0));
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
 	record_end(_metadata, &self->s, variant->name, &st);
-	EXPECT_LE(ONE_CPU_ROUNDS, st.count[GT_EV_GO_SYS_EXIT]);
+	EXPECT_LE(ONE_CPU_ROUNDS, st.count[GT_EV_GO_SYSEXIT]);
 	EXPECT_LE(ONE_CPU_ROUNDS, st.count[GT_EV_GO_START_LOCAL]);
 	EXPECT_GT(ONE_CPU_ROUNDS / 10, st.count[GT_EV_GO_START]);
 	TH_LOG("%lu GoSysExit, %lu GoStartLocal, %lu GoStart",
-	       st.count[GT_EV_GO_SYS_EXIT], st.count[GT_EV_GO_START_LOCAL],
+	       st.count[GT_EV_GO_SYSEXIT], st.count[GT_EV_GO_START_LOCAL],
 	       st.count[GT_EV_GO_START]);
 }
 

@@ -99,6 +99,7 @@ int gt_version(const struct gt_trace *t);		/* e.g. 1019 */
 uint64_t gt_size(const struct gt_trace *t);
 uint64_t gt_nr_events(const struct gt_trace *t);	/* excluding dictionary events */
 uint64_t gt_nr_batches(const struct gt_trace *t);
+uint64_t gt_nr_stacks(const struct gt_trace *t);	/* ids defined, with frames */
 int64_t gt_ticks_per_sec(const struct gt_trace *t);
 /* Nanoseconds since the first event, computed as Go does (float64). */
 int64_t gt_ns(const struct gt_trace *t, int64_t ts);
