@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* gotrace check: is this a trace Go's parser accepts? */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
+#include "gtrace.h"
+#include "msg.h"
+#include "trace_file.h"
 
 static void check_help(void)
 {

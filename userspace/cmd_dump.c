@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* gotrace dump: every event in Go's merged order, one line each. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
+#include "gtrace.h"
+#include "msg.h"
+#include "trace_file.h"
 
 #define MAX_FRAMES 1000
 

@@ -4,10 +4,18 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "device.h"
+#include "load.h"
+#include "msg.h"
+#include "parse.h"
+#include "session.h"
 
 /* How long unload --force waits for readers to take the rest of the trace. */
 #define FORCE_WAIT_MS 10000

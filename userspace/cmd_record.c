@@ -7,12 +7,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "cli.h"
+#include "device.h"
+#include "load.h"
+#include "msg.h"
+#include "parse.h"
 #include "record.h"
+#include "session.h"
 
 static void record_help(void)
 {

@@ -2,6 +2,9 @@
 /* gotrace start and gotrace stop: begin and end a recording session. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -10,6 +13,10 @@
 #include <linux/gotrace.h>
 
 #include "cli.h"
+#include "device.h"
+#include "msg.h"
+#include "parse.h"
+#include "session.h"
 
 #define PID_MAX_FILE "/proc/sys/kernel/pid_max"
 

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /* gotrace stats: what the scheduler did, per program, thread, CPU and stack. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "gtrace.h"
 #include "json.h"
+#include "msg.h"
 #include "stats.h"
+#include "trace_file.h"
 
 #define TOP_THREADS	20
 #define TOP_STACKS	10

@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -11,7 +14,10 @@
 #include <linux/gotrace.h>
 
 #include "cli.h"
+#include "device.h"
 #include "json.h"
+#include "msg.h"
+#include "session.h"
 
 static const char *state_name(uint32_t state)
 {

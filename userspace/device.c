@@ -2,11 +2,13 @@
 /* Opening /dev/gotrace for its ioctls, with the usual failures explained. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "device.h"
+#include "msg.h"
 
 /*
  * Write-only: reading is exclusive to the one reader of the trace, and the

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* gotrace: the command line front end; dispatches to the subcommands. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "device.h"
+#include "msg.h"
 
 static int cmd_help(int argc, char *argv[]);
 

@@ -2,14 +2,18 @@
 /* Loading and unloading gotrace.ko through libkmod, as insmod, modprobe and rmmod do. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <syslog.h>
 #include <time.h>
 
-#include "cli.h"
+#include "device.h"
+#include "load.h"
 #include "module.h"
+#include "msg.h"
 
 /* libkmod's own errors, with our prefix; its debug and info messages are dropped. */
 static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,

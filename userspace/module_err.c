@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Why the kernel refused to load or unload gotrace.ko, and what to do about it. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "device.h"
 #include "module.h"
+#include "msg.h"
 
 #define LOCKDOWN_FILE "/sys/kernel/security/lockdown"
 #define SECUREBOOT_VAR "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d0-aae4-0e13d9b5ab3e"

@@ -2,7 +2,9 @@
 /* Static builds have no libkmod (Debian ships no libkmod.a): load and unload say so. */
 #include <stdlib.h>
 
-#include "cli.h"
+#include "device.h"
+#include "load.h"
+#include "msg.h"
 
 int module_load(const char *cmd, const char *path, char *const params[], int nparams)
 {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
+#include "msg.h"
 
 void msg_verr(const char *cmd, const char *fmt, va_list ap)
 {

@@ -2,12 +2,15 @@
 /* Parsing of option values: sizes with K/M/G suffixes, counts, formats. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <linux/gotrace.h>
 
-#include "cli.h"
+#include "msg.h"
+#include "parse.h"
 
 static int size_shift(const char *suffix)
 {

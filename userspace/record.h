@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cli.h"
+#include <linux/gotrace.h>
 
 /* Why the recording ended. */
 enum record_end {

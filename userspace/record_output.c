@@ -2,11 +2,15 @@
 /* gotrace record's output: FILE (the previous one kept as FILE.old, as perf does) or stdout. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "record.h"
 
 /* A regular FILE that exists becomes FILE.old, replacing an older one. */

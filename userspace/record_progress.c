@@ -5,13 +5,19 @@
  * scrolling region takes out of what scrolls (as apt's progress bar does),
  * so CMD's output on the same terminal scrolls above it untouched.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "record.h"
+#include "session.h"
 
 #define MIB (1024.0 * 1024.0)
 

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Opening a trace file for check, dump and stats, and reporting its errors. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "gtrace.h"
+#include "msg.h"
+#include "trace_file.h"
 
 static const char *phase_name(enum gt_phase phase)
 {

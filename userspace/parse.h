@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Option values: sizes, numbers, formats, clocks, durations (parse.c). */
+#ifndef GOTRACE_PARSE_H
+#define GOTRACE_PARSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Each returns false (after a message) when @s is invalid. */
+bool parse_size(const char *cmd, const char *opt, const char *s, uint64_t *out);
+bool parse_u32(const char *cmd, const char *opt, const char *s, uint32_t *out);
+bool parse_format(const char *cmd, const char *s, uint32_t *out);
+bool parse_clock(const char *cmd, const char *s, uint32_t *flags);
+bool parse_param(const char *cmd, const char *s);
+bool parse_seconds(const char *cmd, const char *opt, const char *s, double *out);
+
+#endif /* GOTRACE_PARSE_H */

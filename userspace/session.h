@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The session ioctls and the options of gotrace start and record (cmd_session.c, cmd_status.c). */
+#ifndef GOTRACE_SESSION_H
+#define GOTRACE_SESSION_H
+
+#include <stdbool.h>
+
+#include <linux/gotrace.h>
+
+/* The session ioctls; false after a message. */
+bool session_start(const char *cmd, int fd, struct gotrace_start *args);
+bool session_stop(const char *cmd, int fd, __u32 flags, bool idle_ok);
+bool session_status(const char *cmd, int fd, struct gotrace_status *st);
+
+/* The options start and record share; start_option() takes one of them. */
+#define START_SHORTOPTS "f:b:t:kc:"
+#define START_LONGOPTS \
+	{ "format", required_argument, NULL, 'f' }, \
+	{ "buffer-size", required_argument, NULL, 'b' }, \
+	{ "max-tid", required_argument, NULL, 't' }, \
+	{ "kernel-stacks", no_argument, NULL, 'k' }, \
+	{ "clock", required_argument, NULL, 'c' }
+#define START_OPTIONS_HELP \
+	"  -f, --format VER       trace format: 1.11, 1.19 or 1.21 (default 1.21)\n" \
+	"  -b, --buffer-size SIZE buffer per CPU, with K, M or G suffix\n" \
+	"                         (default: the module parameter buffer_size)\n" \
+	"  -t, --max-tid N        thread ids the thread table covers, 24 bytes each\n" \
+	"                         (default: /proc/sys/kernel/pid_max)\n" \
+	"  -k, --kernel-stacks    block events carry the kernel stack where the\n" \
+	"                         thread blocks (costs an unwind per block)\n" \
+	"  -c, --clock CLOCK      time stamps from: auto (the TSC if invariant and\n" \
+	"                         the kernel trusts it, else mono; the default), mono\n" \
+	"                         (CLOCK_MONOTONIC) or tsc (even if the kernel\n" \
+	"                         has marked it unstable)\n"
+bool start_option(const char *cmd, int c, const char *arg, struct gotrace_start *args);
+
+#endif /* GOTRACE_SESSION_H */
