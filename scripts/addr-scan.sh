@@ -4,10 +4,13 @@
 #
 # Usage: scripts/addr-scan.sh DIR_OR_FILE...
 #
-# One TAP test per trace: scripts/gotrace_wire.py scan finds no varint that looks like a
-# kernel address (>= 0xffff800000000000) in any event argument or stack frame. KASLR is
+# One TAP test per trace: scripts/addr_scan.py finds no value that looks like a kernel
+# address (>= 0xffff800000000000) in any event argument or stack (id, frame PC, line) of
+# the trace, as `gotrace dump --all-stacks` reads it; a trace it cannot read fails. KASLR is
 # only worth something if no trace tells where the kernel is. Exit 0 only if every trace
 # passed; 1 on any failure or when there is no trace at all; 2 on bad usage.
+#
+# Environment: GOTRACE, the gotrace command (default userspace/gotrace: make -C userspace).
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -20,6 +23,12 @@ command -v python3 >/dev/null || {
 	echo "Bail out! python3 not found: run scripts/deps.sh"
 	exit 1
 }
+GOTRACE=${GOTRACE:-$HERE/../userspace/gotrace}
+[ -x "$GOTRACE" ] || {
+	echo "Bail out! $GOTRACE not found: run make -C userspace, or set GOTRACE"
+	exit 1
+}
+export GOTRACE
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 for p in "$@"; do
@@ -43,7 +52,7 @@ echo "1..$n"
 i=0 bad=0
 while IFS= read -r f; do
 	i=$((i + 1))
-	if out=$(python3 "$HERE/gotrace_wire.py" scan "$f" 2>&1); then
+	if out=$(python3 "$HERE/addr_scan.py" "$f" 2>&1); then
 		echo "ok $i - no kernel address: $f"
 	else
 		echo "not ok $i - kernel address or bad trace: $f"

@@ -198,7 +198,8 @@ result "$rc" go-check "$(grep -c '^ok' "$OUT/go-check.tap") checks passed (TAP: 
 
 step "no raw kernel address in any trace (scripts/addr-scan.sh)"
 rc=0
-scripts/addr-scan.sh "$TRACES" > "$OUT/addr-scan.tap" || rc=$?
+# It reads the traces with the CLI built above (userspace/gotrace may not be built).
+GOTRACE="$BIN/gotrace" scripts/addr-scan.sh "$TRACES" > "$OUT/addr-scan.tap" || rc=$?
 grep -E '^not ok|^#|^Bail' "$OUT/addr-scan.tap" || true
 result "$rc" addr-scan
 

@@ -8,8 +8,8 @@ TRACE is what `gotrace record --clock mono` wrote; FTRACE is /sys/kernel/tracing
 ftrace session that covered it, with sched_switch, sched_wakeup, sched_wakeup_new,
 sched_process_fork, sched_process_exit and task_rename enabled and trace_clock mono: the
 same clock (ktime_get_mono_fast_ns()) as gotrace's, so both are on one time line. The
-gotrace trace is read through `gotrace dump` (Go's merged order); its absolute time is
-recovered from the trace's smallest time stamp (scripts/gotrace_wire.py).
+gotrace trace is read through `gotrace dump --ticks` (Go's merged order, time stamps in
+the clock's ticks): its absolute time is its smallest time stamp's.
 
 Both histories are put in one vocabulary, per thread: fork (of a child, by id), in
 (switch-in), preempted / blocked / dead (switch-out), wakeup (of a blocked thread), rename.
@@ -59,9 +59,6 @@ import subprocess
 import sys
 from collections import Counter, defaultdict
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gotrace_wire  # noqa: E402
-
 PID_LIMIT = 4194304
 BLOCKS = {"GoBlock", "GoBlockSend", "GoBlockRecv", "GoBlockSelect", "GoBlockSync",
           "GoBlockCond", "GoBlockNet", "GoBlockGC", "GoSleep", "GoSysBlock"}
@@ -102,49 +99,26 @@ class Thread:
 
 # --- gotrace ---------------------------------------------------------------------------
 
-def gotrace_base(path):
-    """The absolute time (ns) of the trace's time 0, and its ns per tick."""
-    with open(path, "rb") as f:
-        b = f.read()
-    min_ts = freq = None
-    last = 0
-    try:
-        for ev in gotrace_wire.events(b):
-            if ev.typ == gotrace_wire.EV_BATCH:
-                last = ev.args[1]
-                continue
-            if ev.typ == gotrace_wire.EV_FREQUENCY:
-                freq = ev.args[0]
-                continue
-            if ev.typ in gotrace_wire.NO_TIMESTAMP:
-                continue
-            last += ev.args[0]
-            ts = last
-            if ev.typ == 29 and len(ev.args) > 3 and ev.args[3]:    # GoSysExit real time
-                ts = ev.args[3]
-            if min_ts is None or ts < min_ts:
-                min_ts = ts
-    except gotrace_wire.TraceError as e:
-        raise InputError("%s: %s" % (path, e))
-    if not freq or min_ts is None:
-        raise InputError("%s: no Frequency event or no events" % path)
-    if freq != 15625000:
-        raise InputError("%s: %d ticks per second: not gotrace's CLOCK_MONOTONIC clock "
-                         "(record with --clock mono)" % (path, freq))
-    return min_ts * 1e9 / freq, 1e9 / freq
-
-
 def gotrace_dump(gotrace, path):
-    """The events of `gotrace dump`: (time, name, P, G, [(arg, value)...], stk, line no)."""
+    """The events of `gotrace dump`: (time, name, P, G, [(arg, value)...], stk, line no),
+    time in ns since the first event as plain `gotrace dump` prints it; and the absolute
+    time (ns) of that first event."""
     try:
-        p = subprocess.run([gotrace, "dump", path], stdout=subprocess.PIPE,
+        p = subprocess.run([gotrace, "dump", "--ticks", path], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True, check=False)
     except OSError as e:
         raise InputError("cannot run %s: %s" % (gotrace, e))
     if p.returncode:
-        raise InputError("%s dump %s failed: %s" % (gotrace, path, p.stderr.strip()))
+        raise InputError("%s dump --ticks %s failed: %s" % (gotrace, path, p.stderr.strip()))
+    lines = p.stdout.splitlines()
+    if not lines or not lines[0].startswith("ticks_per_sec="):
+        raise InputError("%s dump --ticks %s: no ticks_per_sec= first line" % (gotrace, path))
+    freq = int(lines[0].partition("=")[2])
+    if freq != 15625000:
+        raise InputError("%s: %d ticks per second: not gotrace's CLOCK_MONOTONIC clock "
+                         "(record with --clock mono)" % (path, freq))
     evs = []
-    for n, line in enumerate(p.stdout.splitlines(), 1):
+    for n, line in enumerate(lines[1:], 1):
         tok = line.split()
         if len(tok) < 5 or tok[0].startswith("\t"):
             continue
@@ -158,7 +132,11 @@ def gotrace_dump(gotrace, path):
         evs.append((int(tok[0]), tok[1], int(tok[2][2:]), int(tok[3][2:]), args, stk, n))
     if not evs:
         raise InputError("%s: no events" % path)
-    return evs
+    # As gotrace dump without --ticks (and Go): ns since the smallest time stamp.
+    min_ts = min(e[0] for e in evs)
+    ns_per_tick = 1e9 / freq
+    evs = [(int((e[0] - min_ts) * ns_per_tick),) + e[1:] for e in evs]
+    return evs, min_ts * 1e9 / freq
 
 
 def gotrace_threads(evs, base, stats):
@@ -621,8 +599,7 @@ def main(argv):
     opts = ap.parse_args(argv[1:])
     stats = Counter()
     try:
-        base, _ = gotrace_base(opts.trace)
-        evs = gotrace_dump(opts.gotrace, opts.trace)
+        evs, base = gotrace_dump(opts.gotrace, opts.trace)
         gth, start, end = gotrace_threads(evs, base, stats)
         snap = {}
         for t in gth:

@@ -41,38 +41,23 @@ command -v python3 >/dev/null 2>&1 || {
 	echo "Bail out! python3 not found: install it (scripts/deps.sh)"
 	exit 1
 }
+GOTRACE=${GOTRACE:-$HERE/../userspace/gotrace}
+if [ ! -x "$GOTRACE" ]; then
+	echo "TAP version 13"
+	echo "Bail out! $GOTRACE not found: run make -C userspace, or set GOTRACE (the trace editor uses it)"
+	exit 1
+fi
+export GOTRACE
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/go-check-selftest.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 
-# Edit a pre-1.22 trace: python3 - MODE IN OUT. Modes:
-#   dup-gomaxprocs  insert a copy of the first Gomaxprocs event right after it (delta 0)
-#   late-batch      append a batch for that event's P stamped just after it: that P's events
-#                   then go back in time ("time stamps out of order")
-EDIT_TRACE='
-import sys
-from gotrace_wire import EV_BATCH, NO_TIMESTAMP, events, put_uvarint as enc
-mode, src, dst = sys.argv[1:4]
-b = open(src, "rb").read()
-ts = p = 0
-for ev in events(b):
-    i, args = ev.end, ev.args
-    if ev.typ == EV_BATCH:  # P, absolute timestamp
-        p, ts = args
-    elif ev.typ not in NO_TIMESTAMP:
-        ts += args[0]
-    if ev.typ == 4:  # Gomaxprocs: delta, procs, stack
-        if mode == "dup-gomaxprocs":
-            out = b[:i] + bytes([4 | 2 << 6]) + enc(0) + enc(args[1]) + enc(0) + b[i:]
-        else:
-            out = b + bytes([1 | 1 << 6]) + enc(p) + enc(ts + 1) + bytes([4 | 2 << 6]) + enc(0) + enc(args[1]) + enc(0)
-        open(dst, "wb").write(out)
-        sys.exit(0)
-sys.exit("no Gomaxprocs event in " + src)
-'
-export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}"
+# Edited copies: scripts/trace_edit.py MODE IN OUT (modes dup-gomaxprocs: a second Gomaxprocs
+# right after the first; late-batch: timestamps that go back in time). It finds the events
+# with the gotrace CLI: GOTRACE, default userspace/gotrace (make -C userspace).
+EDIT_TRACE=$HERE/trace_edit.py
 
 # shellcheck source=scripts/tap-lib.sh
 . "$HERE/tap-lib.sh"
@@ -85,7 +70,7 @@ for f in "$SAMPLES_OLD"/*_1_11_good "$SAMPLES_OLD"/*_1_19_good "$SAMPLES_NEW"/*_
 	case " $MMU_BUG " in
 	*" $base "*)
 		cp "$f" "$TMP/mmu/$base.trace"
-		python3 -c "$EDIT_TRACE" dup-gomaxprocs "$f" "$TMP/mmu-fixed/$base.trace"
+		python3 "$EDIT_TRACE" dup-gomaxprocs "$f" "$TMP/mmu-fixed/$base.trace"
 		;;
 	*) cp "$f" "$TMP/good/$base.trace" ;;
 	esac
@@ -163,7 +148,7 @@ result $st "Go's sample stress_1_5_unordered fails" "$OUT"
 
 # 7. Timestamps that go backwards on a P fail both parsers.
 mkdir "$TMP/order"
-python3 -c "$EDIT_TRACE" late-batch "$SAMPLES_NEW/http_1_21_good" "$TMP/order/backwards.trace"
+python3 "$EDIT_TRACE" late-batch "$SAMPLES_NEW/http_1_21_good" "$TMP/order/backwards.trace"
 run order "$TMP/order"
 st=0
 [ "$RC" -eq 1 ] && [ "$(grep -c '^not ok ' "$OUT")" -eq 5 ] &&

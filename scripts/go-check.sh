@@ -128,73 +128,10 @@ case $JOBS in
 '' | *[!0-9]* | 0) bail "GO_CHECK_JOBS must be a positive number, not '$JOBS'" ;;
 esac
 
-# Validate JSON page bodies, in the page client (go-trace-lib.sh's py_ask): request "JSON
-# KIND FILE"; KIND: jsontrace (a timeline: events, execution slices; the output is the first
-# goroutine seen running), jsonview (a focused timeline: events), mmu (the MMU plot; output:
-# a window width), mmudetails (its worst windows; output: the first one's URL).
-PY_EXTRA='
-import json, re
-
-def check(kind, path):
-    out = []
-    print_ = out.append
-    try:
-        with open(path, "rb") as f:
-            doc = json.load(f)
-    except Exception as e:
-        bad("not valid JSON (cmd/trace logs the error and cuts the body short): %s" % e)
-    if kind != "mmudetails" and not isinstance(doc, dict):
-        bad("JSON is a %s, not an object" % type(doc).__name__)
-    if kind == "jsontrace":
-        evs = doc.get("traceEvents")
-        if not isinstance(evs, list):
-            bad("no traceEvents array")
-        if not all(isinstance(e, dict) and "ph" in e for e in evs):
-            bad("traceEvents holds entries without a ph field")
-        if not isinstance(doc.get("stackFrames"), dict):
-            bad("no stackFrames object")
-        slices = [e for e in evs if e["ph"] == "X"]
-        if not slices:
-            bad("traceEvents has %d events but no execution slice (ph X): the timeline would be empty" % len(evs))
-        # Print the id of the first goroutine seen running (slice "G<id> <start function>").
-        for e in slices:
-            m = re.match(r"G([0-9]+)( |$)", str(e.get("name", "")))
-            if m:
-                print_(m.group(1))
-                break
-        else:
-            bad("no goroutine execution slice (ph X named G<id> ...) among %d slices" % len(slices))
-    elif kind == "jsonview":
-        evs = doc.get("traceEvents")
-        if not isinstance(evs, list) or not evs:
-            bad("no non-empty traceEvents array")
-        if not all(isinstance(e, dict) and "ph" in e for e in evs):
-            bad("traceEvents holds entries without a ph field")
-        if not isinstance(doc.get("stackFrames"), dict):
-            bad("no stackFrames object")
-    elif kind == "mmudetails":
-        if not isinstance(doc, list) or not doc:
-            bad("not a non-empty list of windows")
-        if not all(isinstance(w, dict) and str(w.get("URL", "")).startswith("/trace?") for w in doc):
-            bad("a window without a /trace?... URL")
-        print_(doc[0]["URL"])
-    elif kind == "mmu":
-        curve = doc.get("curve")
-        if not isinstance(curve, list) or not curve:
-            bad("no non-empty curve array")
-        if not all(isinstance(p, list) and len(p) >= 2 and all(isinstance(x, (int, float)) for x in p) for p in curve):
-            bad("curve holds a point that is not [window, utilization...]")
-        for k in ("xMin", "xMax"):
-            if not isinstance(doc.get(k), (int, float)):
-                bad("no numeric %s" % k)
-        # A window width to ask the details of (the plot page asks for the one clicked).
-        print_(int(curve[len(curve) // 2][0]))
-    else:
-        bad("unknown kind " + kind)
-    return "\n".join(str(x) for x in out)
-
-CHECKS["JSON"] = check
-'
+# Validate JSON page bodies in the page client (go-trace-lib.sh's py_ask): the request
+# "JSON KIND FILE" runs scripts/go_pages.py's check (KIND: jsontrace, jsonview, mmu,
+# mmudetails; see there).
+PAGE_CHECKS=$LIBDIR/go_pages.py
 
 # Lines cmd/trace prints while healthy (after the "YYYY/MM/DD HH:MM:SS " log prefix).
 BENIGN='^(Parsing trace\.\.\.|Splitting trace\.\.\.|Preparing trace for viewer\.\.\.|Splitting trace for viewer\.\.\.|Opening browser\. Trace viewer is listening on http://[^ ]+|[0-9.]+ [KMGT]?i?B of [0-9.]+ [KMGT]?i?B \([0-9.]+%\) processed\.\.\.)$'

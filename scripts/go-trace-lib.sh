@@ -244,86 +244,17 @@ stop_server() {
 }
 
 # The page client: one python3 coprocess (per shell that uses it: go-check.sh checks traces
-# in subshells) that GETs pages over a kept-alive HTTP connection, and runs the checks of
-# PY_EXTRA on bodies. Starting a process per request (curl, python3) cost more than the
-# pages themselves. Requests are one line of TAB-separated fields, answers one line:
-#   GET URL BODYFILE HDRFILE  ->  "CODE SIZE": the HTTP status and body bytes; the body and
-#                                 the status line and headers in the files. Or "none WHY"
-#                                 when no answer came (connection refused, or closed with no
-#                                 response: what a handler's panic does), within TIMEOUT.
-#   NAME ARG...               ->  "ok<TAB>OUTPUT" or "bad<TAB>PROBLEM": CHECKS[NAME](ARG...),
-#                                 one of PY_EXTRA's, which raises Bad(PROBLEM) to fail.
-PY_CORE='
-import http.client, sys, urllib.parse
-
-class Bad(Exception):
-    pass
-
-def bad(msg):
-    raise Bad(msg)
-
-CHECKS = {}
-TIMEOUT = float(sys.argv[1])
-conns = {}
-
-def get(url, body, hdr):
-    u = urllib.parse.urlsplit(url)
-    path = u.path + ("?" + u.query if u.query else "")
-    for attempt in (0, 1):
-        c = conns.get(u.netloc)
-        fresh = c is None
-        if fresh:
-            c = conns[u.netloc] = http.client.HTTPConnection(u.netloc, timeout=TIMEOUT)
-        try:
-            c.request("GET", path)
-            r = c.getresponse()
-            size = 0
-            with open(body, "wb") as f:
-                while True:
-                    chunk = r.read(1 << 20)
-                    if not chunk:
-                        break
-                    f.write(chunk)
-                    size += len(chunk)
-            with open(hdr, "w") as f:
-                f.write("HTTP/1.1 %d %s\r\n" % (r.status, r.reason))
-                for k, v in r.getheaders():
-                    f.write("%s: %s\r\n" % (k, v))
-            if r.getheader("Connection", "").lower() == "close":
-                c.close()
-                del conns[u.netloc]
-            return "%d %d" % (r.status, size)
-        except Exception as e:
-            c.close()
-            conns.pop(u.netloc, None)
-            # A kept-alive connection the server has since closed: once more, afresh.
-            if fresh or attempt:
-                open(body, "wb").close()
-                return "none %s: %s" % (type(e).__name__, e)
-'
-PY_LOOP='
-for line in sys.stdin:
-    req = line.rstrip("\n").split("\t")
-    if req[0] == "GET":
-        out = get(*req[1:])
-    else:
-        try:
-            out = "ok\t" + str(CHECKS[req[0]](*req[1:]))
-        except Bad as e:
-            out = "bad\t" + str(e)
-        except Exception as e:
-            out = "bad\tchecker error: %r" % e
-    sys.stdout.write(out.replace("\n", " ") + "\n")
-    sys.stdout.flush()
-'
-PY_EXTRA=
+# in subshells), scripts/page_client.py, that GETs pages over a kept-alive HTTP connection
+# and runs the checks of the file PAGE_CHECKS (if set: a Python file defining CHECKS and Bad,
+# e.g. scripts/go_pages.py) on bodies. Its docstring has the requests and answers.
+PAGE_CHECKS=
 
 # py_ask FIELD...: send one request to the page client (started if need be); REPLY = its
 # answer, or empty if none came within TIMEOUT.
 py_ask() {
 	local IFS=$'\t'
 	if [ -z "${PYC_PID:-}" ] || ! kill -0 "$PYC_PID" 2>/dev/null; then
-		coproc PYC { exec python3 -c "$PY_CORE$PY_EXTRA$PY_LOOP" "$TIMEOUT"; }
+		coproc PYC { exec python3 "$LIBDIR/page_client.py" "$TIMEOUT" ${PAGE_CHECKS:+"$PAGE_CHECKS"}; }
 	fi
 	REPLY=
 	if printf '%s\n' "$*" >&"${PYC[1]}"; then

@@ -7,7 +7,8 @@
 #   selftests/views_test records them (e.g. build/check/traces/KVER). Prints TAP; exit 1 on
 #   any failure.
 #
-# Works on copies in a temp dir, edited with scripts/gotrace_wire.py. Expected results:
+# Works on copies in a temp dir, edited with scripts/trace_edit.py (which finds the events
+# with the gotrace CLI: GOTRACE, default userspace/gotrace). Expected results:
 #   - both traces pass all 16 checks (Go 1.21, 1.23 and 1.27 each: 4 profiles, goroutines);
 #   - no stacks on events (every event's stack id 0, create stacks kept: what a tracer
 #     without block reasons writes) fails exactly the 12 profile checks, in both modes;
@@ -37,39 +38,18 @@ for m in default kstacks; do
 	fi
 done
 
+GOTRACE=${GOTRACE:-$HERE/../userspace/gotrace}
+if [ ! -x "$GOTRACE" ]; then
+	echo "TAP version 13"
+	echo "Bail out! $GOTRACE not found: run make -C userspace, or set GOTRACE (the trace editor uses it)"
+	exit 1
+fi
+export GOTRACE
+
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/views-check-selftest.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
-
-# Edit a trace: python3 -c "$EDIT" MODE IN OUT. Modes:
-#   zero-stacks   every event's stack argument 0 (GoCreate keeps the new goroutine's stack)
-#   kernel-pc     the first stack frame's PC 0xffffffff81234560
-#   rename:A:B    the string A becomes B
-EDIT='
-import sys
-from gotrace_wire import EV_STACK, EV_STRING, STACK_EVENTS, events
-mode, src, dst = sys.argv[1:4]
-b = open(src, "rb").read()
-out, n = bytearray(b[:16]), 0
-for ev in events(b):
-    if mode == "zero-stacks" and ev.typ in STACK_EVENTS and ev.args[-1]:
-        ev.args[-1] = 0
-        n += 1
-    elif mode == "kernel-pc" and ev.typ == EV_STACK and len(ev.args) >= 6 and not n:
-        ev.args[2] = 0xffffffff81234560
-        n += 1
-    elif mode.startswith("rename:") and ev.typ == EV_STRING:
-        old, new = mode.split(":")[1:3]
-        if ev.data == old.encode():
-            ev.data = new.encode()
-            n += 1
-    out += ev.encode()
-if not n:
-    sys.exit("%s: nothing to edit in %s" % (mode, src))
-open(dst, "wb").write(out)
-'
-export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}"
 
 # shellcheck source=scripts/tap-lib.sh
 . "$HERE/tap-lib.sh"
@@ -92,8 +72,11 @@ expect() {
 	result $st "$what" "$OUT"
 }
 
+# edit MODE IN OUT: scripts/trace_edit.py's MODE (zero-stacks: every event's stack id 0,
+# GoCreate keeping the new goroutine's; kernel-pc: a frame PC 0xffffffff81234560;
+# rename:A:B: the string A becomes B) of IN into OUT.
 edit() {
-	python3 -c "$EDIT" "$1" "$2" "$3"
+	python3 "$HERE/trace_edit.py" "$1" "$2" "$3"
 }
 
 echo "TAP version 13"

@@ -17,17 +17,23 @@
 
 struct dump {
 	bool stacks;
+	bool all_stacks;
+	bool ticks;
 	struct gt_frame frames[MAX_FRAMES];
 };
 
 static void dump_help(void)
 {
-	printf("Usage: %s dump [--stacks] FILE\n"
+	printf("Usage: %s dump [--stacks] [--all-stacks] [--ticks] FILE\n"
 	       "Print every event of a valid trace in the order Go's parser merges them,\n"
 	       "one line each, as 'go tool trace -d' does:\n"
 	       "  TIME(ns) EVENT p=P g=G off=OFFSET ARG=VALUE... [stk=STACK]\n\n"
-	       "  -s, --stacks  print the frames of each event's stack below it\n"
-	       "  -h, --help    show this help\n", program_invocation_short_name);
+	       "  -s, --stacks      print the frames of each event's stack below it\n"
+	       "  -a, --all-stacks  after the events, print every stack the trace defines,\n"
+	       "                    used or not, by id: 'stack ID' and its frames below\n"
+	       "  -t, --ticks       TIME is the time stamp in clock ticks as recorded, not ns\n"
+	       "                    since the first event; the first line is ticks_per_sec=N\n"
+	       "  -h, --help        show this help\n", program_invocation_short_name);
 }
 
 static void dump_stack(struct dump *d, const struct gt_trace *t, uint64_t id)
@@ -44,15 +50,42 @@ static void dump_stack(struct dump *d, const struct gt_trace *t, uint64_t id)
 	}
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every stack of the dictionary, by id; false if out of memory. */
+static bool dump_all_stacks(struct dump *d, const struct gt_trace *t)
+{
+	size_t n = gt_stack_ids(t, NULL, 0), i;
+	uint64_t *ids = malloc((n ? n : 1) * sizeof(*ids));
+
+	if (!ids)
+		return false;
+	gt_stack_ids(t, ids, n);
+	qsort(ids, n, sizeof(*ids), cmp_u64);
+	for (i = 0; i < n; i++) {
+		printf("stack %" PRIu64 "\n", ids[i]);
+		dump_stack(d, t, ids[i]);
+	}
+	free(ids);
+	return true;
+}
+
 static int dump_event(void *ctx, const struct gt_trace *t, const struct gt_event *ev)
 {
 	const char *const *names = gt_event_args(ev->type);
+	struct dump *d = ctx;
 	const char *s[2];
 	size_t len[2];
 	unsigned int i, n;
 
-	printf("%" PRId64 " %s p=%" PRId64 " g=%" PRIu64 " off=%" PRIu64, gt_ns(t, ev->ts),
-	       gt_event_name(t, ev->type), ev->p, ev->g, ev->off);
+	printf("%" PRId64 " %s p=%" PRId64 " g=%" PRIu64 " off=%" PRIu64,
+	       d->ticks ? ev->ts : gt_ns(t, ev->ts), gt_event_name(t, ev->type), ev->p, ev->g,
+	       ev->off);
 	for (i = 0; names[i]; i++)
 		printf(" %s=%" PRIu64, names[i], ev->args[i]);
 	n = gt_event_strings(t, ev, s, len);
@@ -62,8 +95,8 @@ static int dump_event(void *ctx, const struct gt_trace *t, const struct gt_event
 	if (ev->stk)
 		printf(" stk=%" PRIu64, ev->stk);
 	putchar('\n');
-	if (((struct dump *)ctx)->stacks && ev->stk)
-		dump_stack(ctx, t, ev->stk);
+	if (d->stacks && ev->stk)
+		dump_stack(d, t, ev->stk);
 	return ferror(stdout) ? 1 : 0;
 }
 
@@ -71,6 +104,8 @@ int cmd_dump(int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "stacks", no_argument, NULL, 's' },
+		{ "all-stacks", no_argument, NULL, 'a' },
+		{ "ticks", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -80,10 +115,16 @@ int cmd_dump(int argc, char *argv[])
 	const char *path;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "sh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "sath", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			d.stacks = true;
+			break;
+		case 'a':
+			d.all_stacks = true;
+			break;
+		case 't':
+			d.ticks = true;
 			break;
 		case 'h':
 			dump_help();
@@ -98,9 +139,15 @@ int cmd_dump(int argc, char *argv[])
 	t = trace_open("dump", path);
 	if (!t)
 		return EXIT_FAILURE;
+	if (d.ticks)
+		printf("ticks_per_sec=%" PRId64 "\n", gt_ticks_per_sec(t));
 	r = gt_replay(t, dump_event, &d, &err);
 	if (r < 0)
 		trace_error("dump", path, &err);
+	if (!r && d.all_stacks && !dump_all_stacks(&d, t)) {
+		msg_err("dump", "out of memory");
+		r = 1;
+	}
 	gt_close(t);
 	return output_done("dump", r ? EXIT_FAILURE : EXIT_SUCCESS);
 }

@@ -127,5 +127,8 @@ struct gt_frame {
 /* Frames of stack @id: returns its depth (0 if undefined), fills up to @max. */
 unsigned int gt_stack(const struct gt_trace *t, uint64_t id, struct gt_frame *frames,
 		      unsigned int max);
+/* Ids of every stack the trace defines, used or not, in no order: returns their number,
+ * fills up to @max. */
+size_t gt_stack_ids(const struct gt_trace *t, uint64_t *ids, size_t max);
 
 #endif /* GTRACE_H */

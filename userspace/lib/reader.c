@@ -205,3 +205,18 @@ unsigned int gt_stack(const struct gt_trace *t, uint64_t id, struct gt_frame *fr
 	}
 	return (unsigned int)depth;
 }
+
+size_t gt_stack_ids(const struct gt_trace *t, uint64_t *ids, size_t max)
+{
+	const struct gt_map *m = &t->stacks;
+	size_t i, n = 0;
+
+	for (i = 0; i < m->cap; i++) {
+		if (!m->used[i])
+			continue;
+		if (n < max)
+			ids[n] = m->slots[i].key;
+		n++;
+	}
+	return n;
+}

@@ -3,6 +3,8 @@
 # gotrace stats on a trace with 25 busy threads and 52 that never run (TAP output): the text
 # lists what ran and counts the rest in one line, --all lists every row, --json has every
 # thread, and the thread table explains goroutine ids past the thread id range.
+# gotrace dump's --ticks and --all-stacks on the same trace: its clock ticks (1 GHz, from
+# 1000) and all its 152 stacks, the 127 no event's stk uses included.
 #
 # Usage: tests/stats.sh GOTRACE STATS_TRACE
 #   STATS_TRACE is tests/stats_trace.c built: it writes the trace (see there for its shape).
@@ -100,5 +102,43 @@ expect "--json: 76 programs and 77 threads" "$TMP/json" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(0 if len(d["programs"]) == 76 and len(d["threads"]) == 77 else 1)' "$TMP/json"
+
+# dump --ticks: the times as recorded (the batch starts at tick 1000, 1 tick = 1 ns) after
+# a ticks_per_sec line; otherwise the lines of plain dump.
+rc=0
+"$GOTRACE" dump "$T" > "$TMP/dump" 2>&1 || rc=$?
+result "$rc" "gotrace dump FILE exits 0" "$TMP/dump"
+rc=0
+"$GOTRACE" dump --ticks "$T" > "$TMP/ticks" 2>&1 || rc=$?
+result "$rc" "gotrace dump --ticks FILE exits 0" "$TMP/ticks"
+expect "--ticks: the first line is ticks_per_sec=1000000000" "$TMP/ticks" \
+	test "$(head -n 1 "$TMP/ticks")" = ticks_per_sec=1000000000
+expect "--ticks: the first event at tick 1000, the last (ProcStop) at 326260" "$TMP/ticks" \
+	test "$(sed -n '2s/ .*//p' "$TMP/ticks") $(tail -n 1 "$TMP/ticks" | cut -d' ' -f1-2)" = \
+	"1000 326260 ProcStop"
+tail -n +2 "$TMP/ticks" | awk '{ $1 -= 1000; print }' > "$TMP/ticks.ns"
+expect "--ticks: every event line is plain dump's with 1000 ticks added to its time" \
+	"$TMP/ticks" cmp -s "$TMP/ticks.ns" "$TMP/dump"
+
+# dump --all-stacks: after the events, all 152 stacks by id, 127 of them used by no event's
+# stk (create stacks: GoCreate's stack argument; the block stacks of idle programs).
+rc=0
+"$GOTRACE" dump --all-stacks "$T" > "$TMP/all-stacks" 2>&1 || rc=$?
+result "$rc" "gotrace dump --all-stacks FILE exits 0" "$TMP/all-stacks"
+head -n "$(wc -l < "$TMP/dump")" "$TMP/all-stacks" > "$TMP/all.events"
+expect "--all-stacks: the events first, as plain dump prints them" "$TMP/all-stacks" \
+	cmp -s "$TMP/all.events" "$TMP/dump"
+grep '^stack ' "$TMP/all-stacks" > "$TMP/all.ids"
+seq -f 'stack %g' 1 152 > "$TMP/want"
+expect "--all-stacks: then 'stack 1' to 'stack 152', in order" "$TMP/all-stacks" \
+	cmp -s "$TMP/want" "$TMP/all.ids"
+grep -A 2 -x 'stack 1' "$TMP/all-stacks" > "$TMP/got"
+printf 'stack 1\n\t0x1000 busy-0 linux:0\nstack 2\n' > "$TMP/want"
+expect "--all-stacks: stack 1 (busy-0's create stack, no event's stk) is its one frame" \
+	"$TMP/all-stacks" cmp -s "$TMP/want" "$TMP/got"
+tail -n 3 "$TMP/all-stacks" > "$TMP/got"
+printf 'stack 152\n\t0x100 futex linux:0\n\t0x104b idle-50 linux:0\n' > "$TMP/want"
+expect "--all-stacks: the last lines are stack 152 (an idle program's block stack) and its 2 frames" \
+	"$TMP/all-stacks" cmp -s "$TMP/want" "$TMP/got"
 
 tap_end

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""views-check.sh's reader of Go's profiles and goroutine pages.
+
+Usage: views_pages.py COMMAND ARGS; exit 1, saying why, when the check fails.
+  stack RAW MODE OUTER FRAME   RAW is `pprof -raw` output. Some sample's outermost frame
+                               fully matches OUTER and another frame fully matches FRAME;
+                               MODE default: the stack is just those two frames; kstacks:
+                               the FRAME frame is a kernel function (its file is not
+                               "linux", the file of cheap frames).
+  groups-new HTML NAME...      Go 1.23's /goroutines: each NAME has execution time > 0.
+  groups-old HTML NAME...      old /goroutines: print "NAME PC" for each NAME.
+  group-old HTML NAME          old /goroutine?id=PC: a goroutine has execution time > 0.
+"""
+
+import html
+import re
+import sys
+
+
+def fail(msg):
+    print(msg)
+    sys.exit(1)
+
+
+def read(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+# "ID: 0xPC [M=N ][[F] ]FUNC FILE:LINE[:COLUMN] s=START[(SYSTEMNAME)]"; 1.23 adds COLUMN.
+LOC = re.compile(r"^\s*(\d+): 0x[0-9a-f]+ (?:M=\d+ )?(?:\[F\] )?(.*) (\S*?):\d+(?::\d+)? "
+                 r"s=\d+(?:\(.*\))?$")
+SAMPLE = re.compile(r"^((?:\s+\d+)+): ([\d ]*)$")
+
+
+def samples(path):
+    """[(values, [(func, file)...] innermost first)] of a `pprof -raw` listing."""
+    section, locs, raw = None, {}, []
+    for line in read(path).splitlines():
+        if line in ("Samples:", "Locations", "Mappings"):
+            section = line
+        elif section == "Samples:" and SAMPLE.match(line):
+            m = SAMPLE.match(line)
+            raw.append(([int(v) for v in m.group(1).split()], [int(x) for x in m.group(2).split()]))
+        elif section == "Locations" and LOC.match(line):
+            m = LOC.match(line)
+            locs[int(m.group(1))] = (m.group(2), m.group(3))
+    out = []
+    for values, ids in raw:
+        if any(i not in locs for i in ids):
+            fail("pprof -raw sample refers to an unlisted location: %s" % ids)
+        out.append((values, [locs[i] for i in ids]))
+    return out
+
+
+def show(stack):
+    return "[" + ", ".join("%s (%s)" % f for f in stack) + "]"
+
+
+def matches(st, mode, outer, frame):
+    """The wanted frame (FRAME above a last frame OUTER; see MODE) in stack st."""
+    if len(st) < 2 or not re.fullmatch(outer, st[-1][0]):
+        return False
+    if mode == "default" and len(st) != 2:
+        return False
+    for fn, file in st[:-1]:
+        if re.fullmatch(frame, fn) and (mode != "kstacks" or file not in ("linux", "")):
+            return True
+    return False
+
+
+def stack(raw, mode, outer, frame):
+    ss = samples(raw)
+    found = [(values, st) for values, st in ss if matches(st, mode, outer, frame)]
+    if found:
+        values, st = found[0]
+        print("found: %s, %s" % (show(st), values))
+        # All such samples: [count, delay ns] summed, which views-check compares across Gos.
+        tot = [sum(v[i] for v, _ in found) for i in (0, -1)]
+        print("all %d such samples: %d events, %d ns" % (len(found), tot[0], tot[1]))
+        return
+    want = "[%s, %s]" % (frame, outer) if mode == "default" else \
+        "a kernel frame %s in a stack ending in %s" % (frame, outer)
+    if not ss:
+        fail("no sample with %s: the profile is empty" % want)
+    print("no sample with %s among %d samples; the largest:" % (want, len(ss)))
+    for values, st in sorted(ss, key=lambda s: -s[0][-1])[:15]:
+        print("  %s %s" % (values, show(st)))
+    sys.exit(1)
+
+
+def groups_new(page, names):
+    rows = re.findall(r"<a href=\"/goroutine\?name=[^\"]*\">([^<]*)</a></code></td>"
+                      r"\s*<td>(\d+)</td>\s*<td>([^<]*)</td>", read(page))
+    got = {html.unescape(n): (int(c), t.strip()) for n, c, t in rows}
+    bad = []
+    for n in names:
+        if n not in got:
+            bad.append("%s: no such goroutine group" % n)
+        elif not re.search(r"[1-9]", got[n][1]):
+            bad.append("%s: %d goroutines, execution time %s" % (n, got[n][0], got[n][1]))
+        else:
+            print("%s: %d goroutines, execution time %s" % (n, got[n][0], got[n][1]))
+    if bad:
+        print("groups: " + ", ".join("%s (%d, %s)" % (n, c, t)
+                                     for n, (c, t) in sorted(got.items())))
+        fail("\n".join(bad))
+
+
+def groups_old(page, names):
+    links = re.findall(r"<a href=\"/goroutine\?id=(\d+)\">([^<]*)</a> N=(\d+)", read(page))
+    got = {html.unescape(n): pc for pc, n, _ in links}
+    missing = [n for n in names if n not in got]
+    if missing:
+        fail("no goroutine group %s; groups: %s" % (", ".join(missing), ", ".join(sorted(got))))
+    for n in names:
+        print(n, got[n])
+
+
+def group_old(page, name):
+    execs = []
+    for row in re.findall(r"<tr>(.*?)</tr>", read(page), re.S):
+        tds = [re.sub(r"<[^>]*>", "", td).strip()
+               for td in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        if len(tds) >= 4 and "/trace?goid=" in row:
+            execs.append(html.unescape(tds[3]))
+    if not any(re.search(r"[1-9]", e) for e in execs):
+        fail("%s: %d goroutines, none with execution time (%s)" % (
+            name, len(execs), ", ".join(execs[:10])))
+    print("%s: %d goroutines, execution times %s" % (name, len(execs), ", ".join(execs[:5])))
+
+
+def main(argv):
+    cmd, args = argv[1], argv[2:]
+    if cmd == "stack":
+        stack(*args)
+    elif cmd == "groups-new":
+        groups_new(args[0], args[1:])
+    elif cmd == "groups-old":
+        groups_old(args[0], args[1:])
+    elif cmd == "group-old":
+        group_old(*args)
+    else:
+        fail("unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
