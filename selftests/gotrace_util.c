@@ -335,7 +335,7 @@ static int gt_count_trace(const struct gt_buf *t, struct gt_counter *c)
 		ret = gt_check(trace, gt_count_event, c, &err);
 		st->version = gt_version(trace) - 1000;
 		st->frequency = gt_ticks_per_sec(trace);
-		st->nr_stacks = gt_nr_stacks(trace);
+		st->nr_stacks = gt_stack_ids(trace, NULL, 0);
 		gt_close(trace);
 	}
 	/* A positive return: gt_count_event() said why. */

@@ -99,7 +99,6 @@ int gt_version(const struct gt_trace *t);		/* e.g. 1019 */
 uint64_t gt_size(const struct gt_trace *t);
 uint64_t gt_nr_events(const struct gt_trace *t);	/* excluding dictionary events */
 uint64_t gt_nr_batches(const struct gt_trace *t);
-uint64_t gt_nr_stacks(const struct gt_trace *t);	/* ids defined, with frames */
 int64_t gt_ticks_per_sec(const struct gt_trace *t);
 /* Nanoseconds since the first event, computed as Go does (float64). */
 int64_t gt_ns(const struct gt_trace *t, int64_t ts);
@@ -127,8 +126,10 @@ struct gt_frame {
 /* Frames of stack @id: returns its depth (0 if undefined), fills up to @max. */
 unsigned int gt_stack(const struct gt_trace *t, uint64_t id, struct gt_frame *frames,
 		      unsigned int max);
-/* Ids of every stack the trace defines, used or not, in no order: returns their number,
- * fills up to @max. */
+/*
+ * Ids of every stack the trace defines, used or not, in no order: returns
+ * their number, fills up to @max (gt_stack_ids(t, NULL, 0) counts them).
+ */
 size_t gt_stack_ids(const struct gt_trace *t, uint64_t *ids, size_t max);
 
 #endif /* GTRACE_H */

@@ -103,11 +103,6 @@ uint64_t gt_nr_batches(const struct gt_trace *t)
 	return t->nr_batches;
 }
 
-uint64_t gt_nr_stacks(const struct gt_trace *t)
-{
-	return t->stacks.len;
-}
-
 int64_t gt_ticks_per_sec(const struct gt_trace *t)
 {
 	return t->ticks_per_sec;
