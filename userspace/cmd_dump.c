@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "dump_wire.h"
 #include "gtrace.h"
 #include "msg.h"
 #include "trace_file.h"
@@ -25,15 +26,22 @@ struct dump {
 static void dump_help(void)
 {
 	printf("Usage: %s dump [--stacks] [--all-stacks] [--ticks] FILE\n"
+	       "       %s dump --wire FILE\n"
 	       "Print every event of a valid trace in the order Go's parser merges them,\n"
 	       "one line each, as 'go tool trace -d' does:\n"
-	       "  TIME(ns) EVENT p=P g=G off=OFFSET ARG=VALUE... [stk=STACK]\n\n"
+	       "  TIME(ns) EVENT p=P g=G off=OFFSET ARG=VALUE... [stk=STACK]\n"
+	       "With --wire, print a Go 1.22+ trace's events as encoded, in file order,\n"
+	       "exactly as Go 1.27's 'go tool trace -d=wire' does: batch headers, string,\n"
+	       "stack and data events included, nothing checked beyond the encoding; a\n"
+	       "file that ends inside an event is refused.\n\n"
 	       "  -s, --stacks      print the frames of each event's stack below it\n"
 	       "  -a, --all-stacks  after the events, print every stack the trace defines,\n"
 	       "                    used or not, by id: 'stack ID' and its frames below\n"
 	       "  -t, --ticks       TIME is the time stamp in clock ticks as recorded, not ns\n"
 	       "                    since the first event; the first line is ticks_per_sec=N\n"
-	       "  -h, --help        show this help\n", program_invocation_short_name);
+	       "  -w, --wire        the wire view of a Go 1.22, 1.23, 1.25 or 1.26 trace\n"
+	       "  -h, --help        show this help\n", program_invocation_short_name,
+	       program_invocation_short_name);
 }
 
 static void dump_stack(struct dump *d, const struct gt_trace *t, uint64_t id)
@@ -106,6 +114,7 @@ int cmd_dump(int argc, char *argv[])
 		{ "stacks", no_argument, NULL, 's' },
 		{ "all-stacks", no_argument, NULL, 'a' },
 		{ "ticks", no_argument, NULL, 't' },
+		{ "wire", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -113,9 +122,10 @@ int cmd_dump(int argc, char *argv[])
 	struct gt_trace *t;
 	struct gt_error err;
 	const char *path;
+	bool wire = false;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "sath", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "satwh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			d.stacks = true;
@@ -125,6 +135,9 @@ int cmd_dump(int argc, char *argv[])
 			break;
 		case 't':
 			d.ticks = true;
+			break;
+		case 'w':
+			wire = true;
 			break;
 		case 'h':
 			dump_help();
@@ -136,6 +149,13 @@ int cmd_dump(int argc, char *argv[])
 	path = trace_path("dump", argc, argv);
 	if (!path)
 		return msg_usage("dump");
+	if (wire && (d.stacks || d.all_stacks || d.ticks)) {
+		msg_err("dump", "--stacks, --all-stacks and --ticks do not go with --wire, which "
+			"prints every stack's frames where its Stack event is, and raw time stamps");
+		return msg_usage("dump");
+	}
+	if (wire)
+		return dump_wire(path);
 	t = trace_open("dump", path);
 	if (!t)
 		return EXIT_FAILURE;

@@ -9,6 +9,8 @@
  * and stacks, never with the number of events. gt_check() then merges the
  * batches and checks every event; gt_replay() delivers the events in
  * exactly the order Go's parser returns them.
+ *
+ * Go 1.22 and later traces are another format: see gtrace2.h.
  */
 #ifndef GTRACE_H
 #define GTRACE_H

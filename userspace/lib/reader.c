@@ -39,11 +39,11 @@ int gt_open_mem(const void *data, size_t size, struct gt_trace **t, struct gt_er
 	return trace_new(data, size, false, t, err);
 }
 
-int gt_open(const char *path, struct gt_trace **t, struct gt_error *err)
+int gt_map_file(const char *path, const void **data, size_t *size, struct gt_error *err)
 {
-	void *data = NULL;
+	void *map = NULL;
 	struct stat st;
-	int fd, r;
+	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
@@ -55,22 +55,35 @@ int gt_open(const char *path, struct gt_trace **t, struct gt_error *err)
 		goto close_fd;
 	}
 	if (st.st_size) {
-		data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (data == MAP_FAILED) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
 			gt_fail(err, GT_OK, 0, "cannot map: %s", strerror(errno));
 			goto close_fd;
 		}
-		madvise(data, (size_t)st.st_size, MADV_SEQUENTIAL);
+		madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
 	}
 	close(fd);
-	r = trace_new(data, (size_t)st.st_size, data != NULL, t, err);
-	if (r && data)
-		munmap(data, (size_t)st.st_size);
-	return r;
+	*data = map;
+	*size = (size_t)st.st_size;
+	return 0;
 close_fd:
 	if (fd >= 0)
 		close(fd);
 	return -1;
+}
+
+int gt_open(const char *path, struct gt_trace **t, struct gt_error *err)
+{
+	const void *data;
+	size_t size;
+	int r;
+
+	if (gt_map_file(path, &data, &size, err))
+		return -1;
+	r = trace_new(data, size, data != NULL, t, err);
+	if (r && data)
+		munmap((void *)data, size);
+	return r;
 }
 
 void gt_close(struct gt_trace *t)

@@ -97,6 +97,8 @@ refuse "unexpected argument 'extra'" stop extra
 refuse "unexpected argument 'extra'" status extra
 refuse "unrecognized option '--yaml'" status --yaml
 refuse "missing FILE" check
+refuse "--stacks, --all-stacks and --ticks do not go with --wire" dump --stacks --wire x.trace
+refuse "--stacks, --all-stacks and --ticks do not go with --wire" dump --ticks --wire x.trace
 refuse "unknown command 'nope'" help nope
 
 for cmd in record load unload start stop status check dump stats; do

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libFuzzer target: any bytes through open, check, replay and the dictionaries. */
+/*
+ * libFuzzer target: any bytes through open, check, replay and the dictionaries,
+ * and through the Go 1.22+ wire decoder and its printer.
+ */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "gtrace.h"
+#include "gtrace2.h"
 
 static int visit(void *ctx, const struct gt_trace *t, const struct gt_event *ev)
 {
@@ -20,6 +24,24 @@ static int visit(void *ctx, const struct gt_trace *t, const struct gt_event *ev)
 	return 0;
 }
 
+static void wire(const uint8_t *data, size_t size)
+{
+	static FILE *devnull;
+	struct gt2_wire_event ev;
+	struct gt2_trace *t;
+	struct gt_error err;
+	struct gt2_wire w;
+
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	if (!devnull || gt2_open_mem(data, size, &t, &err))
+		return;
+	gt2_wire_init(&w, t);
+	while (gt2_wire_next(&w, &ev, &err) > 0)
+		gt2_wire_print(devnull, t, &ev);
+	gt2_close(t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -28,6 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gt_trace *t;
 	uint64_t sum = 0;
 
+	wire(data, size);
 	if (gt_open_mem(data, size, &t, &err))
 		return 0;
 	if (!gt_check(t, visit, &sum, &err))
