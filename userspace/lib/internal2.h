@@ -17,7 +17,4 @@ struct gt2_trace {
 /* wire2.c: the highest event type of @ver's table (Go's version.Specs()). */
 unsigned int gt2_max_type(int ver);
 
-/* printable.c: Go's strconv.IsPrint() for @r at or above 0x80. */
-bool gt2_printable(uint32_t r);
-
 #endif /* GTRACE_INTERNAL2_H */

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 
 #include "internal2.h"
+#include "printable.h"
 
 /* Go's utf8.DecodeRune(): the length of the rune at @s, 0 when it is not valid. */
 static size_t utf8_rune(const uint8_t *s, uint64_t n, uint32_t *r)
@@ -42,6 +43,24 @@ static size_t utf8_rune(const uint8_t *s, uint64_t n, uint32_t *r)
 	return len;
 }
 
+/* Go's strconv.IsPrint() for @r at or above 0x80. */
+static bool printable(uint32_t r)
+{
+	size_t lo = 0, hi = sizeof(printable_ranges) / sizeof(printable_ranges[0]);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r < printable_ranges[mid][0])
+			hi = mid;
+		else if (r > printable_ranges[mid][1])
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
 /* One rune of a quoted string, as Go's strconv.Quote() escapes it. */
 static void quote_rune(FILE *f, uint32_t r, const uint8_t *s, size_t len)
 {
@@ -49,7 +68,7 @@ static void quote_rune(FILE *f, uint32_t r, const uint8_t *s, size_t len)
 
 	if (r == '"' || r == '\\')
 		fprintf(f, "\\%c", (char)r);
-	else if ((r >= ' ' && r < 0x7f) || (r >= 0x80 && gt2_printable(r)))
+	else if ((r >= ' ' && r < 0x7f) || (r >= 0x80 && printable(r)))
 		fwrite(s, 1, len, f);
 	else if (r >= '\a' && r <= '\r')
 		fprintf(f, "\\%c", ctrl[r - '\a']);
