@@ -14,6 +14,8 @@
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/tap-lib.sh
+. "$HERE/tap-lib.sh"
 
 if [ $# -eq 0 ]; then
 	echo "usage: $0 DIR_OR_FILE... (scans every *.trace for raw kernel addresses; prints TAP)" >&2
@@ -23,12 +25,7 @@ command -v python3 >/dev/null || {
 	echo "Bail out! python3 not found: run scripts/deps.sh"
 	exit 1
 }
-GOTRACE=${GOTRACE:-$HERE/../userspace/gotrace}
-[ -x "$GOTRACE" ] || {
-	echo "Bail out! $GOTRACE not found: run make -C userspace, or set GOTRACE"
-	exit 1
-}
-export GOTRACE
+need_gotrace "the scan reads traces with it"
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 for p in "$@"; do

@@ -24,6 +24,8 @@
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/tap-lib.sh
+. "$HERE/tap-lib.sh"
 CHECK=$HERE/go-check.sh
 SAMPLES_OLD=${GO_1_19_SAMPLES:-/usr/lib/go-1.19/src/internal/trace/testdata}
 SAMPLES_NEW=${GO_1_21_SAMPLES:-/usr/lib/go-1.21/src/internal/trace/testdata}
@@ -41,13 +43,7 @@ command -v python3 >/dev/null 2>&1 || {
 	echo "Bail out! python3 not found: install it (scripts/deps.sh)"
 	exit 1
 }
-GOTRACE=${GOTRACE:-$HERE/../userspace/gotrace}
-if [ ! -x "$GOTRACE" ]; then
-	echo "TAP version 13"
-	echo "Bail out! $GOTRACE not found: run make -C userspace, or set GOTRACE (the trace editor uses it)"
-	exit 1
-fi
-export GOTRACE
+need_gotrace "the trace editor uses it"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/go-check-selftest.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -59,8 +55,6 @@ trap 'exit 143' TERM HUP
 # with the gotrace CLI: GOTRACE, default userspace/gotrace (make -C userspace).
 EDIT_TRACE=$HERE/trace_edit.py
 
-# shellcheck source=scripts/tap-lib.sh
-. "$HERE/tap-lib.sh"
 
 # The sample traces: 1.11 and 1.19 from Go 1.19, 1.21 from Go 1.21.
 mkdir "$TMP/good" "$TMP/mmu" "$TMP/mmu-fixed"

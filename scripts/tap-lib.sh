@@ -9,6 +9,10 @@
 #   run NAME ARGS...
 #       run "$CHECK" ARGS... (the script under test), output in $TMP/NAME.out: sets RC to
 #       its exit status and OUT to that file.
+#   need_gotrace WHY
+#       set and export GOTRACE, the gotrace command (default: userspace/gotrace next to the
+#       sourcing script's scripts/, which make -C userspace builds); if it is not there, say
+#       "Bail out!" (after a TAP header) and exit 1. WHY says what the script needs it for.
 #
 # tap_n counts the results so far, tap_failed the failed ones.
 
@@ -38,4 +42,14 @@ run() {
 	OUT=$TMP/$1.out
 	shift
 	"$CHECK" "$@" >"$OUT" 2>&1 || RC=$?
+}
+
+need_gotrace() {
+	GOTRACE=${GOTRACE:-$(cd "$(dirname "$0")/.." && pwd)/userspace/gotrace}
+	if [ ! -x "$GOTRACE" ]; then
+		echo "TAP version 13"
+		echo "Bail out! $GOTRACE not found: run make -C userspace, or set GOTRACE ($1)"
+		exit 1
+	fi
+	export GOTRACE
 }

@@ -23,6 +23,8 @@
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/tap-lib.sh
+. "$HERE/tap-lib.sh"
 CHECK=$HERE/views-check.sh
 
 if [ $# -ne 1 ]; then
@@ -38,21 +40,13 @@ for m in default kstacks; do
 	fi
 done
 
-GOTRACE=${GOTRACE:-$HERE/../userspace/gotrace}
-if [ ! -x "$GOTRACE" ]; then
-	echo "TAP version 13"
-	echo "Bail out! $GOTRACE not found: run make -C userspace, or set GOTRACE (the trace editor uses it)"
-	exit 1
-fi
-export GOTRACE
+need_gotrace "the trace editor uses it"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/views-check-selftest.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 
-# shellcheck source=scripts/tap-lib.sh
-. "$HERE/tap-lib.sh"
 
 # failing: the names of the failed checks in $OUT, as "goV KIND" / "no raw kernel address",
 # one line each, sorted.
