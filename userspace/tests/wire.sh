@@ -81,6 +81,12 @@ same() {
 		"$TMP/why"
 }
 
+# result_why DESCRIPTION: ok if $TMP/why is empty, else not ok with it.
+result_why() {
+	[ ! -s "$TMP/why" ]
+	result $? "$1" "$TMP/why"
+}
+
 # agree DESCRIPTION FILE...: for each, Go's stdout and Go's exit status, 0 or 1.
 agree() {
 	desc=$1
@@ -99,10 +105,7 @@ agree() {
 			} >> "$TMP/why"
 		fi
 	done
-	ok=0
-	[ ! -s "$TMP/why" ] || ok=1
-	result $ok "$desc: stdout and exit status = Go's on $# traces ($bad refused by both)" \
-		"$TMP/why"
+	result_why "$desc: stdout and exit status = Go's on $# traces ($bad refused by both)"
 }
 
 # cuts FILE STEP: FILE cut at every STEP-th offset from the header on.
@@ -132,10 +135,7 @@ cuts() {
 		fi
 		at=$((at + STEP))
 	done
-	ok=0
-	[ ! -s "$TMP/why" ] || ok=1
-	result $ok "$name cut at $n offsets: stdout = Go's; $whole between events (both take them), gotrace refuses the $((n - whole)) others" \
-		"$TMP/why"
+	result_why "$name cut at $n offsets: stdout = Go's; $whole between events (both take them), gotrace refuses the $((n - whole)) others"
 }
 
 # refused NAME GO_ERR MSG BYTES: a trace of BYTES (printf format): gotrace exits 1 with
