@@ -25,6 +25,7 @@
 
 #include "buffer.h"
 #include "encode.h"
+#include "encode2.h"
 #include "gfp.h"
 
 static void gotrace_buf_wake(struct irq_work *work)
@@ -83,6 +84,9 @@ static u8 *gotrace_buf_chunk(struct gotrace_ring *r, u32 idx)
 
 static void gotrace_buf_commit(struct gotrace_ring *r)
 {
+	if (r->gen)
+		gotrace_put_len(r->chunk + r->len_off, r->chunk + r->pos,
+				GOTRACE_LEN_2);
 	r->lens[r->head % r->nr_chunks] = r->pos;
 	/* gotrace_buf_bytes() reads @bytes and @pos as a pair. */
 	raw_write_seqcount_begin(&r->bytes_seq);
@@ -95,12 +99,35 @@ static void gotrace_buf_commit(struct gotrace_ring *r)
 
 static void gotrace_buf_batch(struct gotrace_ring *r, u64 ts)
 {
-	u8 *p;
+	u8 *p, *lenp;
 
+	/* A chunk's batch is shorter than its length field can say. */
+	BUILD_BUG_ON(GOTRACE_LEN_LIMIT(GOTRACE_LEN_2) < GOTRACE_CHUNK_SIZE);
 	r->chunk = gotrace_buf_chunk(r, r->head);
-	p = gotrace_put_batch(r->chunk, r->pid, ts);
+	if (r->gen) {
+		p = gotrace2_put_batch(r->chunk, r->gen, r->pid, ts, &lenp);
+		r->len_off = lenp - r->chunk;
+	} else {
+		p = gotrace_put_batch(r->chunk, r->pid, ts);
+	}
 	WRITE_ONCE(r->pos, p - r->chunk);
 	r->last_ts = ts;
+}
+
+/* Commit the chunk being filled if the next one is free; false if not. */
+static bool gotrace_buf_next(struct gotrace_ring *r)
+{
+	/* Pairs with the release in gotrace_buf_release(): slot is free. */
+	u32 tail = smp_load_acquire(&r->tail);
+
+	if (r->head + 1 - tail >= r->nr_chunks)
+		return false;
+	gotrace_buf_commit(r);
+	if (r->head - tail >= r->wake_at)
+		irq_work_queue(&r->wake);
+	if (++r->gen_chunks == r->gen_limit)
+		irq_work_queue(r->gen_kick);
+	return true;
 }
 
 /**
@@ -118,16 +145,8 @@ static void gotrace_buf_batch(struct gotrace_ring *r, u64 ts)
 u8 *gotrace_buf_reserve_slow(struct gotrace_ring *r, u64 ts, size_t need,
 			     size_t limit)
 {
-	if (r->pos && r->pos + need > limit) {
-		/* Pairs with the release in gotrace_buf_release(): slot is free. */
-		u32 tail = smp_load_acquire(&r->tail);
-
-		if (r->head + 1 - tail >= r->nr_chunks)
-			return NULL;
-		gotrace_buf_commit(r);
-		if (r->head - tail >= r->wake_at)
-			irq_work_queue(&r->wake);
-	}
+	if (r->pos && r->pos + need > limit && !gotrace_buf_next(r))
+		return NULL;
 	if (!r->pos)
 		gotrace_buf_batch(r, ts);
 	return r->chunk + r->pos;
@@ -141,6 +160,24 @@ void gotrace_buf_flush(struct gotrace_ring *r)
 {
 	if (r->pos)
 		gotrace_buf_commit(r);
+}
+
+/**
+ * gotrace_buf_new_gen - formats 1.22 and later: end the batch being filled;
+ * the next one is of generation @gen
+ * @r: this CPU's ring (interrupts off, or no probe can run on it)
+ * @gen: the generation
+ *
+ * Return: false if no chunk is free for the next batch (the ring is full);
+ * the ring is then as it was.
+ */
+bool gotrace_buf_new_gen(struct gotrace_ring *r, u32 gen)
+{
+	if (r->pos && !gotrace_buf_next(r))
+		return false;
+	r->gen = gen;
+	r->gen_chunks = 0;
+	return true;
 }
 
 /**

@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include "encode.h"
+#include "encode2.h"
 
 /* Trace buffers are cut into chunks; a chunk holds one Go batch. */
 #define GOTRACE_CHUNK_SIZE	PAGE_SIZE
@@ -38,7 +39,14 @@
  * @chunk:	the chunk being filled (slot head % nr_chunks), once @pos.
  * @pos:	bytes used in it; 0 before its batch header is written.
  * @last_ts:	time stamp of the last event written in that chunk.
- * @pid:	the P its batch headers name.
+ * @pid:	the P (the M, in formats 1.22 and later) its batch headers name.
+ * @gen:	formats 1.22 and later: the generation of the batch being
+ *		filled, and of the next one; 0 for the older formats.
+ * @len_off:	formats 1.22 and later: where the batch's length goes.
+ * @gen_chunks:	chunks committed in the current generation.
+ * @gen_limit:	formats 1.22 and later: at this many, @gen_kick is queued
+ *		to start the next generation; 0 for the older formats.
+ * @gen_kick:	the owner's request for a new generation.
  * @events:	Go events written.
  * @bytes:	bytes of the committed chunks (the one being filled has @pos
  *		more); written with @pos in @bytes_seq's write section.
@@ -61,6 +69,11 @@ struct gotrace_ring {
 	u8 *chunk;
 	u64 last_ts;
 	u32 pid;
+	u32 gen;
+	u32 len_off;
+	u32 gen_chunks;
+	u32 gen_limit;
+	struct irq_work *gen_kick;
 	u64 events;
 	u64 bytes;
 	seqcount_t bytes_seq;
@@ -74,6 +87,7 @@ void gotrace_buf_free(struct gotrace_ring *r);
 u8 *gotrace_buf_reserve_slow(struct gotrace_ring *r, u64 ts, size_t need,
 			     size_t limit);
 void gotrace_buf_flush(struct gotrace_ring *r);
+bool gotrace_buf_new_gen(struct gotrace_ring *r, u32 gen);
 const u8 *gotrace_buf_peek(struct gotrace_ring *r, u32 *len);
 void gotrace_buf_release(struct gotrace_ring *r);
 u32 gotrace_buf_full(struct gotrace_ring *r);
@@ -135,7 +149,8 @@ static __always_inline void gotrace_buf_advance(struct gotrace_ring *r, u8 *end,
  * gotrace_emit - append one event to a CPU's current batch
  * @r: the CPU's ring (interrupts off, or no probe can run)
  * @ts: time stamp in trace ticks; raised to the batch's last one if earlier
- * @type: event type
+ * @type: event type: enum gotrace2_ev if the ring has a generation, else
+ *	  enum gotrace_ev
  * @nargs: number of @args (a stack id, when the event has one, included)
  * @args: arguments after the time stamp
  * @closing: the event closes the trace (see gotrace_buf_reserve())
@@ -143,7 +158,7 @@ static __always_inline void gotrace_buf_advance(struct gotrace_ring *r, u8 *end,
  * Return: false if the buffer is full and nothing was written.
  */
 static __always_inline bool gotrace_emit(struct gotrace_ring *r, u64 ts,
-					 enum gotrace_ev type,
+					 unsigned int type,
 					 unsigned int nargs, const u64 *args,
 					 bool closing)
 {
@@ -151,7 +166,10 @@ static __always_inline bool gotrace_emit(struct gotrace_ring *r, u64 ts,
 
 	if (unlikely(!gotrace_buf_reserve(r, &ts, 1, closing, &p)))
 		return false;
-	p = gotrace_put_event(p, type, ts - r->last_ts, nargs, args);
+	if (r->gen)
+		p = gotrace2_put_event(p, type, ts - r->last_ts, nargs, args);
+	else
+		p = gotrace_put_event(p, type, ts - r->last_ts, nargs, args);
 	gotrace_buf_advance(r, p, ts, 1);
 	return true;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gotrace encoder: the String and Stack records of the footer. Events, on
+ * gotrace encoder: the String and Stack records of the footer (and of the
+ * tables of each generation). Events, on
  * the probes' path, are written inline by gotrace_emit() (buffer.h).
  */
 
@@ -8,20 +9,22 @@
 #include <linux/string.h>
 
 #include "encode.h"
+#include "encode2.h"
 
 /**
  * gotrace_put_string - write a String event
  * @p: destination, room for GOTRACE_STRING_MAX + 21 bytes
  * @id: string id
  * @str: the string, cut at GOTRACE_STRING_MAX bytes
+ * @v2: in the format of Go 1.22 and later (the same but for its type)
  *
  * Return: one past the last byte written.
  */
-u8 *gotrace_put_string(u8 *p, u64 id, const char *str)
+u8 *gotrace_put_string(u8 *p, u64 id, const char *str, bool v2)
 {
 	size_t len = strnlen(str, GOTRACE_STRING_MAX);
 
-	*p++ = GO_EV_STRING;
+	*p++ = v2 ? GO2_EV_STRING : GO_EV_STRING;
 	p = gotrace_put_uvarint(p, id);
 	p = gotrace_put_uvarint(p, len);
 	memcpy(p, str, len);

@@ -172,7 +172,7 @@ static __always_inline void gotrace_put_len(u8 *lenp, const u8 *end,
 }
 
 /* Footer records (encode.c). */
-u8 *gotrace_put_string(u8 *p, u64 id, const char *str);
+u8 *gotrace_put_string(u8 *p, u64 id, const char *str, bool v2);
 /* A frame of a Stack event: four varints of at most 10, 10, 10 and 1 bytes. */
 #define GOTRACE_FRAME_MAX	31
 u8 *gotrace_put_frame(u8 *p, u64 pc, u64 func, u64 file);

@@ -9,6 +9,14 @@
  * The footer is generated a page at a time as the reader asks for it, from
  * the session's tables, so stopping a trace allocates nothing.
  *
+ * With generations (formats 1.22 and later), each generation ends with
+ * such tables, as Go writes them: a batch with the frequency (and from 1.25
+ * the clock snapshot, after a Sync), batches of strings, batches of stacks,
+ * each a page at most, then (from 1.26) EndOfGeneration. They are written
+ * while probes run: every id an event of the generation uses was complete
+ * when the generation closed; later ones may be half written, and a stack
+ * that names a program or reason the strings did not is left out.
+ *
  * String ids: 1 is the file name of cheap frames, then one per reason, then
  * one per program, then two per kernel frame (kstacks.c). A cheap stack is
  * [reason, program], or [program] for the stack a goroutine is created
@@ -19,8 +27,11 @@
 #include <linux/bitmap.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
+#include <linux/ktime.h>
 
+#include "clock.h"
 #include "encode.h"
+#include "encode2.h"
 #include "footer.h"
 #include "kstacks.h"
 #include "programs.h"
@@ -31,27 +42,19 @@
 /* Largest record generated at once: two strings, or a stack. */
 #define GOTRACE_RECORD_MAX	(2 * (GOTRACE_STRING_MAX + 16))
 
-enum gotrace_footer_phase {
-	GOTRACE_F_HEAD,
-	GOTRACE_F_FILE,
-	GOTRACE_F_REASONS,
-	GOTRACE_F_PROGS,
-	GOTRACE_F_STACKS,
-	GOTRACE_F_KFRAMES,
-	GOTRACE_F_KSTACKS,
-	GOTRACE_F_DONE,
-};
-
-static u8 *gotrace_put_stack(u8 *p, u32 id, u32 key)
+static u8 *gotrace_put_stack(u8 *p, u32 id, u32 key, bool v2)
 {
 	u32 prog = gotrace_stack_key_prog(key);
 	u32 reason = gotrace_stack_key_reason(key);
-	u8 *lenp;
+	u8 *lenp = NULL;
 
 	/* Two frames at most. */
 	BUILD_BUG_ON(GOTRACE_STACK_HEAD_MAX + 2 * GOTRACE_FRAME_MAX >=
 		     GOTRACE_LEN_LIMIT(GOTRACE_LEN_1));
-	p = gotrace_put_len_start(p, GO_EV_STACK, GOTRACE_LEN_1, &lenp);
+	if (v2)
+		*p++ = GO2_EV_STACK;
+	else
+		p = gotrace_put_len_start(p, GO_EV_STACK, GOTRACE_LEN_1, &lenp);
 	p = gotrace_put_uvarint(p, id);
 	p = gotrace_put_uvarint(p, reason == GOTRACE_R_THREAD ? 1 : 2);
 	if (reason != GOTRACE_R_THREAD)
@@ -59,8 +62,19 @@ static u8 *gotrace_put_stack(u8 *p, u32 id, u32 key)
 				      GOTRACE_STR_REASON(reason), GOTRACE_STR_FILE);
 	p = gotrace_put_frame(p, GOTRACE_PC_PROG(prog), GOTRACE_STR_PROG(prog),
 			      GOTRACE_STR_FILE);
-	gotrace_put_len(lenp, p, GOTRACE_LEN_1);
+	if (lenp)
+		gotrace_put_len(lenp, p, GOTRACE_LEN_1);
 	return p;
+}
+
+/*
+ * Stack @id, if the tables have its strings: set up with them, or stable
+ * since (the stop's footer, or a closed generation's).
+ */
+static bool gotrace_footer_has_stack(struct gotrace_session *s, u32 key)
+{
+	return key && gotrace_stack_key_prog(key) < s->tbl_progs &&
+	       test_bit(gotrace_stack_key_reason(key), s->reasons_used);
 }
 
 /* Emit one record of the current phase at @p, or move to the next phase. */
@@ -77,38 +91,52 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 		p = gotrace_put_uvarint(p, s->ts_freq);
 		break;
 	case GOTRACE_F_FILE:
-		p = gotrace_put_string(p, GOTRACE_STR_FILE, "linux");
+		p = gotrace_put_string(p, GOTRACE_STR_FILE, "linux", s->v2);
 		break;
 	case GOTRACE_F_REASONS:
 		i = find_next_bit(s->reasons_used, GOTRACE_R_NR, i);
 		if (i < GOTRACE_R_NR) {
 			p = gotrace_put_string(p, GOTRACE_STR_REASON(i),
-					       gotrace_reason_name(i, buf, sizeof(buf)));
+					       gotrace_reason_name(i, buf, sizeof(buf)),
+					       s->v2);
 			s->footer_pos = i + 1;
 			return p;
 		}
 		break;
 	case GOTRACE_F_PROGS:
-		if (i < gotrace_progs_count(s->progs)) {
+		if (i < s->tbl_progs) {
 			p = gotrace_put_string(p, GOTRACE_STR_PROG(i),
-					       gotrace_prog_label(s->progs, i, buf));
+					       gotrace_prog_label(s->progs, i, buf),
+					       s->v2);
+			s->footer_pos = i + 1;
+			return p;
+		}
+		break;
+	case GOTRACE_F_WORDS:
+		i = find_next_bit(s->words_used, GOTRACE_R_NR, i);
+		if (i < GOTRACE_R_NR) {
+			p = gotrace_put_string(p, GOTRACE_STR_WORD(i),
+					       gotrace_reason_word(i, buf, sizeof(buf)),
+					       s->v2);
 			s->footer_pos = i + 1;
 			return p;
 		}
 		break;
 	case GOTRACE_F_STACKS:
-		/* footer_pos: the ids written; the full one last, if used. */
-		if (i < gotrace_stacks_count(s->stacks)) {
-			p = gotrace_put_stack(p, i + 1,
-					      gotrace_stacks_key(s->stacks, i + 1));
-			s->footer_pos = i + 1;
-			return p;
+		/* footer_pos: the ids looked at; the full one last, if used. */
+		for (; i < s->tbl_stacks; i++) {
+			u32 key = gotrace_stacks_key(s->stacks, i + 1);
+
+			if (gotrace_footer_has_stack(s, key)) {
+				s->footer_pos = i + 1;
+				return gotrace_put_stack(p, i + 1, key, s->v2);
+			}
 		}
-		if (i == gotrace_stacks_count(s->stacks) &&
-		    gotrace_stacks_full(s->stacks)) {
+		if (i == s->tbl_stacks && READ_ONCE(s->stacks->full)) {
 			p = gotrace_put_stack(p, GOTRACE_STACK_FULL,
 					      gotrace_stack_key(GOTRACE_PROG_OTHER,
-								GOTRACE_R_FULL));
+								GOTRACE_R_FULL),
+					      s->v2);
 			s->footer_pos = i + 1;
 			return p;
 		}
@@ -132,38 +160,112 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 }
 
 /**
- * gotrace_footer_prepare - set up the footer once recording has stopped
- * @s: the session; no probe runs anymore
- * @ts: time stamp of the footer's batch
+ * gotrace_footer_prepare - set up the footer once recording has stopped, or
+ * with generations the tables of the generation being read once it closed
+ * @s: the session
+ * @ts: time stamp of the footer's batches
  */
 void gotrace_footer_prepare(struct gotrace_session *s, u64 ts)
 {
-	u32 id, n = gotrace_stacks_count(s->stacks);
+	u32 id, key;
 
 	s->end_ts = ts;
 	s->footer_phase = GOTRACE_F_HEAD;
 	s->footer_pos = 0;
-	for (id = 1; id <= n; id++)
-		__set_bit((gotrace_stacks_key(s->stacks, id) - 1) % GOTRACE_R_NR,
-			  s->reasons_used);
-	if (gotrace_stacks_full(s->stacks))
+	s->tbl_progs = gotrace_progs_count(s->progs);
+	s->tbl_stacks = gotrace_stacks_count(s->stacks);
+	for (id = 1; id <= s->tbl_stacks; id++) {
+		key = gotrace_stacks_key(s->stacks, id);
+		if (key && gotrace_stack_key_prog(key) < s->tbl_progs)
+			__set_bit(gotrace_stack_key_reason(key), s->reasons_used);
+	}
+	if (READ_ONCE(s->stacks->full))
 		__set_bit(GOTRACE_R_FULL, s->reasons_used);
 	if (s->kstacks)
 		gotrace_kstacks_prepare(s);
+}
+
+/* Room for a record after @p in the footer's page. */
+static bool gotrace_footer_room(struct gotrace_session *s, const u8 *p)
+{
+	return p - s->footer <= GOTRACE_FOOTER_PAGE - GOTRACE_RECORD_MAX;
+}
+
+/*
+ * With generations: the batch with the frequency, and from 1.25 on a
+ * clock snapshot after a Sync (its monotonic and wall clocks read now,
+ * stamped with the trace clock's reading now).
+ */
+static u8 *gotrace_footer2_sync(struct gotrace_session *s, u8 *p)
+{
+	struct timespec64 wall;
+	u8 *lenp;
+	u64 now;
+
+	p = gotrace2_put_batch(p, s->rd_gen, 0, s->end_ts, &lenp);
+	if (s->format >= GOTRACE_FORMAT_1_25)
+		*p++ = GO2_EV_SYNC;
+	*p++ = GO2_EV_FREQUENCY;
+	p = gotrace_put_uvarint(p, s->ts_freq);
+	if (s->format >= GOTRACE_FORMAT_1_25) {
+		now = gotrace_clock(s);
+		ktime_get_real_ts64(&wall);
+		*p++ = GO2_EV_CLOCK_SNAPSHOT;
+		p = gotrace_put_uvarint(p, now > s->end_ts ? now - s->end_ts : 0);
+		p = gotrace_put_uvarint(p, ktime_get_mono_fast_ns());
+		p = gotrace_put_uvarint(p, wall.tv_sec);
+		p = gotrace_put_uvarint(p, wall.tv_nsec);
+	}
+	gotrace_put_len(lenp, p, GOTRACE_LEN_2);
+	return p;
+}
+
+/* The page of tables a generation (formats 1.22 and later) has next. */
+static size_t gotrace_footer2_fill(struct gotrace_session *s)
+{
+	u8 *p = s->footer, *lenp;
+	u32 kind;
+
+	switch (s->footer_phase) {
+	case GOTRACE_F_DONE:
+		return 0;
+	case GOTRACE_F_HEAD:
+		s->footer_phase++;
+		return gotrace_footer2_sync(s, p) - s->footer;
+	case GOTRACE_F_END:
+		s->footer_phase = GOTRACE_F_DONE;
+		if (s->format < GOTRACE_FORMAT_1_26)
+			return 0;
+		*p = GO2_EV_END_OF_GENERATION;
+		return 1;
+	}
+	/* Strings, then stacks: a batch holds one kind. */
+	kind = s->footer_phase < GOTRACE_F_STACKS ? GO2_EV_STRINGS : GO2_EV_STACKS;
+	p = gotrace2_put_batch(p, s->rd_gen, 0, s->end_ts, &lenp);
+	*p++ = kind;
+	while (s->footer_phase < GOTRACE_F_END && gotrace_footer_room(s, p) &&
+	       (s->footer_phase < GOTRACE_F_STACKS ? GO2_EV_STRINGS : GO2_EV_STACKS) == kind)
+		p = gotrace_footer_step(s, p);
+	gotrace_put_len(lenp, p, GOTRACE_LEN_2);
+	return p - s->footer;
 }
 
 /**
  * gotrace_footer_fill - generate the next page of the footer
  * @s: the session
  *
- * Return: bytes generated into s->footer, 0 once the footer is complete.
+ * Return: bytes generated into s->footer, 0 once the footer (with
+ * generations, the tables of the generation being read) is complete.
  */
 size_t gotrace_footer_fill(struct gotrace_session *s)
 {
 	u8 *p = s->footer;
 
-	while (s->footer_phase != GOTRACE_F_DONE &&
-	       p - s->footer <= GOTRACE_FOOTER_PAGE - GOTRACE_RECORD_MAX)
+	if (s->v2)
+		return gotrace_footer2_fill(s);
+	while (s->footer_phase < GOTRACE_F_END && gotrace_footer_room(s, p))
 		p = gotrace_footer_step(s, p);
+	if (s->footer_phase == GOTRACE_F_END)
+		s->footer_phase = GOTRACE_F_DONE;
 	return p - s->footer;
 }

@@ -11,17 +11,34 @@ struct gotrace_session;
 
 /*
  * String ids and frame keys (PCs) of the footer: cheap frames' file, one
- * string per reason, one per program, then function and file of each
+ * string per reason, one per program, the word of each reason (the reason
+ * of a block in formats 1.22 and later), then function and file of each
  * distinct kernel frame.
  */
 #define GOTRACE_STR_FILE	1
 #define GOTRACE_STR_REASON(r)	(2 + (r))
 #define GOTRACE_STR_PROG(p)	(2 + GOTRACE_R_NR + (p))
-#define GOTRACE_STR_KFUNC(i)	(GOTRACE_STR_PROG(GOTRACE_PROG_MAX) + 2 * (i))
+#define GOTRACE_STR_WORD(r)	(GOTRACE_STR_PROG(GOTRACE_PROG_MAX) + (r))
+#define GOTRACE_STR_KFUNC(i)	(GOTRACE_STR_WORD(GOTRACE_R_NR) + 2 * (i))
 #define GOTRACE_STR_KFILE(i)	(GOTRACE_STR_KFUNC(i) + 1)
 #define GOTRACE_PC_REASON(r)	(1 + (r))
 #define GOTRACE_PC_PROG(p)	(1 + GOTRACE_R_NR + (p))
 #define GOTRACE_PC_KFRAME(i)	(GOTRACE_PC_PROG(GOTRACE_PROG_MAX) + (i))
+
+/* Phases of the footer's generation (footer.c), in order. */
+enum gotrace_footer_phase {
+	GOTRACE_F_UNPREPARED,	/* with generations: tables not set up yet */
+	GOTRACE_F_HEAD,
+	GOTRACE_F_FILE,
+	GOTRACE_F_REASONS,
+	GOTRACE_F_PROGS,
+	GOTRACE_F_WORDS,
+	GOTRACE_F_STACKS,
+	GOTRACE_F_KFRAMES,
+	GOTRACE_F_KSTACKS,
+	GOTRACE_F_END,
+	GOTRACE_F_DONE,
+};
 
 /* The footer is generated a page at a time. */
 #define GOTRACE_FOOTER_PAGE	PAGE_SIZE

@@ -217,8 +217,8 @@ u8 *gotrace_kstacks_frame(struct gotrace_session *s, u32 i, u8 *p)
 		mod[strcspn(mod, "]")] = '\0';
 		file = mod + 1;
 	}
-	p = gotrace_put_string(p, GOTRACE_STR_KFUNC(i), func);
-	return gotrace_put_string(p, GOTRACE_STR_KFILE(i), file);
+	p = gotrace_put_string(p, GOTRACE_STR_KFUNC(i), func, false);
+	return gotrace_put_string(p, GOTRACE_STR_KFILE(i), file, false);
 }
 
 /**

@@ -29,7 +29,7 @@ MODULE_PARM_DESC(buffer_size, "Trace buffer bytes per CPU when GOTRACE_START giv
 
 static uint max_tid = PID_MAX_LIMIT;
 module_param(max_tid, uint, 0644);
-MODULE_PARM_DESC(max_tid, "Thread ids covered when GOTRACE_START gives 0; 24 bytes each (default PID_MAX_LIMIT)");
+MODULE_PARM_DESC(max_tid, "Thread ids covered when GOTRACE_START gives 0; 28 bytes each (default PID_MAX_LIMIT)");
 
 static struct gotrace_dev gotrace_dev = {
 	.lock = __MUTEX_INITIALIZER(gotrace_dev.lock),
@@ -129,6 +129,26 @@ static int gotrace_copy_args(void *args, size_t ksize, size_t ver0,
 	return copy_struct_from_user(args, ksize, uargs, usize);
 }
 
+/* Formats 1.22 and later: the generation parameters, defaults filled in. */
+static int gotrace_start_gens(struct gotrace_start *args)
+{
+	if (args->format < GOTRACE_FORMAT_1_22)
+		return args->gen_period_ns || args->gen_bytes ? -EINVAL : 0;
+	/* Kernel stacks are written in the older formats only. */
+	if (args->flags & GOTRACE_START_KSTACKS)
+		return -EOPNOTSUPP;
+	if (!args->gen_period_ns)
+		args->gen_period_ns = GOTRACE_GEN_PERIOD_NS;
+	if (args->gen_period_ns < GOTRACE_GEN_PERIOD_MIN_NS ||
+	    args->gen_period_ns > GOTRACE_GEN_PERIOD_MAX_NS)
+		return -EINVAL;
+	if (!args->gen_bytes)
+		args->gen_bytes = max_t(u64, args->buffer_size / 4, GOTRACE_GEN_BYTES_MIN);
+	if (args->gen_bytes < GOTRACE_GEN_BYTES_MIN)
+		return -EINVAL;
+	return 0;
+}
+
 static int gotrace_start_args(struct gotrace_start *args,
 			      struct gotrace_start __user *uargs)
 {
@@ -150,10 +170,18 @@ static int gotrace_start_args(struct gotrace_start *args,
 		return -EOPNOTSUPP;
 	if (args->format == GOTRACE_FORMAT_DEFAULT)
 		args->format = GOTRACE_FORMAT_1_21;
-	if (args->format != GOTRACE_FORMAT_1_11 &&
-	    args->format != GOTRACE_FORMAT_1_19 &&
-	    args->format != GOTRACE_FORMAT_1_21)
+	switch (args->format) {
+	case GOTRACE_FORMAT_1_11:
+	case GOTRACE_FORMAT_1_19:
+	case GOTRACE_FORMAT_1_21:
+	case GOTRACE_FORMAT_1_22:
+	case GOTRACE_FORMAT_1_23:
+	case GOTRACE_FORMAT_1_25:
+	case GOTRACE_FORMAT_1_26:
+		break;
+	default:
 		return -EINVAL;
+	}
 	if (!args->buffer_size)
 		args->buffer_size = READ_ONCE(buffer_size);
 	if (args->buffer_size < GOTRACE_BUF_MIN || args->buffer_size > GOTRACE_BUF_MAX)
@@ -163,13 +191,14 @@ static int gotrace_start_args(struct gotrace_start *args,
 		args->max_tid = READ_ONCE(max_tid);
 	if (args->max_tid > PID_MAX_LIMIT)
 		return -EINVAL;
-	return 0;
+	return gotrace_start_gens(args);
 }
 
 static long gotrace_ioctl_start(struct gotrace_dev *dev,
 				struct gotrace_start __user *uargs)
 {
 	struct gotrace_start args;
+	struct gotrace_start_args sa;
 	int ret;
 
 	if (!perfmon_capable())
@@ -178,9 +207,16 @@ static long gotrace_ioctl_start(struct gotrace_dev *dev,
 	if (ret)
 		return ret;
 
+	sa = (struct gotrace_start_args) {
+		.flags = args.flags,
+		.format = args.format,
+		.max_tid = args.max_tid,
+		.buffer_size = args.buffer_size,
+		.gen_period_ns = args.gen_period_ns,
+		.gen_bytes = args.gen_bytes,
+	};
 	mutex_lock(&dev->lock);
-	ret = gotrace_session_start(dev, args.flags, args.format,
-				    args.buffer_size, args.max_tid);
+	ret = gotrace_session_start(dev, &sa);
 	mutex_unlock(&dev->lock);
 	return ret;
 }

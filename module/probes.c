@@ -185,9 +185,25 @@ void gotrace_cut(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 static struct gotrace_cpu *gotrace_begin(struct gotrace_session *s)
 {
 	int mode = READ_ONCE(s->mode);
+	struct gotrace_cpu *c;
+	u64 ts;
 
-	if (likely(mode == GOTRACE_MODE_ON))
-		return this_cpu_ptr(s->cpus);
+	if (likely(mode == GOTRACE_MODE_ON)) {
+		c = this_cpu_ptr(s->cpus);
+		/*
+		 * With generations, a CPU enters a new one at its first event
+		 * after the generation work started it: an event that depends
+		 * on one of the new generation (through the scheduler's locks,
+		 * which order this load after that event's) is in it too.
+		 */
+		if (likely(c->ring.gen == READ_ONCE(s->gen)))
+			return c;
+		ts = gotrace_clock(s);
+		if (gotrace_proc_gen(s, c, ts))
+			return c;
+		gotrace_cut(s, c, ts);
+		return NULL;
+	}
 	if (mode == GOTRACE_MODE_CUT)
 		this_cpu_ptr(s->cpus)->lost++;
 	return NULL;
@@ -218,7 +234,7 @@ static void gotrace_probe_switch(void *data, bool preempt,
 	if (!c)
 		return;
 	ts = gotrace_clock(s);
-	if (!gotrace_proc_start(c, ts))
+	if (!gotrace_proc_start(s, c, ts))
 		goto cut;
 	if (!prev->pid) {		/* the idle task is G 0 */
 		if (unlikely(c->cur_g) && !gotrace_g_lost(s, c, ts))
@@ -236,7 +252,7 @@ static void gotrace_probe_switch(void *data, bool preempt,
 			if (!run)
 				goto cut;
 		}
-		fast = gotrace_run_fast(run);
+		fast = gotrace_run_fast(c, run);
 	}
 	if (stop || fast) {
 		if (!gotrace_buf_reserve(&c->ring, &ts, GOTRACE_SWITCH_EVENTS, false,
@@ -326,8 +342,8 @@ static void gotrace_probe_wakeup(void *data, struct task_struct *p)
 	if (!c)
 		goto out;
 	ts = gotrace_clock(s);
-	if (!found || !gotrace_proc_start(c, ts) ||
-	    !gotrace_g_unblock(c, t, p->pid, ts))
+	if (!found || !gotrace_proc_start(s, c, ts) ||
+	    !gotrace_g_unblock(s, c, t, p->pid, ts))
 		gotrace_cut(s, c, ts);
 out:
 	local_irq_restore(flags);
@@ -378,7 +394,7 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 	if (!t)
 		t = gotrace_thread_alias(s, child);
 	pt = gotrace_thread_of(s, parent);
-	if (!t || !pt || !gotrace_proc_start(c, ts) ||
+	if (!t || !pt || !gotrace_proc_start(s, c, ts) ||
 	    !gotrace_g_create(s, c, t, child, pt->prog,
 			      gotrace_stack(s->stacks, pt->prog, GOTRACE_R_FORK), ts))
 		gotrace_cut(s, c, ts);
@@ -405,7 +421,7 @@ static void gotrace_probe_rename(void *data, struct task_struct *p,
 	if (t && !gotrace_alive(t))
 		goto out;	/* it will be created under its new name */
 	ts = gotrace_clock(s);
-	if (!t || !gotrace_proc_start(c, ts) || !gotrace_g_rename(s, c, t, p, comm, ts))
+	if (!t || !gotrace_proc_start(s, c, ts) || !gotrace_g_rename(s, c, t, p, comm, ts))
 		gotrace_cut(s, c, ts);
 out:
 	local_irq_restore(flags);

@@ -4,7 +4,11 @@
  *
  * The stream is the 16-byte header, then every committed chunk (one Go batch
  * each) in the order its CPU committed them, CPUs taken in turn, then after
- * GOTRACE_STOP the footer, then end of file. The position in the stream is
+ * GOTRACE_STOP the footer, then end of file. With generations (formats 1.22
+ * and later), Go reads one generation after the other: the chunks of the
+ * generation being read, then once it is closed (generations.c) and they
+ * are all read, its tables (footer.c), then the next one's; end of file
+ * after the last one's tables, once stopped. The position in the stream is
  * kept in the session, so reads of any size return the same bytes.
  */
 
@@ -19,8 +23,10 @@
 #include <linux/wait.h>
 
 #include "buffer.h"
+#include "clock.h"
 #include "cpu.h"
 #include "dev.h"
+#include "encode2.h"
 #include "footer.h"
 #include "session.h"
 
@@ -30,6 +36,20 @@ static int gotrace_next_cpu(int cpu)
 	return cpu < nr_cpu_ids ? cpu : cpumask_first(cpu_possible_mask);
 }
 
+/*
+ * A CPU's oldest committed chunk, if it is one to read now: with
+ * generations, only one of the generation being read.
+ */
+static const u8 *gotrace_read_peek(struct gotrace_session *s, int cpu,
+				   u32 *len)
+{
+	const u8 *chunk = gotrace_buf_peek(&per_cpu_ptr(s->cpus, cpu)->ring, len);
+
+	if (chunk && s->v2 && gotrace2_batch_gen(chunk) != READ_ONCE(s->rd_gen))
+		return NULL;
+	return chunk;
+}
+
 /* The chunk to read from next: the current one, else the next CPU's. */
 static const u8 *gotrace_read_chunk(struct gotrace_session *s, u32 *len)
 {
@@ -37,7 +57,7 @@ static const u8 *gotrace_read_chunk(struct gotrace_session *s, u32 *len)
 	const u8 *chunk;
 
 	for (i = 0; i < num_possible_cpus(); i++) {
-		chunk = gotrace_buf_peek(&per_cpu_ptr(s->cpus, cpu)->ring, len);
+		chunk = gotrace_read_peek(s, cpu, len);
 		if (chunk) {
 			s->rd_cpu = cpu;
 			return chunk;
@@ -60,9 +80,32 @@ static void gotrace_read_advance_chunk(struct gotrace_session *s, u32 len,
 	s->rd_cpu = gotrace_next_cpu(s->rd_cpu);
 }
 
+/*
+ * The generation whose tables the reader may write, the last closed one;
+ * all of them once the trace is stopped (@stopped, read with acquire).
+ */
+static u32 gotrace_read_closed(struct gotrace_session *s, bool stopped)
+{
+	/* Pairs with the release in gotrace_gens_next(): chunks first. */
+	return stopped ? s->gen : smp_load_acquire(&s->gen_closed);
+}
+
+/*
+ * With generations: the tables of the generation being read are written;
+ * on to the next generation. False once the last one is done.
+ */
+static bool gotrace_read_next_gen(struct gotrace_session *s, u32 closed)
+{
+	WRITE_ONCE(s->rd_gen, s->rd_gen + 1);
+	s->footer_phase = GOTRACE_F_UNPREPARED;
+	return s->rd_gen <= closed;
+}
+
 /* Whether footer bytes are left, generating the next page if needed. */
 static bool gotrace_read_footer(struct gotrace_session *s)
 {
+	if (s->footer_phase == GOTRACE_F_UNPREPARED)
+		gotrace_footer_prepare(s, gotrace_clock(s));
 	if (s->rd_footer == s->footer_len) {
 		s->footer_len = gotrace_footer_fill(s);
 		s->rd_footer = 0;
@@ -83,6 +126,7 @@ static ssize_t gotrace_copy(struct gotrace_session *s, char __user *buf,
 	while (done < count) {
 		/* Pairs with the release in gotrace_session_stop(). */
 		bool stopped = smp_load_acquire(&s->state) == GOTRACE_SESS_STOPPED;
+		u32 closed = s->v2 ? gotrace_read_closed(s, stopped) : 0;
 		const void *src = NULL;
 		u32 len = 0;
 		size_t n;
@@ -95,9 +139,13 @@ static ssize_t gotrace_copy(struct gotrace_session *s, char __user *buf,
 		} else if (src) {
 			src += s->rd_off;
 			n = len - s->rd_off;
-		} else if (stopped && gotrace_read_footer(s)) {
+		} else if ((s->v2 ? s->rd_gen <= closed : stopped) &&
+			   gotrace_read_footer(s)) {
 			src = s->footer + s->rd_footer;
 			n = s->footer_len - s->rd_footer;
+		} else if (s->v2 && s->rd_gen <= closed &&
+			   gotrace_read_next_gen(s, closed)) {
+			continue;
 		} else {
 			*eof = stopped;
 			break;
@@ -129,9 +177,16 @@ static bool gotrace_session_readable(struct gotrace_session *s)
 	if (state == GOTRACE_SESS_STOPPED || READ_ONCE(s->rd_broken) ||
 	    READ_ONCE(s->rd_hdr) < sizeof(s->header))
 		return true;
-	for_each_possible_cpu(cpu)
-		if (gotrace_buf_full(&per_cpu_ptr(s->cpus, cpu)->ring))
+	/* Pairs with the release in gotrace_gens_next(). */
+	if (s->v2 && READ_ONCE(s->rd_gen) <= smp_load_acquire(&s->gen_closed))
+		return true;
+	for_each_possible_cpu(cpu) {
+		u32 len;
+
+		if (s->v2 ? !!gotrace_read_peek(s, cpu, &len) :
+			    gotrace_buf_full(&per_cpu_ptr(s->cpus, cpu)->ring))
 			return true;
+	}
 	return false;
 }
 

@@ -446,6 +446,41 @@ const char *gotrace_reason_name(u32 reason, char *buf, size_t size)
 }
 
 /**
+ * gotrace_reason_word - the reason a block or stop of formats 1.22 and
+ * later carries, which Go's viewer shows and sorts its profiles by
+ * @reason: enum gotrace_reason or a system call number
+ * @buf: room for "sync: " and a system call's name or "syscall 511"
+ * @size: its size
+ *
+ * Go's network profile takes the word "network" alone, its
+ * synchronization profile any word with "sync" in it: a readiness wait or
+ * socket call is "network", a futex is "sync: futex"; the stack
+ * ([reason, program]) still names the call. Other calls are their name,
+ * sched_yield "yield", and the other reasons their frame name.
+ *
+ * Return: the word, in @buf or a constant.
+ */
+const char *gotrace_reason_word(u32 reason, char *buf, size_t size)
+{
+	char name[16];
+
+	if (reason >= GOTRACE_NR_SYSCALLS)
+		return gotrace_reason_name(reason, buf, size);
+	if (reason == __NR_sched_yield)
+		return "yield";
+	switch (gotrace_syscalls[reason].class) {
+	case GOTRACE_C_NET:
+		return "network";
+	case GOTRACE_C_SYNC:
+		snprintf(buf, size, "sync: %s",
+			 gotrace_reason_name(reason, name, sizeof(name)));
+		return buf;
+	default:
+		return gotrace_reason_name(reason, buf, size);
+	}
+}
+
+/**
  * gotrace_waker_reason - what the current context is doing when it wakes
  * a thread: a system call, kernel work, or an interrupt
  *

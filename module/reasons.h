@@ -48,6 +48,7 @@ struct gotrace_syscall {
 extern const struct gotrace_syscall gotrace_syscalls[GOTRACE_NR_SYSCALLS];
 u32 gotrace_waker_reason(void);
 const char *gotrace_reason_name(u32 reason, char *buf, size_t size);
+const char *gotrace_reason_word(u32 reason, char *buf, size_t size);
 
 /**
  * gotrace_syscall_of - the system call @p is in, or -1

@@ -19,6 +19,7 @@
 #include "dev.h"
 #include "encode.h"
 #include "footer.h"
+#include "generations.h"
 #include "gfp.h"
 #include "kstacks.h"
 #include "probes.h"
@@ -69,21 +70,25 @@ static bool gotrace_session_fits(u64 buffer_size, u32 max_tid)
 }
 
 static struct gotrace_session *
-gotrace_session_alloc(struct gotrace_dev *dev, u32 flags, u32 format,
-		      u64 buffer_size, u32 max_tid)
+gotrace_session_alloc(struct gotrace_dev *dev,
+		      const struct gotrace_start_args *args)
 {
+	u64 buffer_size = args->buffer_size;
 	struct gotrace_session *s;
+	u32 max_tid = args->max_tid;
 	int cpu;
 
 	s = kzalloc(sizeof(*s), GOTRACE_GFP);
 	if (!s)
 		return NULL;
-	s->format = format;
+	s->format = args->format;
+	s->v2 = args->format >= GOTRACE_FORMAT_1_22;
+	s->wq = &dev->wq;
 	s->buffer_size = buffer_size;
 	s->max_tid = max_tid;
 	s->rd_cpu = cpumask_first(cpu_possible_mask);
-	snprintf(s->header, sizeof(s->header), "go 1.%u trace", format);
-	gotrace_clock_init(s, flags);
+	snprintf(s->header, sizeof(s->header), "go 1.%u trace", args->format);
+	gotrace_clock_init(s, args->flags);
 
 	s->cpus = alloc_percpu_gfp(struct gotrace_cpu, GOTRACE_GFP);
 	if (!s->cpus)
@@ -103,11 +108,13 @@ gotrace_session_alloc(struct gotrace_dev *dev, u32 flags, u32 format,
 	if (!s->threads || !s->aliases || !s->progs || !s->stacks ||
 	    !s->footer)
 		goto err_free;
-	if (flags & GOTRACE_START_KSTACKS) {
+	if (args->flags & GOTRACE_START_KSTACKS) {
 		s->kstacks = gotrace_kstacks_alloc();
 		if (!s->kstacks)
 			goto err_free;
 	}
+	if (s->v2)
+		gotrace_gens_init(s, args->gen_period_ns, args->gen_bytes);
 	return s;
 
 err_free:
@@ -129,10 +136,7 @@ static void gotrace_session_sync_wake(struct gotrace_session *s)
 /**
  * gotrace_session_start - GOTRACE_START: snapshot, then record
  * @dev: the device, locked
- * @flags: GOTRACE_START_* flags
- * @format: 11, 19 or 21
- * @buffer_size: bytes per CPU, whole chunks
- * @max_tid: thread table size
+ * @args: what the start asks for, checked
  *
  * A stopped trace nobody is reading is discarded; one that a reader holds
  * open must be read to the end first, unless an earlier reader left it
@@ -140,8 +144,8 @@ static void gotrace_session_sync_wake(struct gotrace_session *s)
  *
  * Return: 0, -EBUSY, -ENOMEM, -ENOSPC or -ERANGE (see gotrace_snapshot()).
  */
-int gotrace_session_start(struct gotrace_dev *dev, u32 flags, u32 format,
-			  u64 buffer_size, u32 max_tid)
+int gotrace_session_start(struct gotrace_dev *dev,
+			  const struct gotrace_start_args *args)
 {
 	struct gotrace_session *old = gotrace_dev_sess(dev), *s;
 	int ret;
@@ -152,9 +156,9 @@ int gotrace_session_start(struct gotrace_dev *dev, u32 flags, u32 format,
 		     !old->rd_broken)))
 		return -EBUSY;
 
-	if (!gotrace_session_fits(buffer_size, max_tid))
+	if (!gotrace_session_fits(args->buffer_size, args->max_tid))
 		return -ENOMEM;
-	s = gotrace_session_alloc(dev, flags, format, buffer_size, max_tid);
+	s = gotrace_session_alloc(dev, args);
 	if (!s)
 		return -ENOMEM;
 	ret = gotrace_probes_attach();
@@ -163,6 +167,8 @@ int gotrace_session_start(struct gotrace_dev *dev, u32 flags, u32 format,
 	ret = gotrace_snapshot(s);
 	if (ret)
 		goto err_sync;
+	if (s->v2)
+		gotrace_gens_start(s);
 
 	s->state = GOTRACE_SESS_TRACING;
 	rcu_assign_pointer(dev->sess, s);
@@ -207,6 +213,8 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 	xchg(&s->mode, GOTRACE_MODE_OFF);
 	/* After this, no probe is writing into @s nor will. */
 	gotrace_probes_publish(NULL);
+	if (s->v2)
+		gotrace_gens_stop(s);
 	if (s->cut_ts)
 		ts = s->cut_ts;
 
@@ -215,7 +223,9 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 	gotrace_session_sync_wake(s);
 	for_each_possible_cpu(cpu)
 		gotrace_buf_flush(&per_cpu_ptr(s->cpus, cpu)->ring);
-	gotrace_footer_prepare(s, ts);
+	/* With generations, the reader sets each one's tables up. */
+	if (!s->v2)
+		gotrace_footer_prepare(s, ts);
 
 	/* Pairs with the acquire in the reader: chunks and footer first. */
 	smp_store_release(&s->state, GOTRACE_SESS_STOPPED);
@@ -317,6 +327,7 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 	st->bytes_read = READ_ONCE(s->bytes_read);
 	st->snapshot_ns = s->snapshot_ns;
 	st->snapshot_threads = s->snapshot_threads;
+	st->generations = s->gen;
 	for_each_possible_cpu(cpu) {
 		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
 		u32 full = gotrace_buf_full(&c->ring);

@@ -28,7 +28,10 @@
 
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
+#include <linux/irq_work.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/gotrace.h>
 #include "reasons.h"
 
@@ -64,7 +67,18 @@ enum gotrace_sess_state {
  * @aliases:	entries of threads whose id's entry another thread holds.
  * @nr_aliases:	aliases in use; written with atomics.
  * @max_tid:	thread ids the table covers.
- * @format:	11, 19 or 21.
+ * @format:	GOTRACE_FORMAT_*, never the default.
+ * @v2:		@format is 1.22 or later: generations, encode2.h's events.
+ * @gen:	formats 1.22 and later: the current generation, from 1; read
+ *		by every probe, written by the generation work. 0 otherwise.
+ * @gen_closed:	the last generation whose batches are all committed: the
+ *		reader may write its tables. Written with release.
+ * @gen_period:	jiffies between generations.
+ * @gen_work:	starts the next generation (generations.c).
+ * @gen_kick:	a CPU's request for a new generation: its batches in the
+ *		current one reached the start's gen_bytes.
+ * @words_used:	reasons whose block or stop word some event used.
+ * @wq:		the reader's wait queue, the device's.
  * @buffer_size: bytes per CPU.
  * @cut_ts:	when recording was cut short (valid in GOTRACE_MODE_CUT).
  * @snapshot_ns: how long the start snapshot held every CPU.
@@ -82,11 +96,15 @@ enum gotrace_sess_state {
  * @footer_phase: footer generation state (footer.c).
  * @footer_pos:	its position within the phase.
  * @footer_bytes: footer bytes generated so far.
+ * @tbl_progs:	programs the footer's strings name.
+ * @tbl_stacks:	stack ids the footer looks at.
  * @end_ts:	when recording stopped.
  * @rd_hdr:	header bytes read.        Reader fields: gotrace_dev.read_lock.
  * @rd_cpu:	CPU whose chunk is being read.
  * @rd_off:	bytes of that chunk read.
  * @rd_footer:	footer bytes read.
+ * @rd_gen:	formats 1.22 and later: the generation being read; read
+ *		locklessly by poll().
  * @bytes_read:	trace bytes returned by read().
  * @rd_broken:	a reader closed the device after part of the trace: the
  *		rest is not served. Written under gotrace_dev.lock; poll()
@@ -101,6 +119,14 @@ struct gotrace_session {
 	atomic_t nr_aliases;
 	u32 max_tid;
 	u32 format;
+	bool v2;
+	u32 gen;
+	u32 gen_closed;
+	unsigned long gen_period;
+	struct delayed_work gen_work;
+	struct irq_work gen_kick;
+	DECLARE_BITMAP(words_used, GOTRACE_R_NR);
+	wait_queue_head_t *wq;
 	u64 buffer_size;
 	u64 cut_ts;
 	u64 snapshot_ns;
@@ -118,18 +144,39 @@ struct gotrace_session {
 	u32 footer_phase;
 	u32 footer_pos;
 	u64 footer_bytes;
+	u32 tbl_progs;
+	u32 tbl_stacks;
 	u64 end_ts;
 
 	size_t rd_hdr;
 	int rd_cpu;
 	u32 rd_off;
 	size_t rd_footer;
+	u32 rd_gen;
 	u64 bytes_read;
 	bool rd_broken;
 };
 
-int gotrace_session_start(struct gotrace_dev *dev, u32 flags, u32 format,
-			  u64 buffer_size, u32 max_tid);
+/**
+ * struct gotrace_start_args - what a start asks for, checked (main.c)
+ * @flags:	GOTRACE_START_* flags.
+ * @format:	GOTRACE_FORMAT_*, not the default.
+ * @max_tid:	thread table size.
+ * @buffer_size: bytes per CPU, whole chunks.
+ * @gen_period_ns: formats 1.22 and later: nanoseconds between generations.
+ * @gen_bytes:	formats 1.22 and later: a CPU's bytes that start the next.
+ */
+struct gotrace_start_args {
+	u32 flags;
+	u32 format;
+	u32 max_tid;
+	u64 buffer_size;
+	u64 gen_period_ns;
+	u64 gen_bytes;
+};
+
+int gotrace_session_start(struct gotrace_dev *dev,
+			  const struct gotrace_start_args *args);
 int gotrace_session_stop(struct gotrace_dev *dev);
 void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s);
 void gotrace_session_reader_gone(struct gotrace_dev *dev);

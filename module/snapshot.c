@@ -6,7 +6,9 @@
  * interrupts off, so no thread changes state and no probe runs while one CPU
  * writes: a GoCreate for each thread, GoWaiting for those off the runqueue,
  * ProcStart and GoStart for what each CPU runs (its stopper), then
- * Gomaxprocs, which tells modern Go readers that the snapshot is over.
+ * Gomaxprocs, which tells modern Go readers that the snapshot is over. With
+ * generations (formats 1.22 and later), the first generation's statuses
+ * instead: each thread's GoStatus, each P's ProcStatus, and ProcsChange.
  *
  * One pass over the threads. GoCreates are stamped two ticks before the
  * clock read here, the rest one tick before (later GoCreates are raised to
@@ -74,18 +76,9 @@ static int gotrace_snapshot_thread(struct gotrace_snap *sn,
 	t = gotrace_thread_of(s, p);
 	if (!t)
 		return -ERANGE;
-	if (!gotrace_g_create(s, sn->c, t, p, gotrace_snapshot_prog(sn, p), 0,
-			      sn->ts - 2))
+	if (!gotrace_g_snap(s, sn->c, t, p, gotrace_snapshot_prog(sn, p), sn->ts))
 		return -ENOSPC;
 	s->snapshot_threads++;
-	if (READ_ONCE(p->on_cpu)) {
-		if (!gotrace_g_snap_running(per_cpu_ptr(s->cpus, task_cpu(p)),
-					    t, p->pid, sn->ts - 1))
-			return -ENOSPC;
-	} else if (!READ_ONCE(p->on_rq) &&
-		   !gotrace_g_snap_waiting(sn->c, t, p->pid, sn->ts - 1)) {
-		return -ENOSPC;
-	}
 	return 0;
 }
 
@@ -112,7 +105,7 @@ static int gotrace_snapshot_stopped(void *data)
 		return ret;
 
 	for_each_online_cpu(cpu)
-		if (!gotrace_proc_start(per_cpu_ptr(s->cpus, cpu), sn.ts - 1))
+		if (!gotrace_proc_start(s, per_cpu_ptr(s->cpus, cpu), sn.ts - 1))
 			return -ENOSPC;
 	if (!gotrace_procs_set(sn.c, sn.ts - 1))
 		return -ENOSPC;

@@ -63,7 +63,8 @@ static u32 gotrace_stack_insert(struct gotrace_stacks *st,
 		id = GOTRACE_STACK_FULL;
 		WRITE_ONCE(st->full, true);
 	} else {
-		st->key[id] = key;
+		/* Read while probes run by the tables of a generation. */
+		WRITE_ONCE(st->key[id], key);
 	}
 	/* The key of the id is written before anyone can use the id. */
 	smp_store_release(&slot->id, id);
@@ -134,12 +135,15 @@ bool gotrace_stacks_full(struct gotrace_stacks *st)
 
 /**
  * gotrace_stacks_key - the key of stack @id
- * @st: the table; no probe runs anymore
+ * @st: the table
  * @id: an id below GOTRACE_STACK_FULL that was handed out
  *
- * Return: the key @id was handed out for (gotrace_stack_key()).
+ * Every event that uses @id is written after its key; one being inserted
+ * meanwhile may read 0.
+ *
+ * Return: the key @id was handed out for (gotrace_stack_key()), or 0.
  */
 u32 gotrace_stacks_key(struct gotrace_stacks *st, u32 id)
 {
-	return st->key[id];
+	return READ_ONCE(st->key[id]);
 }

@@ -2,10 +2,10 @@
 /*
  * gotrace threads: the table of every thread id's trace state, and aliases.
  *
- * One 24-byte entry per thread id below max_tid, allocated when a session
+ * One 28-byte entry per thread id below max_tid, allocated when a session
  * starts, so probes never allocate and find a thread in O(1). gotrace start
- * passes the running system's pid_max (32768 ids by default: 768 KiB); the
- * module default covers PID_MAX_LIMIT ids (4194304 on 64-bit: 96 MiB).
+ * passes the running system's pid_max (32768 ids by default: 896 KiB); the
+ * module default covers PID_MAX_LIMIT ids (4194304 on 64-bit: 112 MiB).
  *
  * Linux frees a thread's id (release_task()) a little before the thread's
  * last switch-out, so a new thread can get the id while the old one still
@@ -129,7 +129,9 @@ void gotrace_thread_unalias(struct gotrace_session *s, struct gotrace_thread *t)
  * @gen: set to the generation (see gotrace_gid())
  *
  * Counted in the id's own entry. Only the count moves; the generation of a
- * previous holder that still runs stays its own.
+ * previous holder that still runs stays its own. With Go 1.22 and later's
+ * generations, a thread created in the id's own entry goes by the id
+ * itself: the previous holder's goroutine has ended.
  *
  * Return: false if @tid was reused 65535 times: it has no goroutine id left.
  */
@@ -139,6 +141,10 @@ bool gotrace_thread_next_gen(struct gotrace_session *s, struct gotrace_thread *t
 	struct gotrace_thread *owner = &s->threads[tid];
 	u16 g = READ_ONCE(owner->gens);
 
+	if (t == owner && s->v2) {
+		*gen = 0;
+		return true;
+	}
 	if (t == owner && t->state == GOTRACE_T_NONE) {
 		*gen = g;
 		return true;

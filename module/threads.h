@@ -36,6 +36,10 @@ enum gotrace_tstate {
  * @gens:	in an id's own entry (not an alias): the highest @gen given to
  *		any holder of the id in this trace, its aliases' included.
  *		Written only by creations, which the id's holders do in turn.
+ * @sgen:	formats 1.22 and later: the generation whose GoStatus of the
+ *		goroutine is written, OR GOTRACE_SGEN_WALKED when the
+ *		generation's walk wrote it (generations.c); 0 in older formats,
+ *		as the CPUs' generation. Claimed with cmpxchg.
  *
  * Apart from @wake_stack, @prog, @renamed and @gens, only the probes that
  * the scheduler serialises for the thread (its switches and wakeups) write
@@ -53,7 +57,11 @@ struct gotrace_thread {
 	u8 renamed;
 	u16 last_cpu;
 	u16 gens;
+	u32 sgen;
 };
+
+/* In @sgen: the generation's walk wrote the status; seq restarts at 1. */
+#define GOTRACE_SGEN_WALKED	BIT(31)
 
 /* Aliases: see threads.c. */
 #define GOTRACE_ALIASES		256
@@ -121,7 +129,9 @@ static inline u32 gotrace_tag(struct task_struct *p)
  * @gen: how many threads held @tid earlier in the trace
  *
  * A reused id gets PID_MAX_LIMIT added once per earlier holder, because Go
- * rejects a second GoCreate for an id that ever existed in the trace.
+ * before 1.22 rejects a second GoCreate for an id that ever existed in the
+ * trace. Go 1.22 and later accept it once the first goroutine has ended:
+ * there, only a holder that overlaps the previous one (an alias) does.
  *
  * Return: @tid + @gen * PID_MAX_LIMIT.
  */

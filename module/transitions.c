@@ -4,10 +4,20 @@
  * goroutine's creation, renaming, loss, and its state in the start snapshot.
  *
  * With transitions.h, this is the one place that writes Go events about a
- * goroutine or a P: the probes, the start snapshot and the stop say what
- * happened; these functions choose the events and update the thread's entry
- * and the P's state only if all of a transition's events fit. Each returns
- * false when the buffer is full; its caller then cuts the recording.
+ * goroutine or a P: the probes, the start snapshot, the generations and the
+ * stop say what happened; these functions choose the events and update the
+ * thread's entry and the P's state only if all of a transition's events
+ * fit. Each returns false when the buffer is full; its caller then cuts the
+ * recording.
+ *
+ * With generations (formats 1.22 and later), each generation must give the
+ * status of every P and goroutine before their other events in it, as
+ * Go's runtime does, so that a run of whole generations is a trace of its
+ * own: a CPU gives its P's and its running goroutine's when it enters the
+ * generation (gotrace_proc_gen()); any other goroutine's is written by the
+ * first of its events in the generation (gotrace_g_status()) or by the
+ * generation's walk over every thread (gotrace_g_walk()), whichever claims
+ * the thread's @sgen first.
  */
 
 #include <linux/bug.h>
@@ -15,6 +25,7 @@
 #include "buffer.h"
 #include "cpu.h"
 #include "encode.h"
+#include "encode2.h"
 #include "programs.h"
 #include "reasons.h"
 #include "session.h"
@@ -22,21 +33,84 @@
 #include "threads.h"
 #include "transitions.h"
 
+/*
+ * With generations: GoStatus of goroutine @gid, with the stack it is named
+ * after ([program]) from format 1.23 on (GoStatusStack): the first status
+ * of a goroutine that a trace shows then names it.
+ */
+static bool gotrace2_put_status(struct gotrace_session *s,
+				struct gotrace_cpu *c, u64 gid, u64 m,
+				u64 status, u32 prog, u64 ts)
+{
+	u64 args[4] = { gid, m, status };
+
+	if (s->format < GOTRACE_FORMAT_1_23)
+		return gotrace_emit(&c->ring, ts, GO2_EV_GO_STATUS, 3, args, false);
+	args[3] = gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD);
+	return gotrace_emit(&c->ring, ts, GO2_EV_GO_STATUS_STACK, 4, args, false);
+}
+
+/*
+ * With generations: the P's status, running (it never stops), and that of
+ * the goroutine it runs, at the start of the CPU's events in a generation.
+ */
+static bool gotrace2_proc_status(struct gotrace_session *s,
+				 struct gotrace_cpu *c, u64 ts)
+{
+	u64 args[2] = { c->cpu, GO2_P_RUNNING };
+	struct gotrace_thread *t;
+
+	if (!gotrace_emit(&c->ring, ts, GO2_EV_PROC_STATUS, 2, args, false))
+		return false;
+	c->proc_started = true;
+	if (!c->cur_g)
+		return true;
+	t = gotrace_thread_of_gid(s, c->cur_g);
+	if (!t || !gotrace2_put_status(s, c, c->cur_g, c->cpu, GO2_G_RUNNING,
+				       READ_ONCE(t->prog), ts))
+		return false;
+	/* No one else writes a running thread's status (gotrace_g_walk()). */
+	WRITE_ONCE(t->sgen, c->ring.gen);
+	t->seq = 1;
+	return true;
+}
+
 /**
  * gotrace_proc_start_slow - gotrace_proc_start() when the P has not started
+ * @s: session
  * @c: the CPU's buffer
  * @ts: time stamp
  *
  * Return: false if the buffer is full.
  */
-bool gotrace_proc_start_slow(struct gotrace_cpu *c, u64 ts)
+bool gotrace_proc_start_slow(struct gotrace_session *s, struct gotrace_cpu *c,
+			     u64 ts)
 {
 	u64 thread = c->cpu;
 
+	if (gotrace_v2(c))
+		return gotrace2_proc_status(s, c, ts);
 	if (!gotrace_emit(&c->ring, ts, GO_EV_PROC_START, 1, &thread, false))
 		return false;
 	c->proc_started = true;
 	return true;
+}
+
+/**
+ * gotrace_proc_gen - this CPU enters the session's current generation
+ * @s: session
+ * @c: this CPU's buffer, in an earlier generation
+ * @ts: time stamp
+ *
+ * Its batch of the earlier generation ends; the next batch, of the current
+ * one, starts with the P's status and that of the goroutine it runs.
+ *
+ * Return: false if the buffer is full.
+ */
+bool gotrace_proc_gen(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
+{
+	return gotrace_buf_new_gen(&c->ring, READ_ONCE(s->gen)) &&
+	       gotrace2_proc_status(s, c, ts);
 }
 
 /**
@@ -51,7 +125,8 @@ void gotrace_proc_close(struct gotrace_cpu *c, u64 ts)
 {
 	u64 stack = 0;
 
-	if (!c->proc_started)
+	/* With generations, a trace may end with goroutines running. */
+	if (!c->proc_started || gotrace_v2(c))
 		return;
 	if (c->cur_g)
 		WARN_ON_ONCE(!gotrace_emit(&c->ring, ts, GO_EV_GO_SCHED, 1, &stack, true));
@@ -66,7 +141,8 @@ void gotrace_proc_close(struct gotrace_cpu *c, u64 ts)
  *
  * Written twice, at the end of the start snapshot: modern Go takes the
  * first as the end of the snapshot and keeps only later ones, and its MMU
- * page needs one (golang/go#74146).
+ * page needs one (golang/go#74146). With generations, a ProcsChange in
+ * each.
  *
  * Return: false if the buffer is full.
  */
@@ -74,6 +150,8 @@ bool gotrace_procs_set(struct gotrace_cpu *c, u64 ts)
 {
 	u64 args[2] = { num_possible_cpus() };
 
+	if (gotrace_v2(c))
+		return gotrace_emit(&c->ring, ts, GO2_EV_PROCS_CHANGE, 2, args, false);
 	return gotrace_emit(&c->ring, ts, GO_EV_GOMAXPROCS, 2, args, false) &&
 	       gotrace_emit(&c->ring, ts, GO_EV_GOMAXPROCS, 2, args, false);
 }
@@ -105,8 +183,11 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 	args[0] = gotrace_goid(p->pid, gen);
 	args[1] = gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD);
 	args[2] = creator;
-	if (!gotrace_emit(&c->ring, ts, GO_EV_GO_CREATE, 3, args, false))
+	if (!gotrace_emit(&c->ring, ts,
+			  gotrace_v2(c) ? GO2_EV_GO_CREATE : GO_EV_GO_CREATE,
+			  3, args, false))
 		return false;
+	WRITE_ONCE(t->sgen, c->ring.gen);
 	t->gen = gen;
 	t->tag = gotrace_tag(p);
 	t->prog = prog;
@@ -140,9 +221,13 @@ bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
 	u64 stack = gotrace_stack(s->stacks, t->prog, GOTRACE_R_RENAME);
 
 	/* A stack before GoEnd names the goroutine (gotrace_put_stop()). */
-	if (!gotrace_emit(&c->ring, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
-	    !gotrace_emit(&c->ring, ts, GO_EV_GO_END, 0, NULL, false))
+	if (gotrace_v2(c)) {
+		if (!gotrace_emit(&c->ring, ts, GO2_EV_GO_DESTROY, 0, NULL, false))
+			return false;
+	} else if (!gotrace_emit(&c->ring, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
+		   !gotrace_emit(&c->ring, ts, GO_EV_GO_END, 0, NULL, false)) {
 		return false;
+	}
 	c->cur_g = 0;
 	t->state = GOTRACE_T_DEAD;
 	return gotrace_g_create(s, c, t, p, prog,
@@ -158,7 +243,8 @@ bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
  *
  * Tracepoints do not fire on a CPU that is no longer online, so a CPU going
  * down switches its stopper out unseen. When the CPU is back, the goroutine
- * its P still runs gets a GoSleep (a kernel wait) before anything else.
+ * its P still runs gets a GoSleep (a kernel wait; GoBlock with
+ * generations) before anything else.
  *
  * Return: false if the buffer is full, or if c->cur_g is not the goroutine
  * of a thread that runs in the trace (its identity is lost).
@@ -166,12 +252,19 @@ bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
 bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 {
 	struct gotrace_thread *t = gotrace_thread_of_gid(s, c->cur_g);
-	u64 stack;
+	u64 args[2];
+	bool ok;
 
 	if (!t || t->state != GOTRACE_T_RUNNING)
 		return false;
-	stack = gotrace_stack(s->stacks, t->prog, GOTRACE_R_KERNEL);
-	if (!gotrace_emit(&c->ring, ts, GO_EV_GO_SLEEP, 1, &stack, false))
+	args[1] = gotrace_stack(s->stacks, t->prog, GOTRACE_R_KERNEL);
+	if (gotrace_v2(c)) {
+		args[0] = gotrace_word(s, GOTRACE_R_KERNEL);
+		ok = gotrace_emit(&c->ring, ts, GO2_EV_GO_BLOCK, 2, args, false);
+	} else {
+		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_SLEEP, 1, &args[1], false);
+	}
+	if (!ok)
 		return false;
 	t->state = GOTRACE_T_WAITING;
 	t->last_cpu = c->cpu;
@@ -209,42 +302,27 @@ bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
 	return true;
 }
 
-/**
- * gotrace_g_snap_running - the start snapshot: @p runs on its CPU
- * @c: the buffer of @p's CPU
- * @t: @p's entry, just created
- * @tid: its id
- * @ts: time stamp
- *
- * GoStart, with its sequence number: the goroutine was created on the P
- * that writes the snapshot, mostly another one. The P starts first if it
- * has not.
- *
- * Return: false if the buffer is full.
+/*
+ * The start snapshot: @p runs on its CPU. GoStart, with its sequence
+ * number: the goroutine was created on the P that writes the snapshot,
+ * mostly another one. The P starts first if it has not.
  */
-bool gotrace_g_snap_running(struct gotrace_cpu *c, struct gotrace_thread *t,
-			    pid_t tid, u64 ts)
+static bool gotrace_g_snap_running(struct gotrace_session *s,
+				   struct gotrace_cpu *c,
+				   struct gotrace_thread *t, pid_t tid, u64 ts)
 {
 	u64 args[2] = { gotrace_gid(t, tid), t->seq };
 
-	if (!gotrace_proc_start(c, ts) ||
+	if (!gotrace_proc_start(s, c, ts) ||
 	    !gotrace_emit(&c->ring, ts, GO_EV_GO_START, 2, args, false))
 		return false;
 	gotrace_g_running(c, t, args[0]);
 	return true;
 }
 
-/**
- * gotrace_g_snap_waiting - the start snapshot: a thread sleeps, off its runqueue
- * @c: the buffer of the CPU writing the snapshot
- * @t: the thread's entry, just created
- * @tid: its id
- * @ts: time stamp
- *
- * Return: false if the buffer is full.
- */
-bool gotrace_g_snap_waiting(struct gotrace_cpu *c, struct gotrace_thread *t,
-			    pid_t tid, u64 ts)
+/* The start snapshot: a thread sleeps, off its runqueue. */
+static bool gotrace_g_snap_waiting(struct gotrace_cpu *c,
+				   struct gotrace_thread *t, pid_t tid, u64 ts)
 {
 	u64 gid = gotrace_gid(t, tid);
 
@@ -254,4 +332,139 @@ bool gotrace_g_snap_waiting(struct gotrace_cpu *c, struct gotrace_thread *t,
 	t->state = GOTRACE_T_WAITING;
 	t->last_cpu = c->cpu;
 	return true;
+}
+
+/*
+ * With generations, the start snapshot gives each thread's status in the
+ * first generation (Go refuses a status for a goroutine it has not seen
+ * after the first): a running one on its CPU's M, after the P's status.
+ */
+static bool gotrace2_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
+			    struct gotrace_thread *t, struct task_struct *p,
+			    u32 prog, u64 ts)
+{
+	u64 gid = gotrace_goid(p->pid, 0);
+
+	t->gen = 0;
+	t->tag = gotrace_tag(p);
+	t->prog = prog;
+	t->seq = 1;
+	t->last_cpu = c->cpu;
+	t->wake_stack = 0;
+	t->sgen = c->ring.gen;
+	if (READ_ONCE(p->on_cpu)) {
+		c = per_cpu_ptr(s->cpus, task_cpu(p));
+		if (!gotrace_proc_start(s, c, ts) ||
+		    !gotrace2_put_status(s, c, gid, c->cpu, GO2_G_RUNNING, prog, ts))
+			return false;
+		gotrace_g_running(c, t, gid);
+		t->seq = 1;
+		return true;
+	}
+	if (READ_ONCE(p->on_rq)) {
+		t->state = GOTRACE_T_RUNNABLE;
+		return gotrace2_put_status(s, c, gid, GO2_NO_THREAD,
+					   GO2_G_RUNNABLE, prog, ts);
+	}
+	t->state = GOTRACE_T_WAITING;
+	return gotrace2_put_status(s, c, gid, GO2_NO_THREAD, GO2_G_WAITING,
+				   prog, ts);
+}
+
+/**
+ * gotrace_g_snap - the start snapshot: a thread as it is
+ * @s: session
+ * @c: the buffer of the CPU writing the snapshot
+ * @t: the thread's entry, empty
+ * @p: the thread, not running its last switch and not new
+ * @prog: its program id
+ * @ts: the snapshot's time stamp: GoCreate is stamped 2 ticks before it,
+ *	the goroutine's state 1 tick before (snapshot.c)
+ *
+ * GoCreate, then GoStart on its CPU if it runs there, or GoWaiting if it
+ * is off its runqueue; with generations, its status (gotrace2_g_snap()).
+ *
+ * Return: false if a buffer is full.
+ */
+bool gotrace_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
+		    struct gotrace_thread *t, struct task_struct *p, u32 prog,
+		    u64 ts)
+{
+	if (gotrace_v2(c))
+		return gotrace2_g_snap(s, c, t, p, prog, ts - 1);
+	if (!gotrace_g_create(s, c, t, p, prog, 0, ts - 2))
+		return false;
+	if (READ_ONCE(p->on_cpu))
+		return gotrace_g_snap_running(s, per_cpu_ptr(s->cpus, task_cpu(p)),
+					      t, p->pid, ts - 1);
+	if (!READ_ONCE(p->on_rq))
+		return gotrace_g_snap_waiting(c, t, p->pid, ts - 1);
+	return true;
+}
+
+/**
+ * gotrace_g_status - with generations, the status of @t's goroutine in
+ * this CPU's generation, before its first other event there
+ * @s: session
+ * @c: this CPU's buffer
+ * @t: the thread's entry, a live goroutine not running; its @sgen is not
+ *	the CPU's generation
+ * @tid: its id
+ * @ts: time stamp
+ *
+ * Claims @t->sgen with cmpxchg. If the generation's walk claimed it first
+ * (GOTRACE_SGEN_WALKED), the walk writes the status; either way the
+ * goroutine's sequence numbers start again at 1.
+ *
+ * Return: false if the buffer is full.
+ */
+bool gotrace_g_status(struct gotrace_session *s, struct gotrace_cpu *c,
+		      struct gotrace_thread *t, pid_t tid, u64 ts)
+{
+	u32 gen = c->ring.gen, old = READ_ONCE(t->sgen);
+	u64 status = t->state == GOTRACE_T_RUNNABLE ? GO2_G_RUNNABLE : GO2_G_WAITING;
+
+	if (old != (gen | GOTRACE_SGEN_WALKED) &&
+	    cmpxchg(&t->sgen, old, gen) == old) {
+		if (!gotrace2_put_status(s, c, gotrace_gid(t, tid), GO2_NO_THREAD,
+					 status, READ_ONCE(t->prog), ts))
+			return false;
+	}
+	WRITE_ONCE(t->sgen, gen);
+	t->seq = 1;
+	return true;
+}
+
+/**
+ * gotrace_g_walk - the generation's walk: the status of a goroutine that
+ * no event has given in this CPU's generation yet
+ * @s: session
+ * @c: this CPU's buffer, in the session's current generation
+ * @t: a thread's entry
+ * @tid: its id
+ * @ts: time stamp
+ *
+ * Every CPU is in the generation already (generations.c), so any event of
+ * @t claims its @sgen first. The state is read before the claim: once
+ * claimed, only its own events change it, after its status.
+ *
+ * Return: false if the buffer is full.
+ */
+bool gotrace_g_walk(struct gotrace_session *s, struct gotrace_cpu *c,
+		    struct gotrace_thread *t, pid_t tid, u64 ts)
+{
+	u8 state = READ_ONCE(t->state);
+	u32 gen = c->ring.gen, old;
+
+	if (state == GOTRACE_T_NONE || state == GOTRACE_T_DEAD ||
+	    state == GOTRACE_T_RUNNING)
+		return true;
+	old = READ_ONCE(t->sgen);
+	if ((old & ~GOTRACE_SGEN_WALKED) == gen ||
+	    cmpxchg(&t->sgen, old, gen | GOTRACE_SGEN_WALKED) != old)
+		return true;
+	return gotrace2_put_status(s, c, gotrace_gid(t, tid), GO2_NO_THREAD,
+				   state == GOTRACE_T_RUNNABLE ?
+				   GO2_G_RUNNABLE : GO2_G_WAITING,
+				   READ_ONCE(t->prog), ts);
 }

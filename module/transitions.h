@@ -3,9 +3,10 @@
  * gotrace transitions: what goroutines and Ps do, as Go events.
  *
  * Every Go event about a goroutine or a P is written here or in
- * transitions.c; a second wire format replaces these writers and nothing
- * else. Each transition writes its events on a CPU's buffer and updates the
- * thread's entry and the P only if they all fit; it returns false when the
+ * transitions.c, in the format of the CPU's ring: Go's pre-1.22 one
+ * (encode.h), or with generations (encode2.h) when the ring has one. Each
+ * transition writes its events on a CPU's buffer and updates the thread's
+ * entry and the P only if they all fit; it returns false when the
  * buffer is full, and the caller then cuts the recording (gotrace_cut()).
  *
  * This header holds the scheduler's hot path, a thread switching in and
@@ -21,6 +22,8 @@
 #include "buffer.h"
 #include "cpu.h"
 #include "encode.h"
+#include "encode2.h"
+#include "footer.h"
 #include "kstacks.h"
 #include "programs.h"
 #include "reasons.h"
@@ -96,9 +99,43 @@ gotrace_classify(struct task_struct *p, bool preempt, unsigned int prev_state,
 	}
 }
 
-bool gotrace_proc_start_slow(struct gotrace_cpu *c, u64 ts);
+/**
+ * gotrace_v2 - whether a CPU writes the format of Go 1.22 and later
+ * @c: the CPU's buffer
+ *
+ * Return: true if its batches have a generation.
+ */
+static __always_inline bool gotrace_v2(const struct gotrace_cpu *c)
+{
+	return c->ring.gen;
+}
+
+/**
+ * gotrace_word - the string id of a reason's word, the reason a GoBlock or
+ * GoStop of the format of Go 1.22 and later carries
+ * @s: session
+ * @reason: enum gotrace_reason or a system call number
+ *
+ * Marks the word used, for the generation's string table.
+ *
+ * Return: its string id.
+ */
+static __always_inline u64 gotrace_word(struct gotrace_session *s, u32 reason)
+{
+	if (unlikely(!test_bit(reason, s->words_used)))
+		set_bit(reason, s->words_used);
+	return GOTRACE_STR_WORD(reason);
+}
+
+bool gotrace_proc_start_slow(struct gotrace_session *s, struct gotrace_cpu *c,
+			     u64 ts);
+bool gotrace_proc_gen(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
 void gotrace_proc_close(struct gotrace_cpu *c, u64 ts);
 bool gotrace_procs_set(struct gotrace_cpu *c, u64 ts);
+bool gotrace_g_status(struct gotrace_session *s, struct gotrace_cpu *c,
+		      struct gotrace_thread *t, pid_t tid, u64 ts);
+bool gotrace_g_walk(struct gotrace_session *s, struct gotrace_cpu *c,
+		    struct gotrace_thread *t, pid_t tid, u64 ts);
 bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 		      struct gotrace_thread *t, struct task_struct *p,
 		      u32 prog, u32 creator, u64 ts);
@@ -109,13 +146,14 @@ bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
 bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
 		      struct gotrace_thread *t, struct task_struct *p,
 		      const char *comm, u64 ts);
-bool gotrace_g_snap_running(struct gotrace_cpu *c, struct gotrace_thread *t,
-			    pid_t tid, u64 ts);
-bool gotrace_g_snap_waiting(struct gotrace_cpu *c, struct gotrace_thread *t,
-			    pid_t tid, u64 ts);
+bool gotrace_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
+		    struct gotrace_thread *t, struct task_struct *p, u32 prog,
+		    u64 ts);
 
 /**
- * gotrace_proc_start - the P's ProcStart, once, before its first event
+ * gotrace_proc_start - the P's ProcStart (ProcStatus with generations),
+ * once, before its first event
+ * @s: session
  * @c: the CPU's buffer
  * @ts: time stamp
  *
@@ -123,9 +161,32 @@ bool gotrace_g_snap_waiting(struct gotrace_cpu *c, struct gotrace_thread *t,
  *
  * Return: false if the buffer is full.
  */
-static inline bool gotrace_proc_start(struct gotrace_cpu *c, u64 ts)
+static inline bool gotrace_proc_start(struct gotrace_session *s,
+				      struct gotrace_cpu *c, u64 ts)
 {
-	return likely(c->proc_started) || gotrace_proc_start_slow(c, ts);
+	return likely(c->proc_started) || gotrace_proc_start_slow(s, c, ts);
+}
+
+/**
+ * gotrace_g_known - with generations, @t's goroutine has its status in
+ * this CPU's generation (gotrace_g_status()) before any other event of it
+ * @s: session
+ * @c: the CPU's buffer
+ * @t: the thread's entry, a live goroutine that this CPU does not run
+ * @tid: its id
+ * @ts: time stamp
+ *
+ * Without generations, @t->sgen and the ring's generation are both 0.
+ *
+ * Return: false if the buffer is full.
+ */
+static __always_inline bool gotrace_g_known(struct gotrace_session *s,
+					    struct gotrace_cpu *c,
+					    struct gotrace_thread *t,
+					    pid_t tid, u64 ts)
+{
+	return likely(READ_ONCE(t->sgen) == c->ring.gen) ||
+	       gotrace_g_status(s, c, t, tid, ts);
 }
 
 /**
@@ -145,6 +206,7 @@ static __always_inline void gotrace_g_running(struct gotrace_cpu *c,
 
 /**
  * gotrace_g_unblock - a waiting goroutine becomes runnable
+ * @s: session
  * @c: the CPU's buffer
  * @t: the thread's entry, waiting
  * @tid: its id
@@ -153,20 +215,28 @@ static __always_inline void gotrace_g_running(struct gotrace_cpu *c,
  * GoSysExit if it blocked in a system call (GoSysBlock), else GoUnblock
  * charged to its waker's stack, as GoUnblockLocal if it blocked on this P.
  * (GoSysExitLocal is no use here: Go takes its goroutine from the P, which
- * does not run the exiting one.)
+ * does not run the exiting one.) With generations, always GoUnblock: it
+ * names its waker, wherever the goroutine blocked.
  *
  * Return: false if the buffer is full.
  */
-static __always_inline bool gotrace_g_unblock(struct gotrace_cpu *c,
+static __always_inline bool gotrace_g_unblock(struct gotrace_session *s,
+					      struct gotrace_cpu *c,
 					      struct gotrace_thread *t,
 					      pid_t tid, u64 ts)
 {
 	bool sys = t->state == GOTRACE_T_SYSCALL;
-	u64 args[3] = { gotrace_gid(t, tid), t->seq };
+	u64 args[3] = { gotrace_gid(t, tid) };
 	bool ok;
 
+	if (!gotrace_g_known(s, c, t, tid, ts))
+		return false;
+	args[1] = t->seq;
 	/* One emit per event type: each writes a constant number of args. */
-	if (sys) {
+	if (gotrace_v2(c)) {
+		args[2] = READ_ONCE(t->wake_stack);
+		ok = gotrace_emit(&c->ring, ts, GO2_EV_GO_UNBLOCK, 3, args, false);
+	} else if (sys) {
 		args[2] = 0;		/* the real time stamp: this one */
 		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_SYSEXIT, 3, args, false);
 	} else if (t->last_cpu == c->cpu) {
@@ -202,6 +272,7 @@ static __always_inline bool gotrace_g_unblock(struct gotrace_cpu *c,
  *
  * GoStart, or GoStartLocal if the goroutine became runnable on this P;
  * after the P's ProcStart if it has stopped (at a blocking system call).
+ * With generations, GoStart, its status known (gotrace_run_fast()).
  *
  * Return: one past the last byte written.
  */
@@ -212,6 +283,13 @@ static __always_inline u8 *gotrace_put_run(struct gotrace_cpu *c,
 	u64 args[2] = { gotrace_gid(t, tid), t->seq };
 	u64 thread;
 
+	if (gotrace_v2(c)) {
+		p = gotrace2_put_event(p, GO2_EV_GO_START, *dt, 2, args);
+		*dt = 0;
+		(*n)++;
+		gotrace_g_running(c, t, args[0]);
+		return p;
+	}
 	if (!c->proc_started) {
 		thread = c->cpu;
 		p = gotrace_put_event(p, GO_EV_PROC_START, *dt, 1, &thread);
@@ -248,16 +326,21 @@ static __always_inline bool gotrace_g_run(struct gotrace_cpu *c,
 
 /**
  * gotrace_run_fast - whether gotrace_put_run() alone starts @t
+ * @c: the CPU's buffer
  * @t: the entry of a thread switching in
  *
  * Otherwise gotrace_g_start() does: it first creates or unblocks the
- * goroutine, or reincarnates it after a rename.
+ * goroutine, writes its status in a new generation, or reincarnates it
+ * after a rename.
  *
- * Return: true if @t is runnable and was not renamed.
+ * Return: true if @t is runnable, was not renamed, and has its status in
+ * the CPU's generation.
  */
-static __always_inline bool gotrace_run_fast(const struct gotrace_thread *t)
+static __always_inline bool gotrace_run_fast(const struct gotrace_cpu *c,
+					     const struct gotrace_thread *t)
 {
-	return t->state == GOTRACE_T_RUNNABLE && !READ_ONCE(t->renamed);
+	return t->state == GOTRACE_T_RUNNABLE && !READ_ONCE(t->renamed) &&
+	       READ_ONCE(t->sgen) == c->ring.gen;
 }
 
 /**
@@ -283,14 +366,16 @@ static __always_inline bool gotrace_g_start(struct gotrace_session *s,
 					    struct task_struct *p, u64 ts)
 {
 	if ((!gotrace_alive(t) || gotrace_waiting(t)) &&
-	    !gotrace_proc_start(c, ts))
+	    !gotrace_proc_start(s, c, ts))
+		return false;
+	if (gotrace_alive(t) && !gotrace_g_known(s, c, t, p->pid, ts))
 		return false;
 	if (!gotrace_alive(t)) {
 		if (!gotrace_g_create(s, c, t, p, gotrace_prog_id(s->progs, p->comm),
 				      0, ts))
 			return false;
 	} else if (gotrace_waiting(t)) {
-		if (!gotrace_g_unblock(c, t, p->pid, ts))
+		if (!gotrace_g_unblock(s, c, t, p->pid, ts))
 			return false;
 	}
 	if (!gotrace_g_run(c, t, p->pid, ts))
@@ -298,6 +383,64 @@ static __always_inline bool gotrace_g_start(struct gotrace_session *s,
 	if (likely(!READ_ONCE(t->renamed)))
 		return true;
 	return gotrace_g_reincarnate(s, c, t, p, READ_ONCE(t->prog), ts);
+}
+
+/**
+ * gotrace2_put_stop - gotrace_put_stop() with generations
+ * @s: session
+ * @c: the CPU's buffer; its P runs @p
+ * @t: @p's entry, GOTRACE_T_RUNNING
+ * @p: the thread
+ * @preempt: sched_switch's preempt
+ * @prev_state: sched_switch's prev_state
+ * @buf: where to write, with room for an event
+ * @dt: time stamp delta of the next event; 0 after this
+ * @n: events written so far; counts this one
+ *
+ * GoDestroy when @p exits; else GoStop (still runnable) or GoBlock, with
+ * the reason's word and the stack [reason, program]. A thread blocked in
+ * a system call is a blocked goroutine like any other: a goroutine in
+ * Go's syscall state is bound to its M, here a CPU that goes on running
+ * others, and the waker's GoUnblock then names who woke it.
+ *
+ * Return: one past the last byte written.
+ */
+static __always_inline u8 *gotrace2_put_stop(struct gotrace_session *s,
+					     struct gotrace_cpu *c,
+					     struct gotrace_thread *t,
+					     struct task_struct *p, bool preempt,
+					     unsigned int prev_state, u8 *buf,
+					     u64 *dt, unsigned int *n)
+{
+	u32 reason = 0;
+	enum gotrace_ev ev = gotrace_classify(p, preempt, prev_state, &reason);
+	u8 state = GOTRACE_T_WAITING;
+	u64 args[2];
+
+	(*n)++;
+	c->cur_g = 0;
+	if (ev == GO_EV_GO_END) {
+		buf = gotrace2_put_event(buf, GO2_EV_GO_DESTROY, *dt, 0, NULL);
+		*dt = 0;
+		if (gotrace_is_alias(s, t)) {
+			gotrace_thread_unalias(s, t);
+			return buf;
+		}
+		t->state = GOTRACE_T_DEAD;
+		return buf;
+	}
+	args[0] = gotrace_word(s, reason);
+	args[1] = gotrace_stack(s->stacks, t->prog, reason);
+	if (ev == GO_EV_GO_PREEMPT || ev == GO_EV_GO_SCHED) {
+		buf = gotrace2_put_event(buf, GO2_EV_GO_STOP, *dt, 2, args);
+		state = GOTRACE_T_RUNNABLE;
+	} else {
+		buf = gotrace2_put_event(buf, GO2_EV_GO_BLOCK, *dt, 2, args);
+	}
+	*dt = 0;
+	t->state = state;
+	t->last_cpu = c->cpu;
+	return buf;
 }
 
 /**
@@ -322,10 +465,14 @@ static __always_inline u8 *gotrace_put_stop(struct gotrace_session *s,
 					    u64 *dt, unsigned int *n)
 {
 	u32 reason = 0;
-	enum gotrace_ev ev = gotrace_classify(p, preempt, prev_state, &reason);
+	enum gotrace_ev ev;
 	u64 stack = 0;
 	u8 state = GOTRACE_T_WAITING;
 
+	if (gotrace_v2(c))
+		return gotrace2_put_stop(s, c, t, p, preempt, prev_state, buf,
+					 dt, n);
+	ev = gotrace_classify(p, preempt, prev_state, &reason);
 	/* Where it blocks, if kernel stacks are on and have room. */
 	if (s->kstacks && ev != GO_EV_GO_END && ev != GO_EV_GO_PREEMPT &&
 	    ev != GO_EV_GO_SCHED)

@@ -78,6 +78,10 @@ bool parse_format(const char *cmd, const char *s, uint32_t *out)
 		{ "1.11", GOTRACE_FORMAT_1_11 },
 		{ "1.19", GOTRACE_FORMAT_1_19 },
 		{ "1.21", GOTRACE_FORMAT_1_21 },
+		{ "1.22", GOTRACE_FORMAT_1_22 },
+		{ "1.23", GOTRACE_FORMAT_1_23 },
+		{ "1.25", GOTRACE_FORMAT_1_25 },
+		{ "1.26", GOTRACE_FORMAT_1_26 },
 	};
 	size_t i;
 
@@ -87,7 +91,8 @@ bool parse_format(const char *cmd, const char *s, uint32_t *out)
 			return true;
 		}
 	}
-	msg_err(cmd, "unknown trace format '%s': choose 1.11, 1.19 or 1.21", s);
+	msg_err(cmd, "unknown trace format '%s': choose 1.11, 1.19, 1.21 (Go's format before "
+		"1.22), or 1.22, 1.23, 1.25, 1.26 (with generations)", s);
 	return false;
 }
 

@@ -28,11 +28,23 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-/* Trace format versions: the header says "go 1.NN trace". */
-#define GOTRACE_FORMAT_DEFAULT	0	/* the newest: 1.21 */
+/*
+ * Trace format versions: the header says "go 1.NN trace". 1.11 to 1.21 are
+ * the format of Go's runtime.ReadTrace before Go 1.22: one trace, its
+ * tables in a footer. 1.22 to 1.26 are the format Go writes since 1.22:
+ * generations, each a valid trace with its own tables, which every Go that
+ * reads the version accepts (1.22 and 1.23 since Go 1.22 and 1.23; 1.25
+ * since Go 1.25, with a clock snapshot per generation; 1.26 since Go 1.26,
+ * with an end-of-generation mark).
+ */
+#define GOTRACE_FORMAT_DEFAULT	0	/* 1.21 */
 #define GOTRACE_FORMAT_1_11	11
 #define GOTRACE_FORMAT_1_19	19
 #define GOTRACE_FORMAT_1_21	21
+#define GOTRACE_FORMAT_1_22	22
+#define GOTRACE_FORMAT_1_23	23
+#define GOTRACE_FORMAT_1_25	25
+#define GOTRACE_FORMAT_1_26	26
 
 /*
  * Start flags. The clock of the time stamps: with neither clock flag, the
@@ -54,9 +66,17 @@
  * @flags:	Input: GOTRACE_START_* flags.
  * @format:	Input: one of GOTRACE_FORMAT_*.
  * @max_tid:	Input: highest thread id + 1 the thread table covers; 0 means
- *		the module parameter max_tid. Costs 24 bytes per id.
+ *		the module parameter max_tid. Costs 28 bytes per id.
  * @buffer_size: Input: trace buffer bytes per possible CPU; 0 means the
  *		module parameter buffer_size. Rounded up to whole pages.
+ * @gen_period_ns: Input: formats 1.22 and later: a new generation starts
+ *		this often, in nanoseconds; 0 means GOTRACE_GEN_PERIOD_NS.
+ *		Between GOTRACE_GEN_PERIOD_MIN_NS and GOTRACE_GEN_PERIOD_MAX_NS.
+ *		Must be 0 with the older formats.
+ * @gen_bytes:	Input: formats 1.22 and later: a new generation also starts
+ *		once some CPU has written this many bytes in the current one;
+ *		0 means a quarter of @buffer_size. At least
+ *		GOTRACE_GEN_BYTES_MIN. Must be 0 with the older formats.
  * @reserved:	Input: set to 0.
  */
 struct gotrace_start {
@@ -65,8 +85,16 @@ struct gotrace_start {
 	__u32 format;
 	__u32 max_tid;
 	__u64 buffer_size;
-	__u64 reserved[4];
+	__u64 gen_period_ns;
+	__u64 gen_bytes;
+	__u64 reserved[2];
 };
+
+/* Generations (formats 1.22 and later): Go's runtime starts one every second. */
+#define GOTRACE_GEN_PERIOD_NS		1000000000ULL
+#define GOTRACE_GEN_PERIOD_MIN_NS	10000000ULL	/* 10 ms */
+#define GOTRACE_GEN_PERIOD_MAX_NS	3600000000000ULL	/* an hour */
+#define GOTRACE_GEN_BYTES_MIN		65536
 
 #define GOTRACE_START_SIZE_VER0	56	/* sizeof first published struct */
 
@@ -121,7 +149,7 @@ struct gotrace_stop {
  *		not filled in (as sched_getattr() does).
  * @state:	Output: GOTRACE_STATE_*.
  * @flags:	Output: GOTRACE_STATUS_*.
- * @format:	Output: format version of the current session (11, 19 or 21).
+ * @format:	Output: format version of the current session (GOTRACE_FORMAT_*).
  * @nr_cpus:	Output: possible CPUs, which are the trace's Ps.
  * @max_tid:	Output: thread ids the session's thread table covers.
  * @buffer_size: Output: trace buffer bytes per CPU.
@@ -137,6 +165,8 @@ struct gotrace_stop {
  *		(the stopped world), in nanoseconds.
  * @snapshot_threads: Output: threads in the start snapshot.
  * @clock:	Output: GOTRACE_CLOCK_* of the session's time stamps.
+ * @generations: Output: formats 1.22 and later: generations started (the
+ *		first at start).
  * @reserved:	Output: zero.
  */
 struct gotrace_status {
@@ -157,7 +187,8 @@ struct gotrace_status {
 	__u64 snapshot_ns;
 	__u32 snapshot_threads;
 	__u32 clock;
-	__u64 reserved[2];
+	__u64 generations;
+	__u64 reserved[1];
 };
 
 #define GOTRACE_STATUS_SIZE_VER0 120	/* sizeof first published struct */

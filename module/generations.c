@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gotrace generations (formats 1.22 and later), started without stopping
+ * the world.
+ *
+ * Go's runtime cuts its trace into generations, each a valid trace with
+ * its own tables; a run of whole ones is a trace too. Here the generation
+ * work starts one every gen_period, or sooner when a CPU's batches in the
+ * current one reach gen_bytes (its ring kicks s->gen_kick):
+ *
+ * 1. It raises s->gen. A probe compares its CPU's generation with it at
+ *    every event and moves the CPU to it first (gotrace_proc_gen(): the
+ *    batch of the old generation is committed, the new one starts with the
+ *    P's status and its running goroutine's). An event that depends on an
+ *    event of the new generation sees it too: the scheduler's locks that
+ *    order the two events order the loads of s->gen.
+ * 2. A function call on every online CPU (an IPI: with interrupts off, as
+ *    a probe runs) moves the CPUs that had no event; the work waits for
+ *    them. An offline CPU runs no probe while the work holds
+ *    cpus_read_lock(): its batch is committed here, and its first event once
+ *    online writes its P's status. Then no event of the old generation can
+ *    be written any more.
+ * 3. It walks every thread: a goroutine not running whose status no event
+ *    has given in the new generation gets it (gotrace_g_walk()), so that a
+ *    trace starting at this generation knows every goroutine.
+ * 4. It marks the old generation closed: the reader writes its tables
+ *    (footer.c) once it has read its batches, then goes on with the new one.
+ *
+ * A generation costs the P statuses, one GoStatus per live thread, and the
+ * string and stack tables.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/jiffies.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/workqueue.h>
+
+#include "buffer.h"
+#include "clock.h"
+#include "cpu.h"
+#include "generations.h"
+#include "probes.h"
+#include "session.h"
+#include "threads.h"
+#include "transitions.h"
+
+/* Threads the walk gives statuses with interrupts off, at a time. */
+#define GOTRACE_WALK_BATCH	64
+
+/* Step 2 on one CPU, in its hard interrupt context (or interrupts off). */
+static void gotrace_gens_cpu(void *info)
+{
+	struct gotrace_session *s = info;
+	struct gotrace_cpu *c = this_cpu_ptr(s->cpus);
+	u64 ts;
+
+	if (READ_ONCE(s->mode) != GOTRACE_MODE_ON ||
+	    c->ring.gen == READ_ONCE(s->gen))
+		return;
+	ts = gotrace_clock(s);
+	if (!gotrace_proc_gen(s, c, ts))
+		gotrace_cut(s, c, ts);
+}
+
+static void gotrace_gens_kick(struct irq_work *work)
+{
+	struct gotrace_session *s = container_of(work, struct gotrace_session,
+						 gen_kick);
+
+	if (READ_ONCE(s->mode) == GOTRACE_MODE_ON)
+		mod_delayed_work(system_unbound_wq, &s->gen_work, 0);
+}
+
+/* Steps 1 and 2. */
+static void gotrace_gens_enter(struct gotrace_session *s, u32 gen)
+{
+	int cpu;
+
+	cpus_read_lock();
+	WRITE_ONCE(s->gen, gen);
+	on_each_cpu(gotrace_gens_cpu, s, true);
+	for_each_possible_cpu(cpu) {
+		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
+
+		if (cpu_online(cpu))
+			continue;
+		if (!gotrace_buf_new_gen(&c->ring, gen)) {
+			gotrace_cut(s, c, gotrace_clock(s));
+			continue;
+		}
+		c->proc_started = false;
+	}
+	cpus_read_unlock();
+}
+
+/*
+ * Step 3 for @n entries from @t, of thread ids from @tid (or of aliases,
+ * @aliases), with interrupts off. False once recording is off or cut.
+ */
+static bool gotrace_gens_walk_some(struct gotrace_session *s,
+				   struct gotrace_thread *t, u32 tid, u32 n,
+				   struct gotrace_alias *aliases, bool first)
+{
+	struct gotrace_cpu *c;
+	unsigned long flags;
+	bool ok = false;
+	u32 i;
+	u64 ts;
+
+	local_irq_save(flags);
+	if (READ_ONCE(s->mode) != GOTRACE_MODE_ON)
+		goto out;
+	c = this_cpu_ptr(s->cpus);
+	ts = gotrace_clock(s);
+	if (c->ring.gen != READ_ONCE(s->gen) && !gotrace_proc_gen(s, c, ts))
+		goto cut;
+	if (first && !gotrace_procs_set(c, ts))
+		goto cut;
+	for (i = 0; i < n; i++) {
+		if (aliases) {
+			/* Pairs with the release in gotrace_thread_alias(). */
+			if (smp_load_acquire(&aliases[i].busy) <= 0)
+				continue;
+			t = &aliases[i].t;
+			tid = aliases[i].tid;
+		}
+		if (!gotrace_g_walk(s, c, t, tid, ts))
+			goto cut;
+		t++;
+		tid++;
+	}
+	ok = true;
+	goto out;
+cut:
+	gotrace_cut(s, c, ts);
+out:
+	local_irq_restore(flags);
+	return ok;
+}
+
+static void gotrace_gens_walk(struct gotrace_session *s)
+{
+	u32 tid, n;
+
+	for (tid = 0; tid < s->max_tid; tid += n) {
+		n = min_t(u32, GOTRACE_WALK_BATCH, s->max_tid - tid);
+		if (!gotrace_gens_walk_some(s, &s->threads[tid], tid, n, NULL,
+					    !tid))
+			return;
+		cond_resched();
+	}
+	gotrace_gens_walk_some(s, NULL, 0, GOTRACE_ALIASES, s->aliases, false);
+}
+
+static void gotrace_gens_next(struct work_struct *work)
+{
+	struct gotrace_session *s = container_of(to_delayed_work(work),
+						 struct gotrace_session, gen_work);
+	u32 gen = s->gen + 1;
+
+	if (READ_ONCE(s->mode) != GOTRACE_MODE_ON)
+		return;
+	gotrace_gens_enter(s, gen);
+	gotrace_gens_walk(s);
+	/* Pairs with the acquire in the reader: the old batches are committed. */
+	smp_store_release(&s->gen_closed, gen - 1);
+	wake_up_interruptible(s->wq);
+	queue_delayed_work(system_unbound_wq, &s->gen_work, s->gen_period);
+}
+
+/**
+ * gotrace_gens_init - set a new session up for generations
+ * @s: the session, allocated, with formats 1.22 and later
+ * @period_ns: time between generations
+ * @bytes: a CPU's bytes in a generation that start the next one
+ */
+void gotrace_gens_init(struct gotrace_session *s, u64 period_ns, u64 bytes)
+{
+	int cpu;
+
+	s->gen = 1;
+	s->rd_gen = 1;
+	s->gen_period = max_t(unsigned long, nsecs_to_jiffies(period_ns), 1);
+	INIT_DELAYED_WORK(&s->gen_work, gotrace_gens_next);
+	init_irq_work(&s->gen_kick, gotrace_gens_kick);
+	for_each_possible_cpu(cpu) {
+		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
+
+		c->ring.gen = 1;
+		c->ring.gen_kick = &s->gen_kick;
+		c->ring.gen_limit = max_t(u32, div_u64(bytes, GOTRACE_CHUNK_SIZE), 1);
+	}
+}
+
+/**
+ * gotrace_gens_start - recording has started: time the next generation
+ * @s: the session
+ */
+void gotrace_gens_start(struct gotrace_session *s)
+{
+	queue_delayed_work(system_unbound_wq, &s->gen_work, s->gen_period);
+}
+
+/**
+ * gotrace_gens_stop - no new generation: recording is off
+ * @s: the session; no probe runs anymore (mode off, then a grace period)
+ *
+ * The current generation is the last: the reader takes a stopped trace's
+ * every generation for closed.
+ */
+void gotrace_gens_stop(struct gotrace_session *s)
+{
+	irq_work_sync(&s->gen_kick);
+	cancel_delayed_work_sync(&s->gen_work);
+}
