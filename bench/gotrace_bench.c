@@ -605,11 +605,11 @@ static struct workload workloads[] = {
 
 /* --- gotrace: control and a reader process --- */
 
-static int gt_start(__u64 buffer_size)
+static int gt_start_format(__u64 buffer_size, __u32 format)
 {
 	struct gotrace_start st = {
 		.size = sizeof(st),
-		.format = GOTRACE_FORMAT_DEFAULT,
+		.format = format,
 		.flags = opt.clock,
 		/* As `gotrace start` does: the table covers pid_max. */
 		.max_tid = read_ulong("/proc/sys/kernel/pid_max"),
@@ -617,6 +617,11 @@ static int gt_start(__u64 buffer_size)
 	};
 
 	return ioctl(gt_ctl, GOTRACE_START, &st);
+}
+
+static int gt_start(__u64 buffer_size)
+{
+	return gt_start_format(buffer_size, GOTRACE_FORMAT_DEFAULT);
 }
 
 /* GOTRACE_STOP without waiting for the reader: each window waits for its reader itself. */
@@ -847,8 +852,12 @@ static void run_untraced(const char *phase, unsigned int round,
 	out("\n");
 }
 
+/*
+ * A window under gotrace, in Go's pre-1.22 format (mode "gotrace") or its
+ * 1.26 one with generations ("gotrace-1.26").
+ */
 static void run_gotrace(const char *phase, unsigned int round,
-			struct workload *w, const char *trace_name)
+			struct workload *w, const char *trace_name, __u32 format)
 {
 	struct gotrace_status st;
 	struct reader r;
@@ -860,7 +869,7 @@ static void run_gotrace(const char *phase, unsigned int round,
 	settle();
 	t = now_ns();
 	seq = window_open();
-	if (gt_start(0))
+	if (gt_start_format(0, format))
 		die("GOTRACE_START");
 	w->run(w);
 	if (gt_stop())
@@ -872,7 +881,8 @@ static void run_gotrace(const char *phase, unsigned int round,
 	w->teardown(w);
 	gt_status(&st);
 	keep_trace(trace_name);
-	print_window(seq, phase, round, w, "gotrace", t);
+	print_window(seq, phase, round, w,
+		     format == GOTRACE_FORMAT_1_26 ? "gotrace-1.26" : "gotrace", t);
 	print_status(&st);
 	out(" trace=%s.trace\n", trace_name);
 }
@@ -946,8 +956,9 @@ static void warm_up(void)
 }
 
 /*
- * Each round runs each workload untraced, under gotrace and under ftrace,
- * starting one mode later than the previous round (U G F, G F U, F U G...),
+ * Each round runs each workload untraced, under gotrace in each format and
+ * under ftrace, starting one mode later than the previous round (U G G2 F,
+ * G G2 F U, ...),
  * so that no mode always follows the same one: what a window leaves behind
  * (freed buffers, RCU callbacks) weighs on the next one. Round 0 is a
  * warm-up, left out of the figures: the first traced fork storm made every
@@ -968,14 +979,18 @@ static void run_rounds(void)
 
 			if (w->skip)
 				continue;
-			for (m = 0; m < 3; m++) {
-				switch ((round + 2 + m) % 3) {
+			for (m = 0; m < 4; m++) {
+				switch ((round + 3 + m) % 4) {
 				case 0:
 					run_untraced(phase, round, w);
 					break;
 				case 1:
 					snprintf(name, sizeof(name), "r%u-%s", round, w->name);
-					run_gotrace(phase, round, w, name);
+					run_gotrace(phase, round, w, name, GOTRACE_FORMAT_DEFAULT);
+					break;
+				case 2:
+					snprintf(name, sizeof(name), "r%u-%s-1.26", round, w->name);
+					run_gotrace(phase, round, w, name, GOTRACE_FORMAT_1_26);
 					break;
 				default:
 					run_ftrace(phase, round, w);

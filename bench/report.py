@@ -87,6 +87,50 @@ def fmt(v, nd=0, width=0):
     return s.rjust(width) if width else s
 
 
+def summarize_workload(name, mode, pick, rounds):
+    """One workload's figures for gotrace in MODE against the untraced and ftrace windows."""
+    u, g, f = pick(name, "untraced"), pick(name, mode), pick(name, "ftrace")
+    bare = pick(name, "untraced", "bare")
+    rs = [r for r in rounds if r in u and r in g and r in f]
+    ui = [u[r]["insns"] for r in rs]
+    gi = [g[r]["insns"] for r in rs]
+    fi = [f[r]["insns"] for r in rs]
+    ovg = [g[r]["insns"] - u[r]["insns"] for r in rs]
+    ovf = [f[r]["insns"] - u[r]["insns"] for r in rs]
+    ovg_k = [g[r]["kernel_insns"] - u[r]["kernel_insns"] for r in rs]
+    events = [g[r]["events"] for r in rs]
+    s = {
+        "units": u[rs[0]]["units"] if rs else None,
+        "rounds": len(rs),
+        "untraced": med(ui), "gotrace": med(gi), "ftrace": med(fi),
+        "gotrace_overhead": med(ovg), "ftrace_overhead": med(ovf),
+        "gotrace_overhead_kernel": med(ovg_k),
+        "gotrace_overhead_rounds": ovg, "ftrace_overhead_rounds": ovf,
+        "events": med(events), "events_rounds": events,
+        "events_lost": max([g[r]["lost"] for r in rs], default=0),
+        "gotrace_bytes": med([g[r]["bytes"] for r in rs]),
+        "ftrace_bytes": med([f[r]["ft_bytes"] for r in rs]),
+        "ftrace_entries": med([f[r]["ft_entries"] for r in rs]),
+        "spread_untraced": spread(ui), "spread_gotrace": spread(gi),
+        "spread_ftrace": spread(fi),
+        "spread_gotrace_overhead": spread(ovg),
+        "spread_ftrace_overhead": spread(ovf),
+        "bare": med([x["insns"] for x in bare.values()]),
+    }
+    s["overhead_ratio"] = div(s["gotrace_overhead"], s["ftrace_overhead"])
+    s["bytes_ratio"] = div(s["gotrace_bytes"], s["ftrace_bytes"])
+    s["insns_per_event"] = div(s["gotrace_overhead"], s["events"])
+    s["bytes_per_event"] = div(s["gotrace_bytes"], s["events"])
+    s["ftrace_insns_per_entry"] = div(s["ftrace_overhead"], s["ftrace_entries"])
+    s["ftrace_bytes_per_entry"] = div(s["ftrace_bytes"], s["ftrace_entries"])
+    s["events_per_unit"] = div(s["events"], s["units"])
+    if s["bare"] is not None and s["untraced"] is not None:
+        s["idle_probes"] = s["untraced"] - s["bare"]
+    else:
+        s["idle_probes"] = None
+    return s
+
+
 def summarize(guest, counts):
     wins = guest["win"]
     rounds = sorted({w["round"] for w in wins if w["phase"] == "round"})
@@ -101,46 +145,10 @@ def summarize(guest, counts):
 
     work = {}
     for name in names:
-        u, g, f = pick(name, "untraced"), pick(name, "gotrace"), pick(name, "ftrace")
-        bare = pick(name, "untraced", "bare")
-        rs = [r for r in rounds if r in u and r in g and r in f]
-        ui = [u[r]["insns"] for r in rs]
-        gi = [g[r]["insns"] for r in rs]
-        fi = [f[r]["insns"] for r in rs]
-        ovg = [g[r]["insns"] - u[r]["insns"] for r in rs]
-        ovf = [f[r]["insns"] - u[r]["insns"] for r in rs]
-        ovg_k = [g[r]["kernel_insns"] - u[r]["kernel_insns"] for r in rs]
-        events = [g[r]["events"] for r in rs]
-        s = {
-            "units": u[rs[0]]["units"] if rs else None,
-            "rounds": len(rs),
-            "untraced": med(ui), "gotrace": med(gi), "ftrace": med(fi),
-            "gotrace_overhead": med(ovg), "ftrace_overhead": med(ovf),
-            "gotrace_overhead_kernel": med(ovg_k),
-            "gotrace_overhead_rounds": ovg, "ftrace_overhead_rounds": ovf,
-            "events": med(events), "events_rounds": events,
-            "events_lost": max([g[r]["lost"] for r in rs], default=0),
-            "gotrace_bytes": med([g[r]["bytes"] for r in rs]),
-            "ftrace_bytes": med([f[r]["ft_bytes"] for r in rs]),
-            "ftrace_entries": med([f[r]["ft_entries"] for r in rs]),
-            "spread_untraced": spread(ui), "spread_gotrace": spread(gi),
-            "spread_ftrace": spread(fi),
-            "spread_gotrace_overhead": spread(ovg),
-            "spread_ftrace_overhead": spread(ovf),
-            "bare": med([x["insns"] for x in bare.values()]),
-        }
-        s["overhead_ratio"] = div(s["gotrace_overhead"], s["ftrace_overhead"])
-        s["bytes_ratio"] = div(s["gotrace_bytes"], s["ftrace_bytes"])
-        s["insns_per_event"] = div(s["gotrace_overhead"], s["events"])
-        s["bytes_per_event"] = div(s["gotrace_bytes"], s["events"])
-        s["ftrace_insns_per_entry"] = div(s["ftrace_overhead"], s["ftrace_entries"])
-        s["ftrace_bytes_per_entry"] = div(s["ftrace_bytes"], s["ftrace_entries"])
-        s["events_per_unit"] = div(s["events"], s["units"])
-        if s["bare"] is not None and s["untraced"] is not None:
-            s["idle_probes"] = s["untraced"] - s["bare"]
-        else:
-            s["idle_probes"] = None
-        work[name] = s
+        work[name] = summarize_workload(name, "gotrace", pick, rounds)
+        modern = summarize_workload(name, "gotrace-1.26", pick, rounds)
+        if modern["rounds"]:
+            work[name]["modern"] = modern
 
     # Without the fixed cost of a session (the empty workload's overhead).
     empty = work.get("empty")
@@ -213,6 +221,26 @@ def table(summary, meta, guest):
     p("units: ping-pong round trips, forks, mutex acquisitions (all threads). 'w/o fixed' is the ratio")
     p("after taking off each tracer's empty-workload overhead (a session's fixed cost).")
     p("")
+    if any("modern" in s for s in work.values()):
+        p("both formats: 1.21 (Go's pre-1.22 format, the default) and 1.26 (generations), same rounds:")
+        hdr = (f"{'workload':<9} {'1.21 insns':>11} {'1.26 insns':>11} {'1.26/1.21':>9}"
+               f" {'1.21 ins/ev':>11} {'1.26 ins/ev':>11} {'1.21 B':>9} {'1.26 B':>9}"
+               f" {'1.21 B/ft':>9} {'1.26 B/ft':>9} {'1.26 events':>11}")
+        p(hdr)
+        p("-" * len(hdr))
+        for name, s in work.items():
+            m = s.get("modern")
+            if not m:
+                continue
+            p(f"{name:<9} {fmt(s['gotrace_overhead'], 0, 11)} {fmt(m['gotrace_overhead'], 0, 11)}"
+              f" {fmt(div(m['gotrace_overhead'], s['gotrace_overhead']), 3, 9)}"
+              f" {fmt(s['insns_per_event'], 0, 11)} {fmt(m['insns_per_event'], 0, 11)}"
+              f" {fmt(s['gotrace_bytes'], 0, 9)} {fmt(m['gotrace_bytes'], 0, 9)}"
+              f" {fmt(s['bytes_ratio'], 3, 9)} {fmt(m['bytes_ratio'], 3, 9)}"
+              f" {fmt(m['events'], 0, 11)}")
+        p("B/ft: trace bytes over ftrace's ring-buffer bytes for the same workload. Events differ:")
+        p("the 1.26 format writes a blocked-and-woken system call as 3 events where 1.21 needs 6.")
+        p("")
     hdr = (f"{'workload':<9} {'untraced':>13} {'events/unit':>11} {'gt insns/ev':>11}"
            f" {'w/o fixed':>9} {'gt kernel%':>10} {'ft entries':>10} {'ft insns/ent':>12}"
            f" {'ft B/ent':>8} {'idle probes':>11}")

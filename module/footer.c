@@ -113,13 +113,15 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 		}
 		break;
 	case GOTRACE_F_WORDS:
-		i = find_next_bit(s->words_used, GOTRACE_R_NR, i);
-		if (i < GOTRACE_R_NR) {
-			p = gotrace_put_string(p, GOTRACE_STR_WORD(i),
-					       gotrace_reason_word(i, buf, sizeof(buf)),
-					       s->v2);
-			s->footer_pos = i + 1;
-			return p;
+		for (; i < GOTRACE_R_NR; i++) {
+			u16 id = READ_ONCE(s->word_ids[i]);
+
+			if (id) {
+				s->footer_pos = i + 1;
+				return gotrace_put_string(p, id,
+							  gotrace_reason_word(i, buf, sizeof(buf)),
+							  s->v2);
+			}
 		}
 		break;
 	case GOTRACE_F_STACKS:

@@ -10,16 +10,17 @@
 struct gotrace_session;
 
 /*
- * String ids and frame keys (PCs) of the footer: cheap frames' file, one
- * string per reason, one per program, the word of each reason (the reason
- * of a block in formats 1.22 and later), then function and file of each
+ * String ids and frame keys (PCs) of the footer: cheap frames' file, the
+ * words of reasons in order of first use (the reason a block carries in
+ * formats 1.22 and later: first, so that most fit in a one-byte varint),
+ * one string per reason, one per program, then function and file of each
  * distinct kernel frame.
  */
 #define GOTRACE_STR_FILE	1
-#define GOTRACE_STR_REASON(r)	(2 + (r))
-#define GOTRACE_STR_PROG(p)	(2 + GOTRACE_R_NR + (p))
-#define GOTRACE_STR_WORD(r)	(GOTRACE_STR_PROG(GOTRACE_PROG_MAX) + (r))
-#define GOTRACE_STR_KFUNC(i)	(GOTRACE_STR_WORD(GOTRACE_R_NR) + 2 * (i))
+#define GOTRACE_STR_WORD(i)	(2 + (i))
+#define GOTRACE_STR_REASON(r)	GOTRACE_STR_WORD(GOTRACE_R_NR + (r))
+#define GOTRACE_STR_PROG(p)	GOTRACE_STR_REASON(GOTRACE_R_NR + (p))
+#define GOTRACE_STR_KFUNC(i)	(GOTRACE_STR_PROG(GOTRACE_PROG_MAX) + 2 * (i))
 #define GOTRACE_STR_KFILE(i)	(GOTRACE_STR_KFUNC(i) + 1)
 #define GOTRACE_PC_REASON(r)	(1 + (r))
 #define GOTRACE_PC_PROG(p)	(1 + GOTRACE_R_NR + (p))

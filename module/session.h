@@ -77,7 +77,9 @@ enum gotrace_sess_state {
  * @gen_work:	starts the next generation (generations.c).
  * @gen_kick:	a CPU's request for a new generation: its batches in the
  *		current one reached the start's gen_bytes.
- * @words_used:	reasons whose block or stop word some event used.
+ * @word_ids:	the string id of each reason's word, 0 until an event
+ *		uses it (gotrace_word()); set with cmpxchg.
+ * @nr_words:	word string ids handed out; written with atomics.
  * @wq:		the reader's wait queue, the device's.
  * @buffer_size: bytes per CPU.
  * @cut_ts:	when recording was cut short (valid in GOTRACE_MODE_CUT).
@@ -125,7 +127,8 @@ struct gotrace_session {
 	unsigned long gen_period;
 	struct delayed_work gen_work;
 	struct irq_work gen_kick;
-	DECLARE_BITMAP(words_used, GOTRACE_R_NR);
+	u16 word_ids[GOTRACE_R_NR];
+	atomic_t nr_words;
 	wait_queue_head_t *wq;
 	u64 buffer_size;
 	u64 cut_ts;

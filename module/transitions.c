@@ -76,6 +76,25 @@ static bool gotrace2_proc_status(struct gotrace_session *s,
 }
 
 /**
+ * gotrace_word_slow - gotrace_word() at a reason's first use: the next
+ * string id for its word
+ * @s: session
+ * @reason: enum gotrace_reason or a system call number
+ *
+ * A prober that loses the race for @reason leaves its id unused: no event
+ * and no table names it.
+ *
+ * Return: the string id.
+ */
+u16 gotrace_word_slow(struct gotrace_session *s, u32 reason)
+{
+	u16 id = GOTRACE_STR_WORD(atomic_inc_return(&s->nr_words) - 1);
+	u16 old = cmpxchg(&s->word_ids[reason], 0, id);
+
+	return old ? old : id;
+}
+
+/**
  * gotrace_proc_start_slow - gotrace_proc_start() when the P has not started
  * @s: session
  * @c: the CPU's buffer

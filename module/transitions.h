@@ -110,21 +110,21 @@ static __always_inline bool gotrace_v2(const struct gotrace_cpu *c)
 	return c->ring.gen;
 }
 
+u16 gotrace_word_slow(struct gotrace_session *s, u32 reason);
+
 /**
  * gotrace_word - the string id of a reason's word, the reason a GoBlock or
  * GoStop of the format of Go 1.22 and later carries
  * @s: session
  * @reason: enum gotrace_reason or a system call number
  *
- * Marks the word used, for the generation's string table.
- *
- * Return: its string id.
+ * Return: its string id, given at its first use (gotrace_word_slow()).
  */
 static __always_inline u64 gotrace_word(struct gotrace_session *s, u32 reason)
 {
-	if (unlikely(!test_bit(reason, s->words_used)))
-		set_bit(reason, s->words_used);
-	return GOTRACE_STR_WORD(reason);
+	u16 id = READ_ONCE(s->word_ids[reason]);
+
+	return likely(id) ? id : gotrace_word_slow(s, reason);
 }
 
 bool gotrace_proc_start_slow(struct gotrace_session *s, struct gotrace_cpu *c,

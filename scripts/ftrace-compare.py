@@ -2,14 +2,23 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare a gotrace trace with ftrace's text of the same session, thread by thread.
 
-Usage: ftrace-compare.py [--gotrace BIN] [--diffs N] [--quiet] TRACE FTRACE
+Usage: ftrace-compare.py [--gotrace BIN] [--go-trace TOOL] [--diffs N] [--quiet] TRACE FTRACE
 
-TRACE is what `gotrace record --clock mono` wrote; FTRACE is /sys/kernel/tracing/trace of an
+TRACE is what `gotrace record --clock mono` wrote, in either format; FTRACE is
+/sys/kernel/tracing/trace of an
 ftrace session that covered it, with sched_switch, sched_wakeup, sched_wakeup_new,
 sched_process_fork, sched_process_exit and task_rename enabled and trace_clock mono: the
 same clock (ktime_get_mono_fast_ns()) as gotrace's, so both are on one time line. The
 gotrace trace is read through `gotrace dump --ticks` (Go's merged order, time stamps in
-the clock's ticks): its absolute time is its smallest time stamp's.
+the clock's ticks): its absolute time is its smallest time stamp's. A trace of Go 1.22's
+format (with generations) is read through Go's own reader, `go tool trace -d=parsed` of Go
+1.27 (--go-trace): its goroutine state transitions in Go's order, time stamps in ns of the
+same clock; they are named as the older format's events they stand for (Undetermined->X of
+the first generation: the start snapshot, ended by the first gomaxprocs metric; NotExist->
+Runnable: GoCreate; Runnable->Running: GoStart; Waiting->Runnable: GoUnblock; Running->
+Runnable: GoPreempt; Running->Waiting: GoBlock; Running->NotExist: GoEnd), and a
+generation's statuses (X->X) are left out. Go's reader moves a time stamp equal to the
+previous event's 1 ns later: a rename's three events are a few ns apart.
 
 Both histories are put in one vocabulary, per thread: fork (of a child, by id), in
 (switch-in), preempted / blocked / dead (switch-out), wakeup (of a blocked thread), rename.
@@ -139,6 +148,57 @@ def gotrace_dump(gotrace, path):
     return evs, min_ts * 1e9 / freq
 
 
+# Go 1.22+ state transitions as the older format's events (see the docstring).
+GO_TRANSITIONS = {
+    "NotExist->Runnable": "GoCreate", "Runnable->Running": "GoStart",
+    "Waiting->Runnable": "GoUnblock", "Running->Runnable": "GoPreempt",
+    "Running->Waiting": "GoBlock", "Running->NotExist": "GoEnd",
+    "Undetermined->Running": "GoStart", "Undetermined->Runnable": "GoCreate",
+    "Undetermined->Waiting": "GoWaiting",
+}
+PARSED = re.compile(r"^M=(-?\d+) P=(-?\d+) G=(-?\d+) (\w+) Time=(\d+)(.*)$")
+GOID = re.compile(r" GoID=(\d+) (\w+->\w+) ")
+
+
+def go_parsed(tool, path):
+    """As gotrace_dump(), for a trace of Go 1.22's format: its events from Go's reader,
+    `TOOL -d=parsed` (Go 1.27's trace tool); the M stands for the P (one M per CPU)."""
+    try:
+        p = subprocess.run([tool, "-d=parsed", path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, check=False)
+    except OSError as e:
+        raise InputError("cannot run %s: %s" % (tool, e))
+    if p.returncode:
+        raise InputError("%s -d=parsed %s failed: %s" % (tool, path, p.stderr.strip()[-500:]))
+    evs = []
+    for n, line in enumerate(p.stdout.splitlines(), 1):
+        m = PARSED.match(line)
+        if not m:
+            continue
+        mid, g, kind, ts, rest = int(m.group(1)), int(m.group(3)), m.group(4), \
+            int(m.group(5)), m.group(6)
+        if kind == "Metric" and '"/sched/gomaxprocs:threads"' in rest:
+            evs.append((ts, "Gomaxprocs", mid, max(g, 0), [], 0, n))
+            continue
+        t = GOID.search(rest + " ") if kind == "StateTransition" else None
+        name = GO_TRANSITIONS.get(t.group(2)) if t else None
+        if name:
+            evs.append((ts, name, mid, max(g, 0), [("g", int(t.group(1)))], 0, n))
+    if not evs:
+        raise InputError("%s: no events" % path)
+    min_ts = min(e[0] for e in evs)
+    return [(e[0] - min_ts,) + e[1:] for e in evs], min_ts
+
+
+def trace_version(path):
+    """The minor version a trace's header names (go 1.NN trace)."""
+    with open(path, "rb") as f:
+        m = re.match(rb"go 1\.(\d+) trace", f.read(16))
+    if not m:
+        raise InputError("%s: not a Go trace" % path)
+    return int(m.group(1))
+
+
 def gotrace_threads(evs, base, stats):
     """Per-thread histories from gotrace's events; also the session's start and end."""
     by_p = defaultdict(list)
@@ -224,7 +284,7 @@ def gotrace_threads(evs, base, stats):
             if name == "GoEnd":
                 j = nxt.get(i)
                 k = nxt.get(j) if j is not None else None
-                if j is not None and evs[j][1] == "GoCreate" and evs[j][0] == ts and \
+                if j is not None and evs[j][1] == "GoCreate" and evs[j][0] - ts <= 2 and \
                         evs[j][4][0][1] % PID_LIMIT == g % PID_LIMIT:
                     # A rename: the same thread goes on as the new goroutine.
                     new = evs[j][4][0][1]
@@ -584,6 +644,10 @@ def main(argv):
     ap.add_argument("ftrace")
     ap.add_argument("--gotrace", default=os.environ.get("GOTRACE", "gotrace"),
                     help="the gotrace command (default $GOTRACE or gotrace)")
+    ap.add_argument("--go-trace", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "build", "go", "1.27", "tool",
+        "trace"), help="Go 1.27's trace tool, the reader of Go 1.22+ traces "
+                       "(default: the one scripts/go-fetch.sh builds)")
     ap.add_argument("--diffs", type=int, default=10, help="differences to print (10)")
     ap.add_argument("--ts-tol", type=int, default=10000000,
                     help="largest difference of birth times, ns (10 ms)")
@@ -599,7 +663,10 @@ def main(argv):
     opts = ap.parse_args(argv[1:])
     stats = Counter()
     try:
-        evs, base = gotrace_dump(opts.gotrace, opts.trace)
+        if trace_version(opts.trace) >= 22:
+            evs, base = go_parsed(opts.go_trace, opts.trace)
+        else:
+            evs, base = gotrace_dump(opts.gotrace, opts.trace)
         gth, start, end = gotrace_threads(evs, base, stats)
         snap = {}
         for t in gth:

@@ -10,6 +10,8 @@
 #   GOTRACE_ORACLE_DIR  where ftrace's text (WORKLOAD.ftrace), its per-CPU stats
 #                       (WORKLOAD.stats) and gotrace record's output (WORKLOAD.record) go
 #   GOTRACE_ORACLE_WORKLOADS  the workloads (default: pingpong mutex sleepers tcp reuse)
+#   GOTRACE_ORACLE_FORMATS    the trace formats each is recorded in (default: 1.21 1.26);
+#                       a trace of format F other than 1.21 is named WORKLOAD-F
 #   GOTRACE_ORACLE_BUFFER_KB  ftrace's buffer per CPU (default 65536)
 #
 # ftrace records sched_switch, sched_wakeup, sched_wakeup_new, sched_process_fork,
@@ -21,6 +23,7 @@
 
 BIN=${GOTRACE_BIN:-$(dirname "$0")}
 WORKLOADS=${GOTRACE_ORACLE_WORKLOADS:-pingpong mutex sleepers tcp reuse}
+FORMATS=${GOTRACE_ORACLE_FORMATS:-1.21 1.26}
 BUFFER_KB=${GOTRACE_ORACLE_BUFFER_KB:-65536}
 T=/sys/kernel/tracing
 EVENTS="sched/sched_switch sched/sched_wakeup sched/sched_wakeup_new sched/sched_process_fork
@@ -75,14 +78,19 @@ mkdir -p "$GOTRACE_TRACE_DIR" "$GOTRACE_ORACLE_DIR" || bail "cannot create the o
 insmod "$GOTRACE_KO" || bail "insmod $GOTRACE_KO failed"
 setup_ftrace || bail "cannot set up ftrace in $T"
 
-for w in $WORKLOADS; do
+for f in $FORMATS; do
+for wl in $WORKLOADS; do
+	# As ftrace-oracle.sh names them: WORKLOAD, or WORKLOAD-FORMAT past 1.21.
+	w=$wl
+	[ "$f" = 1.21 ] || w=$wl-$f
 	trace=$GOTRACE_TRACE_DIR/oracle-$w.trace
 	out=$GOTRACE_ORACLE_DIR/$w
 	echo > "$T/trace"
 	echo 1 > "$T/tracing_on"
 	start=$(date +%s)
 	rc=0
-	"$BIN/gotrace" record -q --clock mono -o "$trace" -- "$BIN/oracle_workload" "$w" \
+	"$BIN/gotrace" record -q --clock mono --format "$f" -o "$trace" -- \
+		"$BIN/oracle_workload" "$wl" \
 		> "$out.record" 2>&1 || rc=$?
 	echo 0 > "$T/tracing_on"
 	echo "# $w: $(($(date +%s) - start)) s"
@@ -104,6 +112,7 @@ for w in $WORKLOADS; do
 	result $? "$w: gotrace record exited 0 and recorded every event (not recorded: ${notrec:-?})"
 	[ -s "$trace" ] && [ -s "$out.ftrace" ]
 	result $? "$w: both traces saved"
+done
 done
 
 echo 0 > "$T/events/enable"

@@ -403,7 +403,7 @@ TEST_F(ioctl, status_size)
 	EXPECT_EQ(GOTRACE_STATE_TRACING, big.st.state);
 	EXPECT_EQ(self->sessions, big.st.sessions);
 	EXPECT_EQ(0, big.st.reserved[0]);
-	EXPECT_EQ(0, big.st.reserved[1]);
+	EXPECT_EQ(0, big.st.generations);	/* an old format's session */
 	EXPECT_EQ(0, junk_overwritten((void *)&big, sizeof(big.st),
 				      sizeof(big)));
 	check_intact(_metadata, self->s.ctl, self->sessions);

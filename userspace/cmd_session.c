@@ -72,11 +72,15 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 		msg_err(cmd, "not enough memory for the trace buffers: lower --buffer-size or --max-tid");
 		break;
 	case EOPNOTSUPP:
-		msg_err(cmd, "this machine has no TSC for --clock tsc: use --clock auto or mono");
+		if (args->flags & GOTRACE_START_KSTACKS)
+			msg_err(cmd, "--kernel-stacks needs a format before 1.22: use --format 1.21");
+		else
+			msg_err(cmd, "this machine has no TSC for --clock tsc: use --clock auto or mono");
 		break;
 	case EINVAL:
-		msg_err(cmd, "the module rejected the parameters (format, buffer size, max tid): "
-			"check the options; dmesg may say more");
+		msg_err(cmd, "the module rejected the parameters (format, buffer size, max tid, "
+			"--gen-period from 0.01 to 3600 s and --gen-size of 64K or more with formats "
+			"1.22 and later only): check the options; dmesg may say more");
 		break;
 	default:
 		device_explain(cmd, err);
@@ -89,6 +93,7 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 bool start_option(const char *cmd, int c, const char *arg, struct gotrace_start *args)
 {
 	uint64_t size;
+	double secs;
 
 	switch (c) {
 	case 'f':
@@ -105,6 +110,16 @@ bool start_option(const char *cmd, int c, const char *arg, struct gotrace_start 
 		return true;
 	case 'c':
 		return parse_clock(cmd, arg, &args->flags);
+	case 'P':
+		if (!parse_seconds(cmd, "--gen-period", arg, &secs))
+			return false;
+		args->gen_period_ns = (uint64_t)(secs * 1e9);
+		return true;
+	case 'G':
+		if (!parse_size(cmd, "--gen-size", arg, &size))
+			return false;
+		args->gen_bytes = size;
+		return true;
 	}
 	return false;
 }

@@ -62,6 +62,7 @@ static void status_json(const struct gotrace_status *st)
 	json_u64(&j, "chunks_free", st->chunks_free);
 	json_u64(&j, "events_lost", st->events_lost);
 	json_u64(&j, "sessions", st->sessions);
+	json_u64(&j, "generations", st->generations);
 	json_end(&j, '}');
 }
 
@@ -76,6 +77,8 @@ static void status_text(const struct gotrace_status *st)
 		       st->flags & GOTRACE_STATUS_CLOCK_UNSTABLE ?
 		       " (marked unstable by the kernel: events of different CPUs may be out of order; use --clock mono)" : "");
 	}
+	if (st->generations)
+		printf("generations:  %" PRIu64 "\n", (uint64_t)st->generations);
 	printf("cpus:         %u\n"
 	       "max tid:      %u\n"
 	       "buffer:       %" PRIu64 " bytes per CPU\n"

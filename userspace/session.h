@@ -19,12 +19,19 @@ bool session_status(const char *cmd, int fd, struct gotrace_status *st);
 	{ "buffer-size", required_argument, NULL, 'b' }, \
 	{ "max-tid", required_argument, NULL, 't' }, \
 	{ "kernel-stacks", no_argument, NULL, 'k' }, \
-	{ "clock", required_argument, NULL, 'c' }
+	{ "clock", required_argument, NULL, 'c' }, \
+	{ "gen-period", required_argument, NULL, 'P' }, \
+	{ "gen-size", required_argument, NULL, 'G' }
 #define START_OPTIONS_HELP \
-	"  -f, --format VER       trace format: 1.11, 1.19 or 1.21 (default 1.21)\n" \
+	"  -f, --format VER       trace format: 1.11, 1.19 or 1.21 (Go's before 1.22;\n" \
+	"                         the default is 1.21), or 1.22, 1.23, 1.25, 1.26\n" \
+	"                         (with generations, read by that Go and later)\n" \
+	"      --gen-period SECS  with generations: start one every SECS (default 1)\n" \
+	"      --gen-size SIZE    with generations: also once a CPU wrote SIZE in one\n" \
+	"                         (default: a quarter of the buffer)\n" \
 	"  -b, --buffer-size SIZE buffer per CPU, with K, M or G suffix\n" \
 	"                         (default: the module parameter buffer_size)\n" \
-	"  -t, --max-tid N        thread ids the thread table covers, 24 bytes each\n" \
+	"  -t, --max-tid N        thread ids the thread table covers, 28 bytes each\n" \
 	"                         (default: /proc/sys/kernel/pid_max)\n" \
 	"  -k, --kernel-stacks    block events carry the kernel stack where the\n" \
 	"                         thread blocks (costs an unwind per block)\n" \

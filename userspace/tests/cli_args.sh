@@ -90,7 +90,8 @@ refuse "unrecognized option '--force'" load --force
 refuse "unexpected argument 'now'" unload now
 refuse "invalid option -- 'x'" unload -x
 
-refuse "unknown trace format '1.22'" start --format 1.22
+refuse "unknown trace format '1.24'" start --format 1.24
+refuse "invalid --gen-period '0'" start --gen-period 0
 refuse "invalid --max-tid '4294967296'" start --max-tid 4294967296
 refuse "unexpected argument 'extra'" start extra
 refuse "unexpected argument 'extra'" stop extra
