@@ -207,7 +207,7 @@ TEST_F(ioctl, start_reserved)
 TEST_F(ioctl, start_bad_format)
 {
 	static const __u32 formats[] = {
-		1, 5, 10, 12, 18, 20, 22, 121, 0x80000015, 0xffffffff,
+		1, 5, 10, 12, 18, 20, 24, 27, 121, 0x80000015, 0xffffffff,
 	};
 	struct gotrace_start args;
 	unsigned int i;
