@@ -12,6 +12,7 @@
 #include "dump_wire.h"
 #include "gtrace.h"
 #include "msg.h"
+#include "parsed.h"
 #include "trace_file.h"
 
 #define MAX_FRAMES 1000
@@ -30,6 +31,9 @@ static void dump_help(void)
 	       "Print every event of a valid trace in the order Go's parser merges them,\n"
 	       "one line each, as 'go tool trace -d' does:\n"
 	       "  TIME(ns) EVENT p=P g=G off=OFFSET ARG=VALUE... [stk=STACK]\n"
+	       "A Go 1.22+ trace's events are printed as Go 1.27's trace.Reader returns\n"
+	       "them, exactly as 'go tool trace -d=parsed' does (without the options);\n"
+	       "an invalid one's events up to the error, then Go's error message.\n"
 	       "With --wire, print a Go 1.22+ trace's events as encoded, in file order,\n"
 	       "exactly as Go 1.27's 'go tool trace -d=wire' does: batch headers, string,\n"
 	       "stack and data events included, nothing checked beyond the encoding; a\n"
@@ -108,6 +112,21 @@ static int dump_event(void *ctx, const struct gt_trace *t, const struct gt_event
 	return ferror(stdout) ? 1 : 0;
 }
 
+static int dump_parsed(const struct dump *d, const char *path, struct gt2_trace *t)
+{
+	uint64_t events, gens;
+	int ret = EXIT_FAILURE;
+
+	if (d->stacks || d->all_stacks || d->ticks)
+		msg_err("dump", "--stacks, --all-stacks and --ticks are for pre-1.22 traces: a go "
+			"1.%d trace's events carry their stacks and ns times; drop them",
+			gt2_version(t) - 1000);
+	else
+		ret = parsed_read("dump", path, t, true, &events, &gens);
+	gt2_close(t);
+	return output_done("dump", ret);
+}
+
 int cmd_dump(int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -119,6 +138,7 @@ int cmd_dump(int argc, char *argv[])
 		{ }
 	};
 	static struct dump d;
+	struct gt2_trace *t2;
 	struct gt_trace *t;
 	struct gt_error err;
 	const char *path;
@@ -156,6 +176,9 @@ int cmd_dump(int argc, char *argv[])
 	}
 	if (wire)
 		return dump_wire(path);
+	t2 = parsed_open(path);
+	if (t2)
+		return dump_parsed(&d, path, t2);
 	t = trace_open("dump", path);
 	if (!t)
 		return EXIT_FAILURE;

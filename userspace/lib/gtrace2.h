@@ -15,6 +15,11 @@
  * type outside the version's table, a varint over 64 bits, and a file that
  * ends inside an event, which Go's reader takes for the end of the trace
  * when the cut falls between two values or inside a string.
+ *
+ * Above it, the parsed level (gt2_reader_*): the events Go's trace.Reader
+ * returns, in its order, with its checks and its error messages. It reads
+ * one generation at a time, so its memory is bounded by the largest
+ * generation's tables and batches, not by the file.
  */
 #ifndef GTRACE2_H
 #define GTRACE2_H
@@ -107,5 +112,50 @@ void gt2_wire_frame(const struct gt2_trace *t, uint64_t *pos, uint64_t frame[4])
  * a tab-indented data="..." Go-quoted string. Returns -1 if @f has an error.
  */
 int gt2_wire_print(FILE *f, const struct gt2_trace *t, const struct gt2_wire_event *ev);
+
+/* The parsed level. */
+
+/* A Sync event's type (Go's evSync); the others are wire types. */
+#define GT2_EV_PARSED_SYNC	255
+
+struct gt2_gen;
+struct gt2_reader;
+
+/*
+ * One event as Go's trace.Reader returns it (Go's Event): the wire type, the
+ * time in ns, the context (M, P, G; -1 for none) and the arguments after the
+ * time stamp, with what Go's ordering adds in the spare ones. @gen is its
+ * generation's tables (NULL for the Sync events without); it and the
+ * pointers are valid until the next gt2_reader_next().
+ */
+struct gt2_event {
+	uint8_t type;
+	int64_t time;
+	int64_t m, p, g;
+	uint64_t args[4];
+	uint64_t off;		/* the event's first byte; 0 for those Go makes up */
+	const struct gt2_gen *gen;
+	const uint8_t *task_type;	/* UserTaskEnd: its task's type, or NULL */
+	uint64_t task_type_len;
+};
+
+/* A reader of @t's events (@t must outlive it); -1 with @err set if out of memory. */
+int gt2_reader_open(const struct gt2_trace *t, struct gt2_reader **r, struct gt_error *err);
+void gt2_reader_close(struct gt2_reader *r);
+/*
+ * The next event: 1 with @ev set, 0 after the last one, -1 with @err set:
+ * GT_ERR_WIRE for batches and events that do not decode, GT_ERR_PARSE for a
+ * generation's tables, GT_ERR_TRACE for its structure, GT_ERR_STATE for an
+ * event the state machines refuse, GT_ERR_ORDER when no M can advance (then
+ * gt2_reader_dump() prints the rest of Go's message). After an error, it
+ * returns that error again.
+ */
+int gt2_reader_next(struct gt2_reader *r, struct gt2_event *ev, struct gt_error *err);
+/* What Go's "failed to advance" error prints after its first line: the frontier and states. */
+void gt2_reader_dump(FILE *f, const struct gt2_reader *r);
+uint64_t gt2_reader_generations(const struct gt2_reader *r);
+
+/* @ev as Go's Event.String() writes it, and a newline; -1 if @f has an error. */
+int gt2_event_print(FILE *f, const struct gt2_event *ev);
 
 #endif /* GTRACE2_H */

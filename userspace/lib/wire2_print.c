@@ -80,12 +80,11 @@ static void quote_rune(FILE *f, uint32_t r, const uint8_t *s, size_t len)
 		fprintf(f, "\\U%08x", r);
 }
 
-static void quote(FILE *f, const uint8_t *s, uint64_t n)
+void gt2_quote_runes(FILE *f, const uint8_t *s, uint64_t n)
 {
 	uint32_t r;
 	size_t len;
 
-	putc('"', f);
 	while (n) {
 		len = utf8_rune(s, n, &r);
 		if (len) {
@@ -97,6 +96,12 @@ static void quote(FILE *f, const uint8_t *s, uint64_t n)
 		s += len;
 		n -= len;
 	}
+}
+
+void gt2_quote(FILE *f, const uint8_t *s, uint64_t n)
+{
+	putc('"', f);
+	gt2_quote_runes(f, s, n);
 	putc('"', f);
 }
 
@@ -115,7 +120,7 @@ int gt2_wire_print(FILE *f, const struct gt2_trace *t, const struct gt2_wire_eve
 	}
 	if (ev->data) {
 		fputs("\n\tdata=", f);
-		quote(f, ev->data, ev->data_len);
+		gt2_quote(f, ev->data, ev->data_len);
 	}
 	putc('\n', f);
 	return ferror(f) ? -1 : 0;
