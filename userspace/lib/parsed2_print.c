@@ -65,8 +65,8 @@ static void print_string(FILE *f, const struct gt2_gen *g, uint64_t id)
 {
 	struct gt2_str s;
 
-	gt2_gen_string(g, id, &s);
-	fwrite(s.s, 1, s.len, f);
+	if (gt2_gen_string(g, id, &s) && s.len)
+		fwrite(s.s, 1, s.len, f);
 }
 
 /* Go's printStack() with a tab as prefix. */

@@ -363,5 +363,6 @@ void gt2_fix_samples(struct gt2_gen *g)
 
 	for (i = 0; i < g->nsamples; i++)
 		g->samples[i].time = gt2_gen_ns(g, (uint64_t)g->samples[i].time);
-	qsort(g->samples, g->nsamples, sizeof(*g->samples), cmp_sample);
+	if (g->nsamples)
+		qsort(g->samples, g->nsamples, sizeof(*g->samples), cmp_sample);
 }

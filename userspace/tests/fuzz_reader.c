@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: any bytes through open, check, replay and the dictionaries,
- * and through the Go 1.22+ wire decoder and its printer.
+ * and through the Go 1.22+ wire decoder, the parsed reader and their printers.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +24,22 @@ static int visit(void *ctx, const struct gt_trace *t, const struct gt_event *ev)
 	return 0;
 }
 
+static void parsed(FILE *out, const struct gt2_trace *t)
+{
+	struct gt2_reader *r;
+	struct gt2_event ev;
+	struct gt_error err;
+	int k;
+
+	if (gt2_reader_open(t, &r, &err))
+		return;
+	while ((k = gt2_reader_next(r, &ev, &err)) > 0)
+		gt2_event_print(out, &ev);
+	if (k < 0 && err.phase == GT_ERR_ORDER)
+		gt2_reader_dump(out, r);
+	gt2_reader_close(r);
+}
+
 static void wire(const uint8_t *data, size_t size)
 {
 	static FILE *devnull;
@@ -39,6 +55,7 @@ static void wire(const uint8_t *data, size_t size)
 	gt2_wire_init(&w, t);
 	while (gt2_wire_next(&w, &ev, &err) > 0)
 		gt2_wire_print(devnull, t, &ev);
+	parsed(devnull, t);
 	gt2_close(t);
 }
 

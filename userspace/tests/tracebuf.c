@@ -71,6 +71,16 @@ void tb_event(struct tbuf *b, unsigned int type, unsigned int n, const uint64_t 
 	tb_free(&args);
 }
 
+void tb_event2(struct tbuf *b, unsigned int type, unsigned int n, const uint64_t *v)
+{
+	uint8_t c = (uint8_t)type;
+	unsigned int i;
+
+	tb_bytes(b, &c, 1);
+	for (i = 0; i < n; i++)
+		tb_varint(b, v[i]);
+}
+
 void tb_string(struct tbuf *b, uint64_t id, const char *s)
 {
 	uint8_t c = GT_EV_STRING;

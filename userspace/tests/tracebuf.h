@@ -22,7 +22,12 @@ void tb_string(struct tbuf *b, uint64_t id, const char *s);
 /* A stack of @n frames {pc, func id, file id, line}. */
 void tb_stack(struct tbuf *b, uint64_t id, unsigned int n, const uint64_t (*frames)[4]);
 
+/* A Go 1.22+ event: its type byte, then @n varints. */
+void tb_event2(struct tbuf *b, unsigned int type, unsigned int n, const uint64_t *v);
+
 #define TB_NARGS(...) (sizeof((uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
 #define TB_EV(b, type, ...) tb_event(b, type, TB_NARGS(__VA_ARGS__), (uint64_t[]){ __VA_ARGS__ })
+
+#define TB_EV2(b, type, ...) tb_event2(b, type, TB_NARGS(__VA_ARGS__), (uint64_t[]){ __VA_ARGS__ })
 
 #endif /* GOTRACE_TRACEBUF_H */

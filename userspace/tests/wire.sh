@@ -30,28 +30,9 @@ trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=scripts/tap-lib.sh
 . "$ROOT/scripts/tap-lib.sh"
 
-bail() {
-	echo "Bail out! wire.sh: $*"
-	exit 1
-}
-
-if [ -n "${GO_1_27:-}" ]; then
-	GO=$GO_1_27
-	TOOL=
-else
-	out=$("$ROOT/scripts/go-fetch.sh" --print) ||
-		bail "scripts/go-fetch.sh could not fetch Go 1.27; or set GO_1_27"
-	GO=$(echo "$out" | sed -n 1p)
-	TOOL=$(echo "$out" | sed -n 2p)/trace
-fi
-export GOCACHE="$ROOT/build/go/cache" GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=mod GOENV=off
-case $("$GO" env GOVERSION 2>/dev/null) in
-go1.27 | go1.27.*) ;;
-*) bail "$GO is not Go 1.27" ;;
-esac
-[ -n "$TOOL" ] || TOOL=$("$GO" tool -n trace) || bail "'go tool -n trace' failed"
-"$GO" build -o "$TMP/wire_traces" "$ROOT/userspace/tests/wire_traces.go" ||
-	bail "tests/wire_traces.go does not build"
+# shellcheck source=userspace/tests/go127-lib.sh
+. "$ROOT/userspace/tests/go127-lib.sh"
+go127_setup
 
 # wire FILE OUT: both tools on FILE; GO_RC, ME_RC and OUT.go, OUT.me (+ .err).
 wire() {
@@ -165,14 +146,7 @@ refused() {
 	result $ok "$1 refused: $3" "$TMP/why"
 }
 
-mkdir -p "$TMP/synth"
-"$TMP/wire_traces" synth "$TMP/synth" || bail "wire_traces synth failed"
-"$TMP/wire_traces" record "$TMP/real.trace" || bail "wire_traces record failed"
-GODEBUG=traceallocfree=1 "$TMP/wire_traces" record "$TMP/allocfree.trace" ||
-	bail "wire_traces record (traceallocfree=1) failed"
-mkdir -p "$TMP/godata"
-"$TMP/wire_traces" godata "$("$GO" env GOROOT)/src/internal/trace/testdata" "$TMP/godata" ||
-	bail "wire_traces godata failed"
+go127_traces
 if [ -n "$KEEP" ]; then
 	mkdir -p "$KEEP" && cp "$TMP"/synth/all-*.trace "$TMP"/godata/*.trace "$KEEP"/
 fi

@@ -17,6 +17,11 @@
 //	                          internal/trace/testdata; its tests/*.test (text
 //	                          traces) become DIR/NAME.trace, its fuzz corpus
 //	                          (quoted bytes) DIR/fuzz-NAME.trace
+//	wire_traces cuts FILE DIR  FILE cut at each generation boundary B (after an
+//	                          EndOfGeneration in 1.26, before a batch of the next
+//	                          generation number before): DIR/head-B.trace is what
+//	                          comes before it, DIR/tail-B.trace the header and
+//	                          what follows (a trace that starts later)
 //
 // Standard library only: it builds offline (GOTOOLCHAIN=local, GOPROXY=off).
 
@@ -382,6 +387,57 @@ func godata(src, dir string) {
 	}
 }
 
+// boundaries returns the offsets in trace where a generation ends.
+func boundaries(trace []byte) ([]int, int) {
+	start := bytes.Index(trace, []byte("trace\x00\x00\x00")) + 8
+	r := bytes.NewReader(trace[start:])
+	var cuts []int
+	last := uint64(0)
+	for r.Len() > 0 {
+		at := len(trace) - r.Len()
+		typ, _ := r.ReadByte()
+		if typ == 52 { // EndOfGeneration
+			cuts = append(cuts, at+1)
+			continue
+		}
+		if typ == 49 { // ExperimentalBatch: the experiment's byte
+			r.ReadByte()
+		}
+		var h [4]uint64
+		for i := range h {
+			v, err := binary.ReadUvarint(r)
+			if err != nil {
+				return cuts, start
+			}
+			h[i] = v
+		}
+		if trace[6] != '6' && last != 0 && h[0] != last {
+			cuts = append(cuts, at)
+		}
+		last = h[0]
+		if _, err := r.Seek(int64(h[3]), 1); err != nil {
+			return cuts, start
+		}
+	}
+	return cuts, start
+}
+
+func cuts(file, dir string) {
+	trace, err := os.ReadFile(file)
+	if err != nil {
+		die(err)
+	}
+	b, start := boundaries(trace)
+	for _, at := range b {
+		head := filepath.Join(dir, fmt.Sprintf("head-%d.trace", at))
+		tail := filepath.Join(dir, fmt.Sprintf("tail-%d.trace", at))
+		rest := append(append([]byte{}, trace[:start]...), trace[at:]...)
+		if os.WriteFile(head, trace[:at], 0o644) != nil || os.WriteFile(tail, rest, 0o644) != nil {
+			die(fmt.Errorf("cannot write %s", dir))
+		}
+	}
+}
+
 func main() {
 	switch {
 	case len(os.Args) == 3 && os.Args[1] == "record":
@@ -390,7 +446,9 @@ func main() {
 		synth(os.Args[2])
 	case len(os.Args) == 4 && os.Args[1] == "godata":
 		godata(os.Args[2], os.Args[3])
+	case len(os.Args) == 4 && os.Args[1] == "cuts":
+		cuts(os.Args[2], os.Args[3])
 	default:
-		die(fmt.Errorf("usage: wire_traces record FILE | synth DIR | godata SRC DIR"))
+		die(fmt.Errorf("usage: wire_traces record FILE | synth DIR | godata SRC DIR | cuts FILE DIR"))
 	}
 }
