@@ -135,14 +135,15 @@ int gt2_add_strings(struct gt2_gen *g, const struct gt2_batch *b, struct gt_erro
 }
 
 /* Go's %v of a stack: "\t0x<pc>\n" per frame. */
-static void stack_text(const uint64_t *pcs, uint64_t n, char *buf, size_t size)
+static void stack_text(const struct gt2_gen *g, size_t first, uint64_t n, char *buf,
+		       size_t size)
 {
 	size_t len = 0;
 	uint64_t i;
 
 	buf[0] = 0;
 	for (i = 0; i < n && len < size; i++)
-		len += snprintf(buf + len, size - len, "\t0x%" PRIx64 "\n", pcs[i]);
+		len += snprintf(buf + len, size - len, "\t0x%" PRIx64 "\n", g->pcs[first + i]);
 }
 
 static int stack_conflict(struct gt2_gen *g, const struct gt2_batch *b, uint64_t id,
@@ -153,8 +154,8 @@ static int stack_conflict(struct gt2_gen *g, const struct gt2_batch *b, uint64_t
 	bool ok;
 
 	old = gt2_gen_stack(g, id, &ok);
-	stack_text(g->pcs + first, n, new_s, sizeof(new_s));
-	stack_text(g->pcs + old->first, old->n, old_s, sizeof(old_s));
+	stack_text(g, first, n, new_s, sizeof(new_s));
+	stack_text(g, old->first, old->n, old_s, sizeof(old_s));
 	gt_fail(err, GT_ERR_PARSE, b->off, "multiple trace.stacks with the same ID: id=%" PRIu64
 		", new=%s, existing=%s", id, new_s, old_s);
 	return -1;
