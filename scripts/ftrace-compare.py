@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare a gotrace trace with ftrace's text of the same session, thread by thread.
 
-Usage: ftrace-compare.py [--gotrace BIN] [--go-trace TOOL] [--diffs N] [--quiet] TRACE FTRACE
+Usage: ftrace-compare.py [--gotrace BIN] [--diffs N] [--quiet] TRACE FTRACE
 
 TRACE is what `gotrace record --clock mono` wrote, in either format; FTRACE is
 /sys/kernel/tracing/trace of an
@@ -11,9 +11,9 @@ sched_process_fork, sched_process_exit and task_rename enabled and trace_clock m
 same clock (ktime_get_mono_fast_ns()) as gotrace's, so both are on one time line. The
 gotrace trace is read through `gotrace dump --ticks` (Go's merged order, time stamps in
 the clock's ticks): its absolute time is its smallest time stamp's. A trace of Go 1.22's
-format (with generations) is read through Go's own reader, `go tool trace -d=parsed` of Go
-1.27 (--go-trace): its goroutine state transitions in Go's order, time stamps in ns of the
-same clock; they are named as the older format's events they stand for (Undetermined->X of
+format (with generations) is read through `gotrace dump`, which prints what Go 1.27's
+`go tool trace -d=parsed` does: its goroutine state transitions in Go's order, time stamps
+in ns of the same clock; they are named as the older format's events they stand for (Undetermined->X of
 the first generation: the start snapshot, ended by the first gomaxprocs metric; NotExist->
 Runnable: GoCreate; Runnable->Running: GoStart; Waiting->Runnable: GoUnblock; Running->
 Runnable: GoPreempt; Running->Waiting: GoBlock; Running->NotExist: GoEnd), and a
@@ -160,16 +160,16 @@ PARSED = re.compile(r"^M=(-?\d+) P=(-?\d+) G=(-?\d+) (\w+) Time=(\d+)(.*)$")
 GOID = re.compile(r" GoID=(\d+) (\w+->\w+) ")
 
 
-def go_parsed(tool, path):
-    """As gotrace_dump(), for a trace of Go 1.22's format: its events from Go's reader,
-    `TOOL -d=parsed` (Go 1.27's trace tool); the M stands for the P (one M per CPU)."""
+def gotrace_parsed(gotrace, path):
+    """As gotrace_dump(), for a trace of Go 1.22's format: its events as `gotrace dump`
+    (Go 1.27's -d=parsed) prints them; the M stands for the P (one M per CPU)."""
     try:
-        p = subprocess.run([tool, "-d=parsed", path], stdout=subprocess.PIPE,
+        p = subprocess.run([gotrace, "dump", path], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True, check=False)
     except OSError as e:
-        raise InputError("cannot run %s: %s" % (tool, e))
+        raise InputError("cannot run %s: %s" % (gotrace, e))
     if p.returncode:
-        raise InputError("%s -d=parsed %s failed: %s" % (tool, path, p.stderr.strip()[-500:]))
+        raise InputError("%s dump %s failed: %s" % (gotrace, path, p.stderr.strip()[-500:]))
     evs = []
     for n, line in enumerate(p.stdout.splitlines(), 1):
         m = PARSED.match(line)
@@ -644,10 +644,6 @@ def main(argv):
     ap.add_argument("ftrace")
     ap.add_argument("--gotrace", default=os.environ.get("GOTRACE", "gotrace"),
                     help="the gotrace command (default $GOTRACE or gotrace)")
-    ap.add_argument("--go-trace", default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "build", "go", "1.27", "tool",
-        "trace"), help="Go 1.27's trace tool, the reader of Go 1.22+ traces "
-                       "(default: the one scripts/go-fetch.sh builds)")
     ap.add_argument("--diffs", type=int, default=10, help="differences to print (10)")
     ap.add_argument("--ts-tol", type=int, default=10000000,
                     help="largest difference of birth times, ns (10 ms)")
@@ -664,7 +660,7 @@ def main(argv):
     stats = Counter()
     try:
         if trace_version(opts.trace) >= 22:
-            evs, base = go_parsed(opts.go_trace, opts.trace)
+            evs, base = gotrace_parsed(opts.gotrace, opts.trace)
         else:
             evs, base = gotrace_dump(opts.gotrace, opts.trace)
         gth, start, end = gotrace_threads(evs, base, stats)
