@@ -170,7 +170,7 @@ def gotrace_parsed(gotrace, path):
         raise InputError("cannot run %s: %s" % (gotrace, e))
     if p.returncode:
         raise InputError("%s dump %s failed: %s" % (gotrace, path, p.stderr.strip()[-500:]))
-    evs = []
+    evs, snap = [], []
     for n, line in enumerate(p.stdout.splitlines(), 1):
         m = PARSED.match(line)
         if not m:
@@ -183,7 +183,12 @@ def gotrace_parsed(gotrace, path):
         t = GOID.search(rest + " ") if kind == "StateTransition" else None
         name = GO_TRANSITIONS.get(t.group(2)) if t else None
         if name:
-            evs.append((ts, name, mid, max(g, 0), [("g", int(t.group(1)))], 0, n))
+            # The start snapshot's statuses, wherever Go's order put them (another M's
+            # may come after the snapshot's end, at the same time stamp).
+            (snap if t.group(2).startswith("Undetermined") else evs).append(
+                (ts, name, mid, max(g, 0), [("g", int(t.group(1)))], 0, n))
+    end = next((i for i, e in enumerate(evs) if e[1] == "Gomaxprocs"), 0)
+    evs[end:end] = snap
     if not evs:
         raise InputError("%s: no events" % path)
     min_ts = min(e[0] for e in evs)
@@ -225,7 +230,8 @@ def gotrace_threads(evs, base, stats):
 
     def thread_of(g, ts, create=False):
         t = g_thread.get(g)
-        if t is None:
+        # Go 1.22's format creates a thread id's goroutine again for its next holder.
+        if t is None or (create and t.dead is not None):
             t = Thread(g % PID_LIMIT, None if snapshot or not create else ts, [g])
             g_thread[g] = t
             threads.append(t)
