@@ -149,8 +149,7 @@ static __always_inline void gotrace_buf_advance(struct gotrace_ring *r, u8 *end,
  * gotrace_emit - append one event to a CPU's current batch
  * @r: the CPU's ring (interrupts off, or no probe can run)
  * @ts: time stamp in trace ticks; raised to the batch's last one if earlier
- * @type: event type: enum gotrace2_ev if the ring has a generation, else
- *	  enum gotrace_ev
+ * @type: event type
  * @nargs: number of @args (a stack id, when the event has one, included)
  * @args: arguments after the time stamp
  * @closing: the event closes the trace (see gotrace_buf_reserve())
@@ -158,7 +157,7 @@ static __always_inline void gotrace_buf_advance(struct gotrace_ring *r, u8 *end,
  * Return: false if the buffer is full and nothing was written.
  */
 static __always_inline bool gotrace_emit(struct gotrace_ring *r, u64 ts,
-					 unsigned int type,
+					 enum gotrace_ev type,
 					 unsigned int nargs, const u64 *args,
 					 bool closing)
 {
@@ -166,10 +165,30 @@ static __always_inline bool gotrace_emit(struct gotrace_ring *r, u64 ts,
 
 	if (unlikely(!gotrace_buf_reserve(r, &ts, 1, closing, &p)))
 		return false;
-	if (r->gen)
-		p = gotrace2_put_event(p, type, ts - r->last_ts, nargs, args);
-	else
-		p = gotrace_put_event(p, type, ts - r->last_ts, nargs, args);
+	p = gotrace_put_event(p, type, ts - r->last_ts, nargs, args);
+	gotrace_buf_advance(r, p, ts, 1);
+	return true;
+}
+
+/**
+ * gotrace_emit2 - gotrace_emit() for a ring with generations (encode2.h)
+ * @r: the CPU's ring (interrupts off, or no probe can run)
+ * @ts: time stamp in trace ticks; raised to the batch's last one if earlier
+ * @type: event type
+ * @nargs: number of @args
+ * @args: arguments after the time stamp
+ *
+ * Return: false if the buffer is full and nothing was written.
+ */
+static __always_inline bool gotrace_emit2(struct gotrace_ring *r, u64 ts,
+					  enum gotrace2_ev type,
+					  unsigned int nargs, const u64 *args)
+{
+	u8 *p;
+
+	if (unlikely(!gotrace_buf_reserve(r, &ts, 1, false, &p)))
+		return false;
+	p = gotrace2_put_event(p, type, ts - r->last_ts, nargs, args);
 	gotrace_buf_advance(r, p, ts, 1);
 	return true;
 }

@@ -180,9 +180,11 @@ void gotrace_cut(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
  * This CPU's buffer in @s, or NULL (counting the event as lost after a
  * cut). Called with preemption disabled, after the probe found a session:
  * between sessions a probe returns after one load, before it disables
- * interrupts or touches anything else.
+ * interrupts or touches anything else. @v2: @s writes generations; a
+ * constant in the hot probes, which have one copy per format.
  */
-static struct gotrace_cpu *gotrace_begin(struct gotrace_session *s)
+static __always_inline struct gotrace_cpu *gotrace_begin(struct gotrace_session *s,
+							 const bool v2)
 {
 	int mode = READ_ONCE(s->mode);
 	struct gotrace_cpu *c;
@@ -196,7 +198,7 @@ static struct gotrace_cpu *gotrace_begin(struct gotrace_session *s)
 		 * on one of the new generation (through the scheduler's locks,
 		 * which order this load after that event's) is in it too.
 		 */
-		if (likely(c->ring.gen == READ_ONCE(s->gen)))
+		if (!v2 || likely(c->ring.gen == READ_ONCE(s->gen)))
 			return c;
 		ts = gotrace_clock(s);
 		if (gotrace_proc_gen(s, c, ts))
@@ -213,24 +215,20 @@ static struct gotrace_cpu *gotrace_begin(struct gotrace_session *s)
  * The run of @prev ends and that of @next begins, written with one
  * reservation when @next needs nothing but its GoStart.
  */
-static void gotrace_probe_switch(void *data, bool preempt,
-				 struct task_struct *prev,
-				 struct task_struct *next,
-				 unsigned int prev_state)
+static __always_inline void gotrace_switch(struct gotrace_session *s,
+					   bool preempt,
+					   struct task_struct *prev,
+					   struct task_struct *next,
+					   unsigned int prev_state, const bool v2)
 {
 	struct gotrace_thread *stop = NULL, *run = NULL;
-	struct gotrace_session *s;
 	struct gotrace_cpu *c;
 	unsigned int n = 0;
 	bool fast = false;
 	u64 ts, dt;
 	u8 *buf;
 
-	lockdep_assert_irqs_disabled();
-	s = rcu_dereference_sched(gotrace_live);
-	if (!s)
-		return;
-	c = gotrace_begin(s);
+	c = gotrace_begin(s, v2);
 	if (!c)
 		return;
 	ts = gotrace_clock(s);
@@ -252,7 +250,7 @@ static void gotrace_probe_switch(void *data, bool preempt,
 			if (!run)
 				goto cut;
 		}
-		fast = gotrace_run_fast(c, run);
+		fast = gotrace_run_fast(c, run, v2);
 	}
 	if (stop || fast) {
 		if (!gotrace_buf_reserve(&c->ring, &ts, GOTRACE_SWITCH_EVENTS, false,
@@ -261,16 +259,33 @@ static void gotrace_probe_switch(void *data, bool preempt,
 		dt = ts - c->ring.last_ts;
 		if (stop)
 			buf = gotrace_put_stop(s, c, stop, prev, preempt,
-					       prev_state, buf, &dt, &n);
+					       prev_state, buf, &dt, &n, v2);
 		if (fast)
-			buf = gotrace_put_run(c, run, next->pid, buf, &dt, &n);
+			buf = gotrace_put_run(c, run, next->pid, buf, &dt, &n, v2);
 		gotrace_buf_advance(&c->ring, buf, ts, n);
 	}
-	if (run && !fast && !gotrace_g_start(s, c, run, next, ts))
+	if (run && !fast && !gotrace_g_start(s, c, run, next, ts, v2))
 		goto cut;
 	return;
 cut:
 	gotrace_cut(s, c, ts);
+}
+
+static void gotrace_probe_switch(void *data, bool preempt,
+				 struct task_struct *prev,
+				 struct task_struct *next,
+				 unsigned int prev_state)
+{
+	struct gotrace_session *s;
+
+	lockdep_assert_irqs_disabled();
+	s = rcu_dereference_sched(gotrace_live);
+	if (!s)
+		return;
+	if (s->v2)
+		gotrace_switch(s, preempt, prev, next, prev_state, true);
+	else
+		gotrace_switch(s, preempt, prev, next, prev_state, false);
 }
 
 /*
@@ -300,7 +315,7 @@ static void gotrace_probe_waking(void *data, struct task_struct *p)
 	    t->state == GOTRACE_T_SYSCALL)
 		return;
 	local_irq_save(flags);
-	c = gotrace_begin(s);
+	c = gotrace_begin(s, s->v2);
 	if (!c)
 		goto out;
 	reason = gotrace_waker_reason();
@@ -320,33 +335,42 @@ out:
  * trace (woken before they finished blocking, or twice): only a waiting one
  * gets a GoUnblock.
  */
-static void gotrace_probe_wakeup(void *data, struct task_struct *p)
+static __always_inline void gotrace_wakeup(struct gotrace_session *s,
+					   struct task_struct *p, const bool v2)
 {
-	struct gotrace_session *s;
 	struct gotrace_thread *t;
 	struct gotrace_cpu *c;
 	unsigned long flags;
 	bool found;
 	u64 ts;
 
-	s = rcu_dereference_sched(gotrace_live);
-	if (!s)
-		return;
 	/* A peek: this CPU's interrupts cannot change what it decides. */
 	found = gotrace_thread_find(s, p, &t);
 	if (found && !gotrace_waiting(t))
 		return;
 	/* try_to_wake_up() of current runs with interrupts on. */
 	local_irq_save(flags);
-	c = gotrace_begin(s);
+	c = gotrace_begin(s, v2);
 	if (!c)
 		goto out;
 	ts = gotrace_clock(s);
 	if (!found || !gotrace_proc_start(s, c, ts) ||
-	    !gotrace_g_unblock(s, c, t, p->pid, ts))
+	    !gotrace_g_unblock(s, c, t, p->pid, ts, v2))
 		gotrace_cut(s, c, ts);
 out:
 	local_irq_restore(flags);
+}
+
+static void gotrace_probe_wakeup(void *data, struct task_struct *p)
+{
+	struct gotrace_session *s = rcu_dereference_sched(gotrace_live);
+
+	if (!s)
+		return;
+	if (s->v2)
+		gotrace_wakeup(s, p, true);
+	else
+		gotrace_wakeup(s, p, false);
 }
 
 /*
@@ -363,7 +387,7 @@ static struct gotrace_cpu *gotrace_begin_irqsave(struct gotrace_session **sp,
 	if (!s)
 		return NULL;
 	local_irq_save(*flags);
-	c = gotrace_begin(s);
+	c = gotrace_begin(s, s->v2);
 	if (!c)
 		local_irq_restore(*flags);
 	*sp = s;

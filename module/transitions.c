@@ -45,9 +45,9 @@ static bool gotrace2_put_status(struct gotrace_session *s,
 	u64 args[4] = { gid, m, status };
 
 	if (s->format < GOTRACE_FORMAT_1_23)
-		return gotrace_emit(&c->ring, ts, GO2_EV_GO_STATUS, 3, args, false);
+		return gotrace_emit2(&c->ring, ts, GO2_EV_GO_STATUS, 3, args);
 	args[3] = gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD);
-	return gotrace_emit(&c->ring, ts, GO2_EV_GO_STATUS_STACK, 4, args, false);
+	return gotrace_emit2(&c->ring, ts, GO2_EV_GO_STATUS_STACK, 4, args);
 }
 
 /*
@@ -60,7 +60,7 @@ static bool gotrace2_proc_status(struct gotrace_session *s,
 	u64 args[2] = { c->cpu, GO2_P_RUNNING };
 	struct gotrace_thread *t;
 
-	if (!gotrace_emit(&c->ring, ts, GO2_EV_PROC_STATUS, 2, args, false))
+	if (!gotrace_emit2(&c->ring, ts, GO2_EV_PROC_STATUS, 2, args))
 		return false;
 	c->proc_started = true;
 	if (!c->cur_g)
@@ -170,7 +170,7 @@ bool gotrace_procs_set(struct gotrace_cpu *c, u64 ts)
 	u64 args[2] = { num_possible_cpus() };
 
 	if (gotrace_v2(c))
-		return gotrace_emit(&c->ring, ts, GO2_EV_PROCS_CHANGE, 2, args, false);
+		return gotrace_emit2(&c->ring, ts, GO2_EV_PROCS_CHANGE, 2, args);
 	return gotrace_emit(&c->ring, ts, GO_EV_GOMAXPROCS, 2, args, false) &&
 	       gotrace_emit(&c->ring, ts, GO_EV_GOMAXPROCS, 2, args, false);
 }
@@ -202,9 +202,8 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 	args[0] = gotrace_goid(p->pid, gen);
 	args[1] = gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD);
 	args[2] = creator;
-	if (!gotrace_emit(&c->ring, ts,
-			  gotrace_v2(c) ? GO2_EV_GO_CREATE : GO_EV_GO_CREATE,
-			  3, args, false))
+	if (gotrace_v2(c) ? !gotrace_emit2(&c->ring, ts, GO2_EV_GO_CREATE, 3, args) :
+	    !gotrace_emit(&c->ring, ts, GO_EV_GO_CREATE, 3, args, false))
 		return false;
 	WRITE_ONCE(t->sgen, c->ring.gen);
 	t->gen = gen;
@@ -241,7 +240,7 @@ bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
 
 	/* A stack before GoEnd names the goroutine (gotrace_put_stop()). */
 	if (gotrace_v2(c)) {
-		if (!gotrace_emit(&c->ring, ts, GO2_EV_GO_DESTROY, 0, NULL, false))
+		if (!gotrace_emit2(&c->ring, ts, GO2_EV_GO_DESTROY, 0, NULL))
 			return false;
 	} else if (!gotrace_emit(&c->ring, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
 		   !gotrace_emit(&c->ring, ts, GO_EV_GO_END, 0, NULL, false)) {
@@ -251,7 +250,7 @@ bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
 	t->state = GOTRACE_T_DEAD;
 	return gotrace_g_create(s, c, t, p, prog,
 				gotrace_stack(s->stacks, prog, GOTRACE_R_RENAME), ts) &&
-	       gotrace_g_run(c, t, p->pid, ts);
+	       gotrace_g_run(c, t, p->pid, ts, gotrace_v2(c));
 }
 
 /**
@@ -279,7 +278,7 @@ bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 	args[1] = gotrace_stack(s->stacks, t->prog, GOTRACE_R_KERNEL);
 	if (gotrace_v2(c)) {
 		args[0] = gotrace_word(s, GOTRACE_R_KERNEL);
-		ok = gotrace_emit(&c->ring, ts, GO2_EV_GO_BLOCK, 2, args, false);
+		ok = gotrace_emit2(&c->ring, ts, GO2_EV_GO_BLOCK, 2, args);
 	} else {
 		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_SLEEP, 1, &args[1], false);
 	}

@@ -211,6 +211,8 @@ static __always_inline void gotrace_g_running(struct gotrace_cpu *c,
  * @t: the thread's entry, waiting
  * @tid: its id
  * @ts: time stamp
+ * @v2: the session writes generations (a constant: one copy of the probes
+ *	per format)
  *
  * GoSysExit if it blocked in a system call (GoSysBlock), else GoUnblock
  * charged to its waker's stack, as GoUnblockLocal if it blocked on this P.
@@ -223,19 +225,19 @@ static __always_inline void gotrace_g_running(struct gotrace_cpu *c,
 static __always_inline bool gotrace_g_unblock(struct gotrace_session *s,
 					      struct gotrace_cpu *c,
 					      struct gotrace_thread *t,
-					      pid_t tid, u64 ts)
+					      pid_t tid, u64 ts, const bool v2)
 {
 	bool sys = t->state == GOTRACE_T_SYSCALL;
 	u64 args[3] = { gotrace_gid(t, tid) };
 	bool ok;
 
-	if (!gotrace_g_known(s, c, t, tid, ts))
+	if (v2 && !gotrace_g_known(s, c, t, tid, ts))
 		return false;
 	args[1] = t->seq;
 	/* One emit per event type: each writes a constant number of args. */
-	if (gotrace_v2(c)) {
+	if (v2) {
 		args[2] = READ_ONCE(t->wake_stack);
-		ok = gotrace_emit(&c->ring, ts, GO2_EV_GO_UNBLOCK, 3, args, false);
+		ok = gotrace_emit2(&c->ring, ts, GO2_EV_GO_UNBLOCK, 3, args);
 	} else if (sys) {
 		args[2] = 0;		/* the real time stamp: this one */
 		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_SYSEXIT, 3, args, false);
@@ -269,6 +271,7 @@ static __always_inline bool gotrace_g_unblock(struct gotrace_session *s,
  * @p: where to write, with room for 2 events
  * @dt: time stamp delta of the next event; 0 after this
  * @n: events written so far; counts these
+ * @v2: the session writes generations (see gotrace_g_unblock())
  *
  * GoStart, or GoStartLocal if the goroutine became runnable on this P;
  * after the P's ProcStart if it has stopped (at a blocking system call).
@@ -278,12 +281,13 @@ static __always_inline bool gotrace_g_unblock(struct gotrace_session *s,
  */
 static __always_inline u8 *gotrace_put_run(struct gotrace_cpu *c,
 					   struct gotrace_thread *t, pid_t tid,
-					   u8 *p, u64 *dt, unsigned int *n)
+					   u8 *p, u64 *dt, unsigned int *n,
+					   const bool v2)
 {
 	u64 args[2] = { gotrace_gid(t, tid), t->seq };
 	u64 thread;
 
-	if (gotrace_v2(c)) {
+	if (v2) {
 		p = gotrace2_put_event(p, GO2_EV_GO_START, *dt, 2, args);
 		*dt = 0;
 		(*n)++;
@@ -310,7 +314,7 @@ static __always_inline u8 *gotrace_put_run(struct gotrace_cpu *c,
 /* gotrace_put_run() at a reservation of its own; false if the ring is full. */
 static __always_inline bool gotrace_g_run(struct gotrace_cpu *c,
 					  struct gotrace_thread *t,
-					  pid_t tid, u64 ts)
+					  pid_t tid, u64 ts, const bool v2)
 {
 	unsigned int n = 0;
 	u64 dt;
@@ -319,7 +323,7 @@ static __always_inline bool gotrace_g_run(struct gotrace_cpu *c,
 	if (unlikely(!gotrace_buf_reserve(&c->ring, &ts, 2, false, &p)))
 		return false;
 	dt = ts - c->ring.last_ts;
-	p = gotrace_put_run(c, t, tid, p, &dt, &n);
+	p = gotrace_put_run(c, t, tid, p, &dt, &n, v2);
 	gotrace_buf_advance(&c->ring, p, ts, n);
 	return true;
 }
@@ -328,6 +332,7 @@ static __always_inline bool gotrace_g_run(struct gotrace_cpu *c,
  * gotrace_run_fast - whether gotrace_put_run() alone starts @t
  * @c: the CPU's buffer
  * @t: the entry of a thread switching in
+ * @v2: the session writes generations (see gotrace_g_unblock())
  *
  * Otherwise gotrace_g_start() does: it first creates or unblocks the
  * goroutine, writes its status in a new generation, or reincarnates it
@@ -337,10 +342,11 @@ static __always_inline bool gotrace_g_run(struct gotrace_cpu *c,
  * the CPU's generation.
  */
 static __always_inline bool gotrace_run_fast(const struct gotrace_cpu *c,
-					     const struct gotrace_thread *t)
+					     const struct gotrace_thread *t,
+					     const bool v2)
 {
 	return t->state == GOTRACE_T_RUNNABLE && !READ_ONCE(t->renamed) &&
-	       READ_ONCE(t->sgen) == c->ring.gen;
+	       (!v2 || READ_ONCE(t->sgen) == c->ring.gen);
 }
 
 /**
@@ -350,6 +356,7 @@ static __always_inline bool gotrace_run_fast(const struct gotrace_cpu *c,
  * @t: @p's entry
  * @p: the thread
  * @ts: time stamp
+ * @v2: the session writes generations (see gotrace_g_unblock())
  *
  * A thread created without sched_process_fork (create_io_thread() makes
  * io_uring workers that way) is created here; one woken without a
@@ -363,22 +370,23 @@ static __always_inline bool gotrace_run_fast(const struct gotrace_cpu *c,
 static __always_inline bool gotrace_g_start(struct gotrace_session *s,
 					    struct gotrace_cpu *c,
 					    struct gotrace_thread *t,
-					    struct task_struct *p, u64 ts)
+					    struct task_struct *p, u64 ts,
+					    const bool v2)
 {
 	if ((!gotrace_alive(t) || gotrace_waiting(t)) &&
 	    !gotrace_proc_start(s, c, ts))
 		return false;
-	if (gotrace_alive(t) && !gotrace_g_known(s, c, t, p->pid, ts))
+	if (v2 && gotrace_alive(t) && !gotrace_g_known(s, c, t, p->pid, ts))
 		return false;
 	if (!gotrace_alive(t)) {
 		if (!gotrace_g_create(s, c, t, p, gotrace_prog_id(s->progs, p->comm),
 				      0, ts))
 			return false;
 	} else if (gotrace_waiting(t)) {
-		if (!gotrace_g_unblock(s, c, t, p->pid, ts))
+		if (!gotrace_g_unblock(s, c, t, p->pid, ts, v2))
 			return false;
 	}
-	if (!gotrace_g_run(c, t, p->pid, ts))
+	if (!gotrace_g_run(c, t, p->pid, ts, v2))
 		return false;
 	if (likely(!READ_ONCE(t->renamed)))
 		return true;
@@ -454,6 +462,7 @@ static __always_inline u8 *gotrace2_put_stop(struct gotrace_session *s,
  * @buf: where to write, with room for 3 events
  * @dt: time stamp delta of the next event; 0 after this
  * @n: events written so far; counts these
+ * @v2: the session writes generations (see gotrace_g_unblock())
  *
  * Return: one past the last byte written.
  */
@@ -462,14 +471,15 @@ static __always_inline u8 *gotrace_put_stop(struct gotrace_session *s,
 					    struct gotrace_thread *t,
 					    struct task_struct *p, bool preempt,
 					    unsigned int prev_state, u8 *buf,
-					    u64 *dt, unsigned int *n)
+					    u64 *dt, unsigned int *n,
+					    const bool v2)
 {
 	u32 reason = 0;
 	enum gotrace_ev ev;
 	u64 stack = 0;
 	u8 state = GOTRACE_T_WAITING;
 
-	if (gotrace_v2(c))
+	if (v2)
 		return gotrace2_put_stop(s, c, t, p, preempt, prev_state, buf,
 					 dt, n);
 	ev = gotrace_classify(p, preempt, prev_state, &reason);
