@@ -87,9 +87,14 @@ def main():
     ap.add_argument("kallsyms")
     ap.add_argument("workload")
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--mode", default="gotrace",
+                    help="the traced windows to profile: gotrace (format 1.21) or gotrace-1.26")
     a = ap.parse_args()
 
-    wins = parse_windows(a.guest, a.workload)
+    # The chosen traced mode's windows stand for "gotrace" below.
+    wins = {(r, "gotrace" if m == a.mode else m): v
+            for (r, m), v in parse_windows(a.guest, a.workload).items()
+            if m in ("untraced", a.mode)}
     rounds = sorted({r for r, m in wins if (r, "untraced") in wins and (r, "gotrace") in wins})
     if not rounds:
         fail(f"no round of {a.workload} has both an untraced and a gotrace window")
