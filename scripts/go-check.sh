@@ -7,7 +7,9 @@
 #   Exit 0 only if every check of every trace passed; 1 on any failure (or no traces at all);
 #   2 on bad usage.
 #
-# Five TAP tests per trace (three with --parse-only):
+# The TAP tests of a trace depend on its format, which its 16-byte header says.
+#
+# Go's format before 1.22 (1.11, 1.19, 1.21): five tests (three with --parse-only):
 #   go1.OLD parse   `go tool trace -d FILE` of the old parser exits 0. OLD comes from the
 #                   16-byte header: 1.11 and 1.19 traces -> Go 1.19, 1.21 traces -> Go 1.21
 #                   (the newest parser of each format). Any other header fails here.
@@ -22,7 +24,24 @@
 #                   Go 1.23's pages are not fetched: its viewer is an older copy of the same
 #                   code, and its profiles are the ones golang/go#74850 gets wrong.
 #
-# --parse-only leaves out the two page checks: for traces whose pages the same tests'
+# Go 1.22+'s format with generations (1.22, 1.23, 1.25, 1.26): every Go that reads the
+# version parses it, and the pieces of it that start at a later generation:
+#   go1.V parse     `trace -d=1 FILE` (Go 1.22, 1.23) or `trace -d=parsed FILE` (1.24 and
+#                   later) of Go V exits 0, for each V that reads the trace's version: 1.22
+#                   traces 1.22, 1.23, 1.24, 1.25, 1.26, 1.27; 1.23 traces the same but 1.22
+#                   (which refuses "go 1.23 trace"); 1.25 traces 1.25, 1.26, 1.27; 1.26
+#                   traces 1.26, 1.27.
+#   go1.V cuts      the flight recorder's case, for the oldest and the newest of those V: the
+#                   trace cut at each generation boundary (scripts/gen_cut.py: the header and
+#                   every batch of generations >= K, for each K > 1; batch framing only) and
+#                   each piece parsed as above. Skipped for a trace of one generation; kept
+#                   with --parse-only.
+#   go1.27 pages    as for the older formats (not with --parse-only).
+#
+# Go 1.22 and 1.24-1.26 come from scripts/go-fetch.sh VERSION (cached in build/go, fetched
+# only when there is a Go 1.22+ trace to check; a cold fetch takes minutes, see there).
+#
+# --parse-only leaves out the page checks: for traces whose pages the same tests'
 # traces from other kernels already cover (make check-debug), at a fifth of the time.
 #
 # Go 1.27 is Debian trixie-backports' golang-1.27-go, which scripts/go-fetch.sh downloads
@@ -97,7 +116,8 @@
 # unexpected fails the test. Failing tests show the cause and the tool's stderr as "# " lines.
 #
 # Environment: GO_1_19, GO_1_21, GO_1_23 = go binaries (defaults /usr/lib/go-1.XX/bin/go);
-# GO_1_27 = a Go 1.27 go binary (default: scripts/go-fetch.sh's); GO_CHECK_TIMEOUT =
+# GO_1_22, GO_1_24, GO_1_25, GO_1_26, GO_1_27 = go binaries of those versions (default:
+# scripts/go-fetch.sh's); GO_CHECK_TIMEOUT =
 # seconds per step (default 120); GO_CHECK_JOBS = traces checked at once (default: the
 # number of CPUs; results are printed in order either way). Needs python3 (it also GETs the
 # pages: go-trace-lib.sh's page client), gzip, and apt-get and network access once, to
@@ -122,7 +142,6 @@ check_timeout
 need_commands python3 gzip timeout
 collect_traces '*.trace' "$@"
 make_work go-check
-find_go_tools
 JOBS=${GO_CHECK_JOBS:-$(nproc)}
 case $JOBS in
 '' | *[!0-9]* | 0) bail "GO_CHECK_JOBS must be a positive number, not '$JOBS'" ;;
@@ -460,58 +479,160 @@ record() {
 	[ "$1" -eq 0 ] || cp "$3" "$W/r$R.diag"
 }
 
-# Go 1.23 and later: the flag of `trace` that reads every event and exits.
-declare -A PARSE_FLAG=([1.23]=-d=1 [1.27]=-d=parsed)
+# Go 1.22 and later: the flag of `trace` that reads every event and exits (an int up to 1.23,
+# a mode since 1.24).
+declare -A PARSE_FLAG=([1.22]=-d=1 [1.23]=-d=1 [1.24]=-d=parsed [1.25]=-d=parsed
+	[1.26]=-d=parsed [1.27]=-d=parsed)
+# Old traces: the Gos after their old parser's, whose converter reads them too.
 NEW_GOS="1.23 1.27"
+# Go 1.22+ traces of each version: every Go that reads it, oldest first.
+declare -A READERS=([22]="1.22 1.23 1.24 1.25 1.26 1.27" [23]="1.23 1.24 1.25 1.26 1.27"
+	[25]="1.25 1.26 1.27" [26]="1.26 1.27")
 # The Go whose new viewer serves the pages.
 PAGES_GO=1.27
-NCHECKS=5
-[ -z "$PARSE_ONLY" ] || NCHECKS=3
 
-# check_trace I TRACE: the checks of one trace, into $WORK/I (run in a subshell, so
-# that traces are checked JOBS at a time; the parent reports their results in order).
+# plan_trace TRACE: CHECKS = the checks of TRACE, each "KIND GO" (KIND parse, cuts or
+# pages; GO a version, "old" for the old parser of an old trace, "??" for an unknown header,
+# which fails). Reads only the 16-byte header.
+plan_trace() {
+	local v readers
+	trace_version "$1"
+	CHECKS=()
+	case $VERSION in
+	22 | 23 | 25 | 26)
+		readers=${READERS[$VERSION]}
+		for v in $readers; do
+			CHECKS+=("parse $v")
+		done
+		CHECKS+=("cuts ${readers%% *}" "cuts ${readers##* }")
+		;;
+	*)
+		CHECKS=("parse old")
+		for v in $NEW_GOS; do
+			CHECKS+=("parse $v")
+		done
+		[ -n "$PARSE_ONLY" ] || CHECKS+=("pages old")
+		;;
+	esac
+	[ -n "$PARSE_ONLY" ] || CHECKS+=("pages $PAGES_GO")
+}
+
+# cut_pieces TRACE: cut it at each generation after the first (scripts/gen_cut.py) into
+# $W/cut, once per trace; the list ("K FILE" lines) in $W/cuts. 1 if the framing is broken,
+# with gen_cut.py's message in $W/cutdiag.
+cut_pieces() {
+	[ ! -f "$W/cuts" ] || return 0
+	if ! python3 "$LIBDIR/gen_cut.py" "$1" "$W/cut" >"$W/cuts" 2>"$W/cutdiag"; then
+		rm -f "$W/cuts"
+		return 1
+	fi
+}
+
+# cuts_check GO TRACE: every piece of TRACE from generation K > 1 on parses with Go GO (the
+# flight recorder's case: a trace that starts at a later generation). Records the result:
+# skipped for a trace of one generation (no piece).
+cuts_check() {
+	local go=$1 t=$2 tv k piece n=0 bad=0 first='' last=''
+	tv=TOOLS_${go/./_}
+	if ! cut_pieces "$t"; then
+		{
+			echo "scripts/gen_cut.py cannot find the generations (batch framing broken):"
+			cat "$W/cutdiag"
+		} >"$W/diag"
+		record 1 "go$go cuts: $t" "$W/diag"
+		return 0
+	fi
+	: >"$W/cutsdiag"
+	while read -r k piece; do
+		n=$((n + 1))
+		[ -n "$first" ] || first=$k
+		last=$k
+		if ! parse_check "${!tv}/trace" "${PARSE_FLAG[$go]}" "$piece"; then
+			bad=$((bad + 1))
+			{
+				echo "the piece from generation $k on ($(wc -c <"$piece") bytes):"
+				cat "$W/diag"
+			} >>"$W/cutsdiag"
+		fi
+	done <"$W/cuts"
+	if [ "$n" -eq 0 ]; then
+		echo "one generation: no piece to cut" >"$W/diag"
+		record 2 "go$go cuts: $t" "$W/diag"
+	elif [ "$bad" -ne 0 ]; then
+		{
+			echo "$bad of $n pieces (from generations $first..$last on) fail:"
+			cat "$W/cutsdiag"
+		} >"$W/diag"
+		record 1 "go$go cuts ($n pieces, from generations $first..$last): $t" "$W/diag"
+	else
+		record 0 "go$go cuts ($n pieces, from generations $first..$last): $t" "$W/diag"
+	fi
+}
+
+# check_trace I TRACE: the checks of one trace (plan_trace's), into $WORK/I (run in a
+# subshell, so that traces are checked JOBS at a time; the parent reports their results in
+# order).
 check_trace() {
-	local t=$2 old tools st v tv
+	local t=$2 old tools st c kind v tv
 	W=$WORK/$1 R=0 SRV=
 	trap 'stop_server || true' EXIT
 	mkdir "$W"
 
+	plan_trace "$t"
 	trace_old_tools "$t"
 	old=$OLD tools=$OLD_TOOLS
+	echo "$HDR_PROBLEM" >"$W/hdrdiag"
 
-	if [ -z "$old" ]; then
-		echo "$HDR_PROBLEM" >"$W/hdrdiag"
-		record 1 "go1.?? parse: $t" "$W/hdrdiag"
-	else
-		st=0
-		parse_check "$tools/trace" -d "$t" || st=1
-		record "$st" "go$old parse: $t" "$W/diag"
-	fi
-
-	for v in $NEW_GOS; do
+	for c in "${CHECKS[@]}"; do
+		kind=${c% *} v=${c#* }
 		tv=TOOLS_${v/./_}
 		st=0
-		parse_check "${!tv}/trace" "${PARSE_FLAG[$v]}" "$t" || st=1
-		record "$st" "go$v parse: $t" "$W/diag"
+		case $kind/$v in
+		parse/old)
+			if [ -z "$old" ]; then
+				record 1 "go1.?? parse: $t" "$W/hdrdiag"
+				continue
+			fi
+			parse_check "$tools/trace" -d "$t" || st=1
+			record "$st" "go$old parse: $t" "$W/diag"
+			;;
+		pages/old)
+			if [ -z "$old" ]; then
+				record 1 "go1.?? pages: $t" "$W/hdrdiag"
+				continue
+			fi
+			pages "$t" "$tools/trace" "$tools/pprof" old || st=1
+			record "$st" "go$old pages: $t" "$W/diag"
+			;;
+		parse/*)
+			parse_check "${!tv}/trace" "${PARSE_FLAG[$v]}" "$t" || st=1
+			record "$st" "go$v parse: $t" "$W/diag"
+			;;
+		cuts/*)
+			cuts_check "$v" "$t"
+			;;
+		pages/*)
+			pages "$t" "${!tv}/trace" "${!tv}/pprof" new || st=1
+			record "$st" "go$v pages: $t" "$W/diag"
+			;;
+		esac
 	done
-
-	[ -z "$PARSE_ONLY" ] || return 0
-	if [ -n "$old" ]; then
-		st=0
-		pages "$t" "$tools/trace" "$tools/pprof" old || st=1
-		record "$st" "go$old pages: $t" "$W/diag"
-	else
-		record 1 "go1.?? pages: $t" "$W/hdrdiag"
-	fi
-
-	tv=TOOLS_${PAGES_GO/./_}
-	st=0
-	pages "$t" "${!tv}/trace" "${!tv}/pprof" new || st=1
-	record "$st" "go$PAGES_GO pages: $t" "$W/diag"
 }
 
+# The plan: every trace's checks, from the headers.
+declare -a NCHECKS=()
+total=0
+modern=
+for t in "${TRACES[@]}"; do
+	plan_trace "$t"
+	NCHECKS+=("${#CHECKS[@]}")
+	total=$((total + ${#CHECKS[@]}))
+	case $VERSION in 2[2-9]) modern=--modern ;; esac
+done
+find_go_tools $modern
+
 echo "TAP version 13"
-echo "1..$((NCHECKS * ${#TRACES[@]}))"
+echo "1..$total"
 
 i=0
 for t in "${TRACES[@]}"; do
@@ -524,7 +645,7 @@ done
 wait
 
 for i in $(seq 1 "${#TRACES[@]}"); do
-	for r in $(seq 1 "$NCHECKS"); do
+	for r in $(seq 1 "${NCHECKS[$((i - 1))]}"); do
 		W=$WORK/$i
 		if [ -f "$W/r$r.st" ]; then
 			report "$(cat "$W/r$r.st")" "$(cat "$W/r$r.desc")" "$W/r$r.diag"

@@ -7,8 +7,9 @@
 #
 # Environment: GO_1_19, GO_1_21, GO_1_23 = go binaries (defaults /usr/lib/go-1.XX/bin/go);
 # GO_1_27 = a Go 1.27 go binary (default: the one scripts/go-fetch.sh fetches, once, into
-# build/go/1.27, with its trace and pprof tools prebuilt there); GO_CHECK_TIMEOUT = seconds
-# per step (default 120).
+# build/go/1.27, with its trace and pprof tools prebuilt there); GO_1_22, GO_1_24, GO_1_25,
+# GO_1_26 the same for the Gos that read Go 1.22+ traces (find_go_tools --modern; default:
+# scripts/go-fetch.sh VERSION's); GO_CHECK_TIMEOUT = seconds per step (default 120).
 #
 # Tools: Go 1.19-1.23 ship cmd/trace and cmd/pprof prebuilt in $(go env GOTOOLDIR). Since
 # Go 1.25 they do not: `go tool -n TOOL` builds TOOL into GOCACHE once and prints its path.
@@ -27,6 +28,12 @@ GO_1_19=${GO_1_19:-/usr/lib/go-1.19/bin/go}
 GO_1_21=${GO_1_21:-/usr/lib/go-1.21/bin/go}
 GO_1_23=${GO_1_23:-/usr/lib/go-1.23/bin/go}
 GO_1_27=${GO_1_27:-}
+GO_1_22=${GO_1_22:-}
+GO_1_24=${GO_1_24:-}
+GO_1_25=${GO_1_25:-}
+GO_1_26=${GO_1_26:-}
+# The Gos scripts/go-fetch.sh fetches, besides 1.27, for Go 1.22+ traces.
+MODERN_FETCHED="1.22 1.24 1.25 1.26"
 LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TIMEOUT=${GO_CHECK_TIMEOUT:-120}
 
@@ -94,25 +101,37 @@ tooldir() {
 	done
 }
 
-# Set TOOLS_1_19, TOOLS_1_21, TOOLS_1_23, TOOLS_1_27 (or bail). Without GO_1_27, runs
-# scripts/go-fetch.sh (instant once build/go/1.27 is there; the first time it downloads
-# Go 1.27 and builds its tools, a few minutes, progress on stderr).
+# fetched_tools VERSION: TOOLS_1_XX for Go VERSION: the go binary GO_1_XX if set, else
+# scripts/go-fetch.sh VERSION's (instant once build/go/VERSION is there; the first time it
+# downloads it, and for 1.25+ builds its tools: a few minutes, progress on stderr).
+fetched_tools() {
+	local v=$1 gv out dir=
+	gv=GO_${1/./_}
+	if [ -z "${!gv}" ]; then
+		out=$("$LIBDIR/go-fetch.sh" --print "$v") ||
+			bail "scripts/go-fetch.sh $v could not fetch Go $v (its messages are above); or point $gv at a Go $v go binary"
+		printf -v "$gv" '%s' "${out%%$'\n'*}"
+		dir=${out#*$'\n'}
+	fi
+	tooldir "${!gv}" "$v" "$dir"
+	printf -v "TOOLS_${v/./_}" '%s' "$TOOLDIR"
+}
+
+# find_go_tools [--modern]: set TOOLS_1_19, TOOLS_1_21, TOOLS_1_23, TOOLS_1_27 and, with
+# --modern, TOOLS_1_22, TOOLS_1_24, TOOLS_1_25, TOOLS_1_26 (or bail).
 find_go_tools() {
-	local out dir=
+	local v
 	tooldir "$GO_1_19" 1.19
 	TOOLS_1_19=$TOOLDIR
 	tooldir "$GO_1_21" 1.21
 	TOOLS_1_21=$TOOLDIR
 	tooldir "$GO_1_23" 1.23
 	TOOLS_1_23=$TOOLDIR
-	if [ -z "$GO_1_27" ]; then
-		out=$("$LIBDIR/go-fetch.sh" --print) ||
-			bail "scripts/go-fetch.sh could not fetch Go 1.27 (its messages are above); or point GO_1_27 at a Go 1.27 go binary"
-		GO_1_27=${out%%$'\n'*}
-		dir=${out#*$'\n'}
-	fi
-	tooldir "$GO_1_27" 1.27 "$dir"
-	TOOLS_1_27=$TOOLDIR
+	fetched_tools 1.27
+	[ "${1:-}" = --modern ] || return 0
+	for v in $MODERN_FETCHED; do
+		fetched_tools "$v"
+	done
 }
 
 # collect_traces GLOB ARG...: TRACES = the files named GLOB under each directory ARG
@@ -136,21 +155,36 @@ collect_traces() {
 		bail "no $glob files under: $*; a check that sees no trace proves nothing (record traces first, or pass the right directory)"
 }
 
-# trace_old_tools FILE: from its 16-byte header, OLD = the newest Go that reads the format
-# with its old parser (1.11 and 1.19 -> 1.19, 1.21 -> 1.21) and OLD_TOOLS its tool directory;
-# both empty for any other header, then HDR_PROBLEM says why.
-trace_old_tools() {
+# trace_version FILE: from its 16-byte header, VERSION = the trace format's minor version
+# (11, 19, 21: Go's format before 1.22; 22, 23, 25, 26: Go 1.22+'s, with generations);
+# empty for any other header, then HDR_PROBLEM says why.
+trace_version() {
 	local hdr
 	hdr=$(head -c 16 -- "$1" | tr '\0' '@')
-	OLD='' OLD_TOOLS='' HDR_PROBLEM=''
+	VERSION='' HDR_PROBLEM=''
 	case $hdr in
-	'go 1.11 trace@@@') OLD=1.19 OLD_TOOLS=$TOOLS_1_19 ;;
-	'go 1.19 trace@@@') OLD=1.19 OLD_TOOLS=$TOOLS_1_19 ;;
-	'go 1.21 trace@@@') OLD=1.21 OLD_TOOLS=$TOOLS_1_21 ;;
+	'go 1.11 trace@@@' | 'go 1.19 trace@@@' | 'go 1.21 trace@@@' | \
+		'go 1.22 trace@@@' | 'go 1.23 trace@@@' | 'go 1.25 trace@@@' | 'go 1.26 trace@@@')
+		VERSION=${hdr:5:2}
+		;;
 	*)
-		HDR_PROBLEM="header is '$(printf '%s' "$hdr" | tr -c '[:print:]' '?' | sed 's/@/\\0/g')', not 'go 1.11|1.19|1.21 trace\\0\\0\\0':
+		HDR_PROBLEM="header is '$(printf '%s' "$hdr" | tr -c '[:print:]' '?' | sed 's/@/\\0/g')', not 'go 1.11|1.19|1.21|1.22|1.23|1.25|1.26 trace\\0\\0\\0':
 gotrace writes only those formats; this file is not a (complete) gotrace trace"
 		;;
+	esac
+}
+
+# trace_old_tools FILE: from its 16-byte header, OLD = the newest Go that reads the format
+# with its old parser (1.11 and 1.19 -> 1.19, 1.21 -> 1.21) and OLD_TOOLS its tool directory;
+# both empty for any other header (Go 1.22+ traces too), then HDR_PROBLEM says why.
+trace_old_tools() {
+	trace_version "$1"
+	OLD='' OLD_TOOLS=''
+	case $VERSION in
+	11 | 19) OLD=1.19 OLD_TOOLS=$TOOLS_1_19 ;;
+	21) OLD=1.21 OLD_TOOLS=$TOOLS_1_21 ;;
+	'') ;;
+	*) HDR_PROBLEM="a Go 1.$VERSION trace (generations): no old parser reads it" ;;
 	esac
 }
 
@@ -181,11 +215,14 @@ diag() {
 	fi
 }
 
-# report STATUS DESCRIPTION DIAGFILE: print one TAP test line (STATUS 0 = ok).
+# report STATUS DESCRIPTION DIAGFILE: print one TAP test line (STATUS 0 = ok, 2 = skipped:
+# the first line of DIAGFILE says why).
 report() {
 	N=$((N + 1))
 	if [ "$1" -eq 0 ]; then
 		echo "ok $N - $2"
+	elif [ "$1" -eq 2 ]; then
+		echo "ok $N - $2 # SKIP $(head -n 1 "$3")"
 	else
 		FAILED=$((FAILED + 1))
 		echo "not ok $N - $2"
