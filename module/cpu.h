@@ -6,10 +6,13 @@
 #include <linux/types.h>
 #include "buffer.h"
 
+struct gotrace_thread;
+
 /**
  * struct gotrace_cpu - one CPU, a P of the trace
  * @ring:	its trace buffer.
  * @cur_g:	goroutine running on this P in the trace, 0 for none.
+ * @cur_t:	the entry of @cur_g's thread, while @cur_g is not 0.
  * @proc_started: a ProcStart has been written for this P.
  * @cpu:	the CPU, which is the P id.
  * @lost:	scheduler events not recorded after a cut.
@@ -20,6 +23,7 @@
 struct gotrace_cpu {
 	struct gotrace_ring ring;
 	u64 cur_g;
+	struct gotrace_thread *cur_t;
 	bool proc_started;
 	int cpu;
 	u64 lost;

@@ -320,10 +320,11 @@ static void gotrace_probe_waking(void *data, struct task_struct *p)
 		goto out;
 	reason = gotrace_waker_reason();
 	if (reason != GOTRACE_R_IRQ && reason != GOTRACE_R_SOFTIRQ) {
-		waker = current->pid ? gotrace_thread_of(s, current) : NULL;
-		if (!waker || waker->state == GOTRACE_T_NONE)
+		/* The waker is current, which is what this CPU's P runs. */
+		if (!c->cur_g)
 			goto out;
-		prog = waker->prog;
+		waker = c->cur_t;
+		prog = READ_ONCE(waker->prog);
 	}
 	WRITE_ONCE(t->wake_stack, gotrace_stack(s->stacks, prog, reason));
 out:

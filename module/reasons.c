@@ -479,25 +479,3 @@ const char *gotrace_reason_word(u32 reason, char *buf, size_t size)
 		return gotrace_reason_name(reason, buf, size);
 	}
 }
-
-/**
- * gotrace_waker_reason - what the current context is doing when it wakes
- * a thread: a system call, kernel work, or an interrupt
- *
- * Return: GOTRACE_R_IRQ in a hard interrupt or NMI, GOTRACE_R_SOFTIRQ while
- * serving a softirq, else the number of the system call current is in, else
- * GOTRACE_R_KERNEL in a kernel thread or GOTRACE_R_FAULT in a user thread.
- */
-u32 gotrace_waker_reason(void)
-{
-	int nr;
-
-	if (in_hardirq() || in_nmi())
-		return GOTRACE_R_IRQ;
-	if (in_serving_softirq())
-		return GOTRACE_R_SOFTIRQ;
-	nr = gotrace_syscall_of(current);
-	if (nr >= 0)
-		return nr;
-	return current->flags & PF_KTHREAD ? GOTRACE_R_KERNEL : GOTRACE_R_FAULT;
-}

@@ -3,6 +3,7 @@
 #ifndef _GOTRACE_REASONS_H
 #define _GOTRACE_REASONS_H
 
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/types.h>
@@ -46,7 +47,6 @@ struct gotrace_syscall {
 };
 
 extern const struct gotrace_syscall gotrace_syscalls[GOTRACE_NR_SYSCALLS];
-u32 gotrace_waker_reason(void);
 const char *gotrace_reason_name(u32 reason, char *buf, size_t size);
 const char *gotrace_reason_word(u32 reason, char *buf, size_t size);
 
@@ -72,6 +72,29 @@ static inline int gotrace_syscall_of(struct task_struct *p)
 	if (nr >= GOTRACE_NR_SYSCALLS)
 		return -1;
 	return nr;
+}
+
+/**
+ * gotrace_waker_reason - what the current context is doing when it wakes
+ * a thread: a system call, kernel work, or an interrupt
+ *
+ * Return: GOTRACE_R_IRQ in a hard interrupt or NMI, GOTRACE_R_SOFTIRQ while
+ * serving a softirq, else the number of the system call current is in, else
+ * GOTRACE_R_KERNEL in a kernel thread or GOTRACE_R_FAULT in a user thread.
+ * Inline: the sched_waking probe asks at every wakeup.
+ */
+static __always_inline u32 gotrace_waker_reason(void)
+{
+	int nr;
+
+	if (in_hardirq() || in_nmi())
+		return GOTRACE_R_IRQ;
+	if (in_serving_softirq())
+		return GOTRACE_R_SOFTIRQ;
+	nr = gotrace_syscall_of(current);
+	if (nr >= 0)
+		return nr;
+	return current->flags & PF_KTHREAD ? GOTRACE_R_KERNEL : GOTRACE_R_FAULT;
 }
 
 #endif /* _GOTRACE_REASONS_H */

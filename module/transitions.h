@@ -202,6 +202,7 @@ static __always_inline void gotrace_g_running(struct gotrace_cpu *c,
 	t->state = GOTRACE_T_RUNNING;
 	t->last_cpu = c->cpu;
 	c->cur_g = gid;
+	c->cur_t = t;
 }
 
 /**
