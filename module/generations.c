@@ -20,9 +20,11 @@
  *    cpus_read_lock(): its batch is committed here, and its first event once
  *    online writes its P's status. Then no event of the old generation can
  *    be written any more.
- * 3. It walks every thread: a goroutine not running whose status no event
- *    has given in the new generation gets it (gotrace_g_walk()), so that a
- *    trace starting at this generation knows every goroutine.
+ * 3. It walks every thread id that held a goroutine in the trace (a bitmap,
+ *    not the table: it may cover PID_MAX_LIMIT ids) and the aliases: a
+ *    goroutine not running whose status no event has given in the new
+ *    generation gets it (gotrace_g_walk()), so that a trace starting at this
+ *    generation knows every goroutine.
  * 4. It marks the old generation closed: the reader writes its tables
  *    (footer.c) once it has read its batches, then goes on with the new one.
  *
@@ -99,62 +101,95 @@ static void gotrace_gens_enter(struct gotrace_session *s, u32 gen)
 }
 
 /*
- * Step 3 for @n entries from @t, of thread ids from @tid (or of aliases,
- * @aliases), with interrupts off. False once recording is off or cut.
+ * This CPU's buffer for the walk, in the current generation, with
+ * interrupts off (saved in @flags) and the time in @ts; NULL once
+ * recording is off or cut, interrupts as they were.
  */
-static bool gotrace_gens_walk_some(struct gotrace_session *s,
-				   struct gotrace_thread *t, u32 tid, u32 n,
-				   struct gotrace_alias *aliases, bool first)
+static struct gotrace_cpu *gotrace_gens_walk_begin(struct gotrace_session *s,
+						   unsigned long *flags, u64 *ts)
 {
 	struct gotrace_cpu *c;
-	unsigned long flags;
-	bool ok = false;
-	u32 i;
-	u64 ts;
 
-	local_irq_save(flags);
+	local_irq_save(*flags);
 	if (READ_ONCE(s->mode) != GOTRACE_MODE_ON)
 		goto out;
 	c = this_cpu_ptr(s->cpus);
-	ts = gotrace_clock(s);
-	if (c->ring.gen != READ_ONCE(s->gen) && !gotrace_proc_gen(s, c, ts))
-		goto cut;
-	if (first && !gotrace_procs_set(c, ts))
-		goto cut;
-	for (i = 0; i < n; i++) {
-		if (aliases) {
-			/* Pairs with the release in gotrace_thread_alias(). */
-			if (smp_load_acquire(&aliases[i].busy) <= 0)
-				continue;
-			t = &aliases[i].t;
-			tid = aliases[i].tid;
-		}
-		if (!gotrace_g_walk(s, c, t, tid, ts))
-			goto cut;
-		t++;
-		tid++;
-	}
-	ok = true;
-	goto out;
-cut:
-	gotrace_cut(s, c, ts);
+	*ts = gotrace_clock(s);
+	if (c->ring.gen == READ_ONCE(s->gen) || gotrace_proc_gen(s, c, *ts))
+		return c;
+	gotrace_cut(s, c, *ts);
 out:
+	local_irq_restore(*flags);
+	return NULL;
+}
+
+/*
+ * Step 3 for GOTRACE_WALK_BATCH thread ids that held a goroutine, from
+ * *@tid on; *@tid is then the next one. The first batch also writes the
+ * generation's ProcsChange. False once recording is off or cut.
+ */
+static bool gotrace_gens_walk_ids(struct gotrace_session *s, u32 *tid)
+{
+	struct gotrace_cpu *c;
+	unsigned long flags;
+	bool ok = true;
+	u32 i;
+	u64 ts;
+
+	c = gotrace_gens_walk_begin(s, &flags, &ts);
+	if (!c)
+		return false;
+	if (!*tid)
+		ok = gotrace_procs_set(c, ts);
+	*tid = find_next_bit(s->tids_seen, s->max_tid, *tid);
+	for (i = 0; ok && i < GOTRACE_WALK_BATCH && *tid < s->max_tid; i++) {
+		ok = gotrace_g_walk(s, c, &s->threads[*tid], *tid, ts);
+		*tid = find_next_bit(s->tids_seen, s->max_tid, *tid + 1);
+	}
+	if (!ok)
+		gotrace_cut(s, c, ts);
 	local_irq_restore(flags);
 	return ok;
 }
 
+/* Step 3 for the aliases (threads.c). */
+static void gotrace_gens_walk_aliases(struct gotrace_session *s)
+{
+	struct gotrace_cpu *c;
+	unsigned long flags;
+	u64 ts;
+	int i;
+
+	c = gotrace_gens_walk_begin(s, &flags, &ts);
+	if (!c)
+		return;
+	for (i = 0; i < GOTRACE_ALIASES; i++) {
+		struct gotrace_alias *a = &s->aliases[i];
+
+		/* Pairs with the release in gotrace_thread_alias(). */
+		if (smp_load_acquire(&a->busy) > 0 &&
+		    !gotrace_g_walk(s, c, &a->t, a->tid, ts)) {
+			gotrace_cut(s, c, ts);
+			break;
+		}
+	}
+	local_irq_restore(flags);
+}
+
+/*
+ * Step 3: the ids that ever held a goroutine in this trace (tids_seen), not
+ * the whole table: max_tid may be PID_MAX_LIMIT.
+ */
 static void gotrace_gens_walk(struct gotrace_session *s)
 {
-	u32 tid, n;
+	u32 tid = 0;
 
-	for (tid = 0; tid < s->max_tid; tid += n) {
-		n = min_t(u32, GOTRACE_WALK_BATCH, s->max_tid - tid);
-		if (!gotrace_gens_walk_some(s, &s->threads[tid], tid, n, NULL,
-					    !tid))
+	do {
+		if (!gotrace_gens_walk_ids(s, &tid))
 			return;
 		cond_resched();
-	}
-	gotrace_gens_walk_some(s, NULL, 0, GOTRACE_ALIASES, s->aliases, false);
+	} while (tid < s->max_tid);
+	gotrace_gens_walk_aliases(s);
 }
 
 static void gotrace_gens_next(struct work_struct *work)

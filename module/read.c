@@ -38,7 +38,8 @@ static int gotrace_next_cpu(int cpu)
 
 /*
  * A CPU's oldest committed chunk, if it is one to read now: with
- * generations, only one of the generation being read.
+ * generations, only one of the generation being read. @len is 0 when
+ * there is none: the caller tells chunks from the footer by it.
  */
 static const u8 *gotrace_read_peek(struct gotrace_session *s, int cpu,
 				   u32 *len)
@@ -46,7 +47,9 @@ static const u8 *gotrace_read_peek(struct gotrace_session *s, int cpu,
 	const u8 *chunk = gotrace_buf_peek(&per_cpu_ptr(s->cpus, cpu)->ring, len);
 
 	if (chunk && s->v2 && gotrace2_batch_gen(chunk) != READ_ONCE(s->rd_gen))
-		return NULL;
+		chunk = NULL;
+	if (!chunk)
+		*len = 0;
 	return chunk;
 }
 

@@ -41,6 +41,7 @@ static void gotrace_session_release(struct gotrace_session *s)
 	for_each_possible_cpu(cpu)
 		gotrace_buf_free(&per_cpu_ptr(s->cpus, cpu)->ring);
 	gotrace_threads_free(s->threads);
+	kvfree(s->tids_seen);
 	kfree(s->aliases);
 	gotrace_progs_free(s->progs);
 	gotrace_kstacks_free(s->kstacks);
@@ -113,8 +114,13 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 		if (!s->kstacks)
 			goto err_free;
 	}
-	if (s->v2)
+	if (s->v2) {
+		s->tids_seen = kvcalloc(BITS_TO_LONGS(max_tid), sizeof(long),
+					GOTRACE_GFP);
+		if (!s->tids_seen)
+			goto err_free;
 		gotrace_gens_init(s, args->gen_period_ns, args->gen_bytes);
+	}
 	return s;
 
 err_free:

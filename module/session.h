@@ -77,6 +77,9 @@ enum gotrace_sess_state {
  * @gen_work:	starts the next generation (generations.c).
  * @gen_kick:	a CPU's request for a new generation: its batches in the
  *		current one reached the start's gen_bytes.
+ * @tids_seen:	formats 1.22 and later: a bitmap of the thread ids that held
+ *		a goroutine in this trace, which the generation walk visits;
+ *		set with set_bit() by creations.
  * @word_ids:	the string id of each reason's word, 0 until an event
  *		uses it (gotrace_word()); set with cmpxchg.
  * @nr_words:	word string ids handed out; written with atomics.
@@ -127,6 +130,7 @@ struct gotrace_session {
 	unsigned long gen_period;
 	struct delayed_work gen_work;
 	struct irq_work gen_kick;
+	unsigned long *tids_seen;
 	u16 word_ids[GOTRACE_R_NR];
 	atomic_t nr_words;
 	wait_queue_head_t *wq;

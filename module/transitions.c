@@ -206,6 +206,8 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 	    !gotrace_emit(&c->ring, ts, GO_EV_GO_CREATE, 3, args, false))
 		return false;
 	WRITE_ONCE(t->sgen, c->ring.gen);
+	if (s->tids_seen)
+		set_bit(p->pid, s->tids_seen);
 	t->gen = gen;
 	t->tag = gotrace_tag(p);
 	t->prog = prog;
@@ -363,6 +365,7 @@ static bool gotrace2_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
 {
 	u64 gid = gotrace_goid(p->pid, 0);
 
+	__set_bit(p->pid, s->tids_seen);	/* no probe runs yet */
 	t->gen = 0;
 	t->tag = gotrace_tag(p);
 	t->prog = prog;
