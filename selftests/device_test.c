@@ -604,6 +604,26 @@ FIXTURE_VARIANT_ADD(header, go1_21) {
 	.name = "1.21",
 };
 
+FIXTURE_VARIANT_ADD(header, go1_22) {
+	.format = GOTRACE_FORMAT_1_22,
+	.name = "1.22",
+};
+
+FIXTURE_VARIANT_ADD(header, go1_23) {
+	.format = GOTRACE_FORMAT_1_23,
+	.name = "1.23",
+};
+
+FIXTURE_VARIANT_ADD(header, go1_25) {
+	.format = GOTRACE_FORMAT_1_25,
+	.name = "1.25",
+};
+
+FIXTURE_VARIANT_ADD(header, go1_26) {
+	.format = GOTRACE_FORMAT_1_26,
+	.name = "1.26",
+};
+
 FIXTURE_SETUP(header)
 {
 	GT_REQUIRE_DEVICE();
@@ -631,6 +651,12 @@ TEST_F(header, first_read)
 	ASSERT_EQ(0, gt_buf_add(&t, buf, sizeof(buf)));
 	ASSERT_EQ(0, gt_status(self->fd, &st));
 	EXPECT_EQ(gt_format_version(variant->format), st.format);
+	/* Generations started: the first at start, none in the old formats. */
+	if (gt_format_modern(variant->format)) {
+		EXPECT_LE(1, st.generations);
+	} else {
+		EXPECT_EQ(0, st.generations);
+	}
 	snprintf(name, sizeof(name), "device-header-%s", variant->name);
 	finish_trace(_metadata, self->fd, &t, variant->format, name);
 	gt_buf_free(&t);

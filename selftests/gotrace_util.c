@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 #include <linux/capability.h>
 
 #include "gotrace_util.h"
+#include "gtrace2.h"
 
 int gt_dev_open(int flags)
 {
@@ -74,6 +76,14 @@ const char *gt_header(__u32 format)
 		return "go 1.11 trace\0\0";
 	case GOTRACE_FORMAT_1_19:
 		return "go 1.19 trace\0\0";
+	case GOTRACE_FORMAT_1_22:
+		return "go 1.22 trace\0\0";
+	case GOTRACE_FORMAT_1_23:
+		return "go 1.23 trace\0\0";
+	case GOTRACE_FORMAT_1_25:
+		return "go 1.25 trace\0\0";
+	case GOTRACE_FORMAT_1_26:
+		return "go 1.26 trace\0\0";
 	default:
 		return "go 1.21 trace\0\0";
 	}
@@ -363,6 +373,14 @@ int gt_check_goroutine(const struct gt_buf *t, __u32 format, __u64 goid,
 	memset(st, 0, sizeof(*st));
 	if (gs)
 		memset(gs, 0, sizeof(*gs));
+	if (gt_format_modern(format)) {
+		struct gt_gens g;
+
+		ret = gt_check_gens(t, format, &g);
+		st->version = g.version;
+		memcpy(st->error, g.error, sizeof(st->error));
+		return ret;
+	}
 	c.cpu_seen = c.nr_cpus > 0 ? calloc(c.nr_cpus, sizeof(bool)) : NULL;
 	if (!c.cpu_seen)
 		snprintf(st->error, sizeof(st->error), "no CPUs or no memory");
@@ -375,6 +393,193 @@ int gt_check_goroutine(const struct gt_buf *t, __u32 format, __u64 goid,
 			 gt_format_version(format));
 		ret = -1;
 	}
+	return ret;
+}
+
+/* Formats 1.22 and later: Go's format with generations. */
+bool gt_format_modern(__u32 format)
+{
+	return gt_format_version(format) >= GOTRACE_FORMAT_1_22;
+}
+
+/* Where gt_check_gens() is: the generation of the batches so far. */
+struct gt_gen_walk {
+	struct gt_gens *g;
+	__u64 gen;		/* current generation, 0 before the first batch */
+	unsigned long sync, strings, stacks, eog;	/* its batches and end marks */
+	bool tables;		/* a table batch of it was seen */
+};
+
+/* Say in g->error what is wrong at byte @off; returns -1. */
+static int __attribute__((format(printf, 3, 4)))
+gt_gens_fail(struct gt_gens *g, __u64 off, const char *fmt, ...)
+{
+	int n = snprintf(g->error, sizeof(g->error), "byte offset %llu: ",
+			 (unsigned long long)off);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(g->error + n, sizeof(g->error) - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* The generation w->gen is complete: its tables (and 1.26's end mark). */
+static int gt_gen_close(struct gt_gen_walk *w, __u64 off)
+{
+	struct gt_gens *g = w->g;
+	const char *sync = g->version >= 25 ? "Sync" : "Frequency";
+
+	if (w->sync != 1)
+		return gt_gens_fail(g, off, "generation %llu has %lu %s batches, want 1",
+				    (unsigned long long)w->gen, w->sync, sync);
+	if (!w->strings)
+		return gt_gens_fail(g, off, "generation %llu has no Strings batch",
+				    (unsigned long long)w->gen);
+	if (!w->stacks)
+		return gt_gens_fail(g, off, "generation %llu has no Stacks batch",
+				    (unsigned long long)w->gen);
+	if (g->version >= 26 && w->eog != 1)
+		return gt_gens_fail(g, off, "generation %llu has %lu EndOfGeneration marks, want 1",
+				    (unsigned long long)w->gen, w->eog);
+	g->nr_gens++;
+	return 0;
+}
+
+/*
+ * Check a whole Go 1.22+ trace recorded in @format at the wire level, with
+ * libgtrace's gt2 reader (userspace/lib/gtrace2.h): every event decodes;
+ * outside batches there are only batch headers (and, in 1.26, the
+ * EndOfGeneration byte); batch generations start at 1 and never go back or
+ * skip one; each generation has exactly one Frequency (Sync since 1.25)
+ * batch, Strings and Stacks batches, all after its event batches, and in
+ * 1.26 ends with exactly one EndOfGeneration, after which no batch of it
+ * comes. Returns 0, or -1 with the reason in g->error.
+ */
+int gt_check_gens(const struct gt_buf *t, __u32 format, struct gt_gens *g)
+{
+	struct gt_gen_walk w = { .g = g };
+	struct gt2_wire_event ev;
+	struct gt2_trace *trace;
+	struct gt2_wire wire;
+	struct gt_error err;
+	__u64 batch_end = 0;
+	bool first = false;	/* the next event is a batch's first */
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	if (gt2_open_mem(t->data, t->len, &trace, &err)) {
+		snprintf(g->error, sizeof(g->error), "byte offset %llu: %s",
+			 (unsigned long long)err.off, err.msg);
+		return -1;
+	}
+	g->version = gt2_version(trace) - 1000;
+	ret = -1;
+	if (g->version != gt_format_version(format)) {
+		snprintf(g->error, sizeof(g->error), "version 1.%u, want 1.%u",
+			 g->version, gt_format_version(format));
+		goto out;
+	}
+	gt2_wire_init(&wire, trace);
+	for (;;) {
+		int n = gt2_wire_next(&wire, &ev, &err);
+
+		if (n < 0) {
+			gt_gens_fail(g, err.off, "%s", err.msg);
+			goto out;
+		}
+		if (!n)
+			break;
+		g->events++;
+		if (ev.off < batch_end) {
+			if (ev.end > batch_end) {
+				gt_gens_fail(g, ev.off, "%s crosses its batch's end at %llu",
+					     ev.name, (unsigned long long)batch_end);
+				goto out;
+			}
+			if (!first)
+				continue;
+			first = false;
+			/* A batch's kind is its first event's, as Go's batch.go says. */
+			if (ev.type == (g->version >= 25 ? GT2_EV_SYNC : GT2_EV_FREQUENCY)) {
+				w.sync++;
+				w.tables = true;
+			} else if (ev.type == GT2_EV_STRINGS) {
+				w.strings++;
+				w.tables = true;
+			} else if (ev.type == GT2_EV_STACKS) {
+				w.stacks++;
+				w.tables = true;
+			} else if (ev.type != GT2_EV_CPU_SAMPLES) {
+				if (w.tables) {
+					gt_gens_fail(g, ev.off, "an event batch of generation %llu after its tables",
+						     (unsigned long long)w.gen);
+					goto out;
+				}
+				g->event_batches++;
+			}
+			continue;
+		}
+		first = false;
+		if (ev.type == GT2_EV_END_OF_GENERATION && g->version >= 26) {
+			if (!w.gen || w.eog) {
+				gt_gens_fail(g, ev.off, "EndOfGeneration %s",
+					     w.gen ? "twice" : "before any batch");
+				goto out;
+			}
+			w.eog++;
+			if (gt_gen_close(&w, ev.off))
+				goto out;
+			continue;
+		}
+		if (ev.type != GT2_EV_EVENT_BATCH) {
+			gt_gens_fail(g, ev.off, "%s (type %u) outside any batch",
+				     *ev.name ? ev.name : "unnamed event", ev.type);
+			goto out;
+		}
+		g->batches++;
+		if (ev.args[0] != w.gen) {
+			if (ev.args[0] != w.gen + 1) {
+				gt_gens_fail(g, ev.off, "a batch of generation %llu after generation %llu",
+					     (unsigned long long)ev.args[0],
+					     (unsigned long long)w.gen);
+				goto out;
+			}
+			if (w.gen && g->version < 26 && gt_gen_close(&w, ev.off))
+				goto out;
+			if (w.gen && g->version >= 26 && !w.eog) {
+				gt_gens_fail(g, ev.off, "generation %llu has no EndOfGeneration",
+					     (unsigned long long)w.gen);
+				goto out;
+			}
+			w = (struct gt_gen_walk){ .g = g, .gen = ev.args[0] };
+		} else if (w.eog) {
+			gt_gens_fail(g, ev.off, "a batch of generation %llu after its EndOfGeneration",
+				     (unsigned long long)w.gen);
+			goto out;
+		}
+		g->last_gen = w.gen;
+		batch_end = ev.end + ev.args[3];
+		first = ev.args[3] > 0;
+	}
+	if (batch_end > gt2_size(trace)) {
+		gt_gens_fail(g, gt2_size(trace), "the trace ends inside a batch");
+		goto out;
+	}
+	if (!w.gen) {
+		gt_gens_fail(g, gt2_size(trace), "no batch at all");
+		goto out;
+	}
+	if (g->version < 26 && gt_gen_close(&w, gt2_size(trace)))
+		goto out;
+	if (g->version >= 26 && !w.eog) {
+		gt_gens_fail(g, gt2_size(trace), "the last generation, %llu, has no EndOfGeneration",
+			     (unsigned long long)w.gen);
+		goto out;
+	}
+	ret = 0;
+out:
+	gt2_close(trace);
 	return ret;
 }
 

@@ -47,13 +47,24 @@ struct gt_buf {
 
 /* What gt_check_trace() found in a trace, read with libgtrace. */
 struct gt_stats {
-	unsigned int version;			/* 11, 19 or 21 */
+	unsigned int version;			/* 11, 19, 21, or 22 and later */
 	unsigned long count[GT_EV_COUNT];	/* events by type byte */
 	unsigned long nr_ps;			/* CPUs with events */
 	unsigned long nr_stacks;		/* stacks defined */
 	__u64 frequency;			/* ticks per second */
 	__u64 first_ts, last_ts;		/* of the earliest and latest events */
 	char error[400];			/* why the trace is malformed */
+};
+
+/* What gt_check_gens() found in a Go 1.22+ trace (formats 1.22 and later). */
+struct gt_gens {
+	unsigned int version;		/* 22, 23, 25 or 26 */
+	unsigned long events;		/* wire events, batch headers included */
+	unsigned long batches;		/* all batches */
+	unsigned long event_batches;	/* batches of scheduler events */
+	unsigned long nr_gens;		/* whole generations: 1 to last_gen */
+	__u64 last_gen;
+	char error[400];		/* why the trace is malformed */
 };
 
 /* What one goroutine did in a trace: see gt_check_goroutine(). */
@@ -105,7 +116,9 @@ int gt_reset(void);
 int gt_open_reader(void);
 int gt_close_reader(int fd);
 int gt_save(const struct gt_buf *t, const char *name);
+bool gt_format_modern(__u32 format);
 int gt_check_trace(const struct gt_buf *t, __u32 format, struct gt_stats *st);
+int gt_check_gens(const struct gt_buf *t, __u32 format, struct gt_gens *g);
 int gt_check_goroutine(const struct gt_buf *t, __u32 format, __u64 goid,
 		       struct gt_gstats *gs, struct gt_stats *st);
 int gt_keep_trace(const struct gt_buf *t, __u32 format, struct gt_stats *st,

@@ -68,6 +68,7 @@ static void check_intact(struct __test_metadata *_metadata, int ctl,
 	EXPECT_EQ(GOTRACE_FORMAT_1_21, after.format);
 	EXPECT_EQ(sessions, after.sessions);
 	EXPECT_EQ(0, after.flags);
+	EXPECT_EQ(0, after.generations);	/* none in the old formats */
 	EXPECT_EQ(0, after.events_lost);
 	EXPECT_LT(before.events, after.events);
 	EXPECT_LE(before.bytes, after.bytes);
@@ -207,7 +208,8 @@ TEST_F(ioctl, start_reserved)
 TEST_F(ioctl, start_bad_format)
 {
 	static const __u32 formats[] = {
-		1, 5, 10, 12, 18, 20, 24, 27, 121, 0x80000015, 0xffffffff,
+		1, 5, 10, 12, 18, 20, 24, 27, 28, 121, 122, 0x80000015,
+		0x80000016, 0xffffffff,
 	};
 	struct gotrace_start args;
 	unsigned int i;
@@ -220,6 +222,165 @@ TEST_F(ioctl, start_bad_format)
 		}
 	}
 	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+/*
+ * The generation parameters of formats 1.22 and later: out of range, or set
+ * with an older format, EINVAL; kernel stacks with a modern format,
+ * EOPNOTSUPP. Refused before the busy device is even looked at.
+ */
+static const __u32 modern_formats[] = {
+	GOTRACE_FORMAT_1_22, GOTRACE_FORMAT_1_23, GOTRACE_FORMAT_1_25,
+	GOTRACE_FORMAT_1_26,
+};
+static const __u32 old_formats[] = {
+	GOTRACE_FORMAT_DEFAULT, GOTRACE_FORMAT_1_11, GOTRACE_FORMAT_1_19,
+	GOTRACE_FORMAT_1_21,
+};
+
+TEST_F(ioctl, start_gen_period)
+{
+	static const __u64 periods[] = {
+		1, 1000, GOTRACE_GEN_PERIOD_MIN_NS - 1,
+		GOTRACE_GEN_PERIOD_MAX_NS + 1, 2 * GOTRACE_GEN_PERIOD_MAX_NS,
+		1ULL << 63, UINT64_MAX,
+	};
+	struct gotrace_start args;
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(modern_formats); i++) {
+		for (j = 0; j < ARRAY_SIZE(periods); j++) {
+			start_args(&args)->format = modern_formats[i];
+			args.gen_period_ns = periods[j];
+			EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+			EXPECT_EQ(EINVAL, errno) {
+				TH_LOG("format %u gen_period_ns %llu", args.format,
+				       (unsigned long long)periods[j]);
+			}
+		}
+		/* The bounds themselves are valid: the device is busy. */
+		start_args(&args)->format = modern_formats[i];
+		args.gen_period_ns = GOTRACE_GEN_PERIOD_MIN_NS;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EBUSY, errno);
+		args.gen_period_ns = GOTRACE_GEN_PERIOD_MAX_NS;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EBUSY, errno);
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_F(ioctl, start_gen_bytes)
+{
+	static const __u64 sizes[] = { 1, 4096, GOTRACE_GEN_BYTES_MIN - 1 };
+	struct gotrace_start args;
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(modern_formats); i++) {
+		for (j = 0; j < ARRAY_SIZE(sizes); j++) {
+			start_args(&args)->format = modern_formats[i];
+			args.gen_bytes = sizes[j];
+			EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+			EXPECT_EQ(EINVAL, errno) {
+				TH_LOG("format %u gen_bytes %llu", args.format,
+				       (unsigned long long)sizes[j]);
+			}
+		}
+		start_args(&args)->format = modern_formats[i];
+		args.gen_bytes = GOTRACE_GEN_BYTES_MIN;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EBUSY, errno);
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+/* The older formats have no generations: either parameter set is EINVAL. */
+TEST_F(ioctl, start_gen_old_format)
+{
+	struct gotrace_start args;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(old_formats); i++) {
+		start_args(&args)->format = old_formats[i];
+		args.gen_period_ns = GOTRACE_GEN_PERIOD_NS;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EINVAL, errno) {
+			TH_LOG("format %u gen_period_ns", old_formats[i]);
+		}
+		start_args(&args)->format = old_formats[i];
+		args.gen_bytes = GOTRACE_GEN_BYTES_MIN;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EINVAL, errno) {
+			TH_LOG("format %u gen_bytes", old_formats[i]);
+		}
+		start_args(&args)->format = old_formats[i];
+		args.gen_bytes = 1ULL << 40;
+		args.gen_period_ns = 1;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EINVAL, errno);
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+TEST_F(ioctl, start_kstacks_modern)
+{
+	struct gotrace_start args;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(modern_formats); i++) {
+		start_args(&args)->format = modern_formats[i];
+		args.flags = GOTRACE_START_KSTACKS;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EOPNOTSUPP, errno) {
+			TH_LOG("format %u", modern_formats[i]);
+		}
+		args.flags |= GOTRACE_START_CLOCK_MONO;
+		args.gen_period_ns = GOTRACE_GEN_PERIOD_MIN_NS;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+		/* Without kernel stacks it is valid: the device is busy. */
+		args.flags = GOTRACE_START_CLOCK_MONO;
+		EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+		EXPECT_EQ(EBUSY, errno);
+	}
+	check_intact(_metadata, self->s.ctl, self->sessions);
+}
+
+/*
+ * The same refusals on an idle device start nothing: no session is counted,
+ * the device stays idle, and a valid start after them works.
+ */
+TEST_F(ioctl, start_gen_idle)
+{
+	struct gotrace_start args;
+	struct gotrace_status st;
+
+	end_session(_metadata, &self->s);
+	start_args(&args)->format = GOTRACE_FORMAT_1_26;
+	args.gen_period_ns = GOTRACE_GEN_PERIOD_MIN_NS - 1;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+	EXPECT_EQ(EINVAL, errno);
+	start_args(&args)->format = GOTRACE_FORMAT_1_22;
+	args.gen_bytes = GOTRACE_GEN_BYTES_MIN - 1;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+	EXPECT_EQ(EINVAL, errno);
+	start_args(&args)->format = GOTRACE_FORMAT_1_21;
+	args.gen_bytes = GOTRACE_GEN_BYTES_MIN;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+	EXPECT_EQ(EINVAL, errno);
+	start_args(&args)->format = GOTRACE_FORMAT_1_23;
+	args.flags = GOTRACE_START_KSTACKS;
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &args));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	ASSERT_EQ(0, gt_status(self->s.ctl, &st));
+	EXPECT_EQ(GOTRACE_STATE_IDLE, st.state);
+	EXPECT_EQ(self->sessions, st.sessions);
+
+	/* The idle device's next session is the default one, as before. */
+	start_args(&args);
+	ASSERT_EQ(0, ioctl(self->s.ctl, GOTRACE_START, &args));
+	record_again(_metadata, &self->s);
+	check_intact(_metadata, self->s.ctl, self->sessions + 1);
 }
 
 /* The first version of the structure is the smallest there will be. */
@@ -402,8 +563,8 @@ TEST_F(ioctl, status_size)
 	EXPECT_EQ(sizeof(big.st), big.st.size);
 	EXPECT_EQ(GOTRACE_STATE_TRACING, big.st.state);
 	EXPECT_EQ(self->sessions, big.st.sessions);
+	EXPECT_EQ(0, big.st.generations);	/* an old format */
 	EXPECT_EQ(0, big.st.reserved[0]);
-	EXPECT_EQ(0, big.st.generations);	/* an old format's session */
 	EXPECT_EQ(0, junk_overwritten((void *)&big, sizeof(big.st),
 				      sizeof(big)));
 	check_intact(_metadata, self->s.ctl, self->sessions);

@@ -64,6 +64,7 @@ static void get_status(struct __test_metadata *_metadata, int fd,
 	EXPECT_NE(GT_JUNK64, st->snapshot_ns);
 	EXPECT_NE(GT_JUNK32, st->snapshot_threads);
 	EXPECT_GE(GOTRACE_CLOCK_TSC, st->clock);
+	EXPECT_NE(GT_JUNK64, st->generations);
 	for (i = 0; i < ARRAY_SIZE(st->reserved); i++)
 		EXPECT_EQ(0, st->reserved[i]);
 }
@@ -158,6 +159,109 @@ TEST_F_TIMEOUT(session, transitions, 120)
 
 	read_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_DEFAULT,
 		   "session-transitions");
+	gt_buf_free(&t);
+}
+
+/* A session of @format with generations every @period_ns (0: the default). */
+static int start_gens(int fd, __u32 format, __u64 period_ns, __u64 gen_bytes)
+{
+	struct gotrace_start args = {
+		.size = sizeof(args),
+		.format = format,
+		.gen_period_ns = period_ns,
+		.gen_bytes = gen_bytes,
+	};
+
+	return ioctl(fd, GOTRACE_START, &args);
+}
+
+/*
+ * Each format with generations: STATUS says which and counts generations
+ * (1 at start, more as periods pass, none after stop); the trace is whole,
+ * with exactly those generations.
+ */
+TEST_F_TIMEOUT(session, generations, 120)
+{
+	static const __u32 formats[] = {
+		GOTRACE_FORMAT_1_22, GOTRACE_FORMAT_1_23, GOTRACE_FORMAT_1_25,
+		GOTRACE_FORMAT_1_26,
+	};
+	struct gotrace_status st1, st2, st3, idle;
+	struct gt_buf t = { 0 };
+	struct gt_gens g;
+	unsigned int i;
+	char name[64];
+
+	for (i = 0; i < ARRAY_SIZE(formats); i++) {
+		ASSERT_EQ(0, start_gens(self->fd, formats[i], 100000000ULL, 0));
+		get_status(_metadata, self->fd, &st1);
+		EXPECT_EQ(GOTRACE_STATE_TRACING, st1.state);
+		EXPECT_EQ(formats[i], st1.format);
+		EXPECT_EQ(1, st1.generations);
+		EXPECT_EQ(0, st1.events_lost);
+
+		/* 100 ms periods: three more at least in 450 ms. */
+		EXPECT_EQ(1000, gt_pingpong(1000, 0));
+		gt_msleep(450);
+		get_status(_metadata, self->fd, &st2);
+		EXPECT_LE(4, st2.generations) {
+			TH_LOG("format %u: %llu generations after 450 ms of 100 ms periods",
+			       formats[i], (unsigned long long)st2.generations);
+		}
+		/* After stop no generation starts any more. */
+		ASSERT_EQ(0, gt_stop(self->fd));
+		get_status(_metadata, self->fd, &st3);
+		EXPECT_EQ(GOTRACE_STATE_STOPPED, st3.state);
+		EXPECT_LE(st2.generations, st3.generations);
+		gt_msleep(250);
+		get_status(_metadata, self->fd, &idle);
+		EXPECT_EQ(st3.generations, idle.generations);
+
+		snprintf(name, sizeof(name), "session-generations-1.%u", formats[i]);
+		read_trace(_metadata, self->fd, &t, formats[i], name);
+		EXPECT_EQ(0, gt_check_gens(&t, formats[i], &g)) {
+			TH_LOG("%s", g.error);
+		}
+		EXPECT_EQ(st3.generations, g.nr_gens);
+		EXPECT_EQ(st3.generations, g.last_gen);
+		EXPECT_LT(0, g.event_batches);
+		gt_buf_free(&t);
+	}
+
+	/* An old format after them counts no generation. */
+	ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_1_21, 0));
+	get_status(_metadata, self->fd, &st1);
+	EXPECT_EQ(0, st1.generations);
+	read_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_1_21, NULL);
+	gt_buf_free(&t);
+}
+
+/* gen_bytes: a CPU writing that much starts a generation before the period ends. */
+TEST_F_TIMEOUT(session, generation_bytes, 120)
+{
+	struct gotrace_status st;
+	struct gt_buf t = { 0 };
+	struct gt_gens g;
+
+	ASSERT_EQ(0, start_gens(self->fd, GOTRACE_FORMAT_1_26,
+				GOTRACE_GEN_PERIOD_MAX_NS, GOTRACE_GEN_BYTES_MIN));
+	/* Far more than 64 KiB of events on some CPU; an hour's period never ends. */
+	EXPECT_EQ(20000, gt_pingpong(20000, 0));
+	gt_msleep(100);
+	get_status(_metadata, self->fd, &st);
+	EXPECT_LE(2, st.generations) {
+		TH_LOG("%llu bytes written, %llu generations",
+		       (unsigned long long)st.bytes, (unsigned long long)st.generations);
+	}
+	EXPECT_EQ(0, st.events_lost);
+	ASSERT_EQ(0, gt_stop(self->fd));
+	get_status(_metadata, self->fd, &st);
+	read_trace(_metadata, self->fd, &t, GOTRACE_FORMAT_1_26,
+		   "session-generation_bytes");
+	EXPECT_EQ(0, gt_check_gens(&t, GOTRACE_FORMAT_1_26, &g)) {
+		TH_LOG("%s", g.error);
+	}
+	EXPECT_EQ(st.generations, g.nr_gens);
 	gt_buf_free(&t);
 }
 
