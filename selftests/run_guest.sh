@@ -11,6 +11,8 @@
 #                      the host's Go check (created)
 #   GOTRACE_TUN_KO     the kernel's tun.ko, uncompressed, which a test loads
 #                      and unloads (it skips without one)
+#   GOTRACE_TESTS      the test programs to run, space-separated (default:
+#                      all of them, TESTS below), e.g. "generations_test"
 #   GOTRACE_KMEMLEAK   "required" or "if-present": before loading, mark the
 #                      kernel's own suspected leaks as seen; at the end (after
 #                      rmmod) have kmemleak scan and fail on any new report,
@@ -21,7 +23,8 @@
 # lines, then its "ok"/"not ok" line. Exits non-zero if anything failed.
 
 TESTS="device_test ioctl_test session_test exhaustion_test workload_test module_test views_test
-accounting_test fault_test fuzz_test stress_test"
+accounting_test fault_test fuzz_test stress_test generations_test"
+TESTS=${GOTRACE_TESTS:-$TESTS}
 
 GOTRACE_BIN=${GOTRACE_BIN:-$(dirname "$0")}
 export GOTRACE_KO GOTRACE_BIN GOTRACE_TRACE_DIR GOTRACE_TUN_KO
