@@ -11,7 +11,8 @@
 # gotrace.ko out of tree and boot a QEMU guest (2 vCPUs) that runs selftests/run_guest.sh
 # with build/check shared at /host; then feed every trace the guests left in build/check/traces to
 # scripts/go-check.sh (the first kernel's with every page of go tool trace, the others'
-# with Go's parsers only) and scripts/addr-scan.sh (no raw kernel address), and each kernel's
+# with Go's parsers only; Go 1.22+ traces with every Go that reads them, 1.22 to 1.27, and
+# cut at each generation) and scripts/addr-scan.sh (no raw kernel address), and each kernel's
 # views-*.trace to scripts/views-check.sh (Go's profiles and goroutine page must name the
 # views workload's waits); last, the self-tests of go-check.sh and views-check.sh (each
 # must pass good traces and fail broken ones). Each suite's TAP is saved under build/check/
@@ -263,6 +264,15 @@ done
 # Every trace through Go's readers; the pages of go tool trace (four fifths of the time)
 # for the first kernel's traces, which the same tests record on every kernel and which
 # include the long run's (the last kernel streams too much to keep it).
+# The Gos that read Go 1.22+ traces (the generations tests' and the header tests' 1.22-1.26
+# traces), fetched once into build/go: on a cold machine about 10 minutes, mostly building
+# the trace and pprof tools of 1.25-1.27; then instant. Here rather than inside go-check.sh,
+# so that a failed fetch is its own failure and the time shows.
+step "Go 1.22, 1.24-1.27 for Go 1.22+ traces (scripts/go-fetch.sh)"
+for v in 1.22 1.24 1.25 1.26 1.27; do
+	scripts/go-fetch.sh "$v" || problem "scripts/go-fetch.sh $v failed: go-check.sh cannot check Go 1.22+ traces"
+done
+
 step "Go's trace readers on build/check/traces (scripts/go-check.sh)"
 ntraces=$(find "$TRACES" -type f | wc -l)
 echo "check.sh: $ntraces trace files"

@@ -356,8 +356,12 @@ check_all_pages() {
 			done
 			[ "$(printf '%s\n' "$links" | grep -c .)" -eq 4 ] ||
 				problem "GET $link: not 4 profile links (/io|block|syscall|sched?name=...&raw=1)"
+			# Its first goroutine may never run: in Go 1.22+ traces every live
+			# thread has a status each generation, so a thread blocked all along
+			# is in its group too. Its view must load, with events (jsonview);
+			# the timeline's running goroutine's view above has the slices.
 			for p in $(hrefs "$W/group.html" '/trace\?goid=[0-9]+' 1); do
-				check_view "$p" jsontrace
+				check_view "$p" jsonview
 			done
 			sort=$(grep -o "reloadTable('sortby', '[^']*')" "$W/group.html" | sed -n "2s/.*, '\(.*\)')/\1/p")
 			[ -z "$sort" ] || check_html "$link&sortby=${sort// /%20}" '</table>' "sorted goroutine table" '<table class="details">'
