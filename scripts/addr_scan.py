@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Find raw kernel addresses in gotrace traces, as read by `gotrace dump --all-stacks`.
+"""Find raw kernel addresses in gotrace traces, as read by `gotrace dump`.
 
 Usage: addr_scan.py FILE...
 
@@ -10,7 +10,10 @@ make -C userspace builds it).
 Reports every value that looks like a raw kernel address (>= 0xffff800000000000, the x86-64
 kernel half) among what gotrace reads from each trace: each event's numeric arguments, its P
 (but -1, what events on no P carry), G and stack id, and the id and each frame's PC and line
-of every stack the trace defines, used or not. Prints 'FILE: offset OFFSET EVENT WHAT = 0x...'
+of every stack the trace defines, used or not, as `gotrace dump --all-stacks` reads them; in
+a Go 1.22+ trace, every numeric field of every event as encoded (`gotrace dump --wire`:
+string, stack and batch events included; an M of 2^64-1 is Go's "no thread"), and the trace
+must pass `gotrace check`. Prints 'FILE: offset OFFSET EVENT WHAT = 0x...'
 or 'FILE: stack ID frame N WHAT = 0x...' lines, one each, and exits 1 if there are any; a
 trace gotrace cannot read (dump fails) also fails, with its error. Used by
 scripts/addr-scan.sh and scripts/views-check.sh.
@@ -31,6 +34,8 @@ STRING_ARGS = frozenset(["kind", "label", "name", "category", "message"])
 CANDIDATES = [re.compile(rb"18446\d{15}"), re.compile(rb"0xffff[89a-f]"),
               re.compile(rb"p=-(?!1 )")]
 BLOCK = 1 << 22
+# The M field's "no thread" in a Go 1.22+ trace: ^0, not an address.
+NO_THREAD = 2**64 - 1
 
 
 def gotrace_cmd():
@@ -64,6 +69,52 @@ def frame_values(line):
         yield "line", int(tail)
 
 
+def is_modern(path):
+    """Whether the file's header names Go 1.22 or later (the format with generations)."""
+    with open(path, "rb") as f:
+        m = re.match(rb"go 1\.(\d+) trace", f.read(16))
+    return bool(m) and int(m.group(1)) >= 22
+
+
+def wire_values(line):
+    """(what, value) of the numeric fields of a `dump --wire` line; a string's data ends it."""
+    for t in line.split():
+        k, _, v = t.partition("=")
+        if k == "data":
+            break
+        if v.isdigit() and not (k == "m" and int(v) == NO_THREAD):
+            yield k, int(v)
+
+
+def scan_wire_lines(path, lines, out):
+    """Write the kernel-address-like values of `dump --wire` lines to out; return how many."""
+    bad = 0
+    for n, line in enumerate(lines):
+        for k, v in wire_values(line):
+            if v >= KERNEL_ADDRESS:
+                out.write("%s: wire line %d %s %s = %#x\n" % (path, n + 1, line.split()[0], k, v))
+                bad += 1
+    return bad
+
+
+def scan_modern(gotrace, path, out):
+    """Scan a Go 1.22+ trace: its wire view's numbers, and gotrace check must accept it."""
+    try:
+        wire = subprocess.run([gotrace, "dump", "--wire", path], capture_output=True)
+        chk = subprocess.run([gotrace, "check", path], capture_output=True)
+    except OSError as e:
+        out.write("%s: cannot run %s: %s (make -C userspace builds it; or set GOTRACE)\n" %
+                  (path, gotrace, e))
+        return 1
+    bad = scan_wire_lines(path, wire.stdout.decode("utf-8", "replace").split("\n"), out)
+    for what, r in (("dump --wire", wire), ("check", chk)):
+        if r.returncode:
+            err = (r.stderr or r.stdout).decode("utf-8", "replace").strip()
+            out.write("%s: %s %s failed: %s\n" % (path, gotrace, what, err))
+            bad += 1
+    return bad
+
+
 def scan_lines(path, lines, out):
     """Write the kernel-address-like values of dump lines to out; return how many."""
     bad = 0
@@ -93,6 +144,8 @@ def scan_lines(path, lines, out):
 
 def scan(gotrace, path, out):
     """Write the kernel-address-like values of one trace to out; return how many."""
+    if is_modern(path):
+        return scan_modern(gotrace, path, out)
     try:
         p = subprocess.Popen([gotrace, "dump", "--all-stacks", path], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)

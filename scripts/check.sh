@@ -14,8 +14,8 @@
 # with Go's parsers only; Go 1.22+ traces with every Go that reads them, 1.22 to 1.27, and
 # cut at each generation) and scripts/addr-scan.sh (no raw kernel address), and each kernel's
 # views-*.trace to scripts/views-check.sh (Go's profiles and goroutine page must name the
-# views workload's waits); last, the self-tests of go-check.sh and views-check.sh (each
-# must pass good traces and fail broken ones). Each suite's TAP is saved under build/check/
+# views workload's waits); last, the self-tests of go-check.sh, views-check.sh and
+# addr-scan.sh (each must pass good traces and fail broken ones). Each suite's TAP is saved under build/check/
 # and counted; the command fails if any test fails, any suite does not run, or a guest
 # shows a kernel splat. Per kernel, one more guest records workloads with gotrace and
 # ftrace at once, and scripts/ftrace-compare.py compares them thread by thread
@@ -307,12 +307,16 @@ done
 
 # The checkers themselves: go-check.sh on Go's own sample traces and on broken ones,
 # views-check.sh on the first kernel's views traces and on edited copies that must fail.
-step "the checkers' self-tests (scripts/go-check-selftest.sh, scripts/views-check-selftest.sh, scripts/ftrace-compare-selftest.sh)"
+step "the checkers' self-tests (scripts/go-check-selftest.sh, scripts/views-check-selftest.sh, scripts/addr-scan-selftest.sh, scripts/ftrace-compare-selftest.sh)"
 run_tap go-check-selftest "$OUT/go-check-selftest.tap" scripts/go-check-selftest.sh
 # shellcheck disable=SC2086 # one word per kernel
 set -- $kvers
 run_tap views-check-selftest "$OUT/views-check-selftest.tap" \
 	scripts/views-check-selftest.sh "$TRACES/$1"
+# addr-scan.sh on the first kernel's ping-pong traces, both formats, and on copies holding a
+# kernel address.
+run_tap addr-scan-selftest "$OUT/addr-scan-selftest.tap" scripts/addr-scan-selftest.sh \
+	"$TRACES/$1/oracle-pingpong.trace" "$TRACES/$1/oracle-pingpong-1.26.trace"
 # ftrace-compare.py on the first kernel's recorded ping-pong pair and on edited copies.
 run_tap ftrace-compare-selftest "$OUT/ftrace-compare-selftest.tap" \
 	scripts/ftrace-compare-selftest.sh "$TRACES/$1/oracle-pingpong.trace" \

@@ -77,6 +77,13 @@ def records(data, version):
         yield gen, start, off
 
 
+def is_modern(data):
+    """Whether data starts with the header of a Go 1.22+ trace."""
+    head = data[:16]
+    return (head.startswith(b"go 1.") and head.endswith(b" trace\0\0\0") and
+            head[5:7].isdigit() and int(head[5:7]) >= 22)
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__.split("\n\n")[1], file=sys.stderr)

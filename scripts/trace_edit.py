@@ -15,9 +15,12 @@ MODE is one of:
                   it, holding a copy of it: that P's events then go back in time ("time stamps
                   out of order")
   zero-stacks     every event's stack id 0 (GoCreate keeps the new goroutine's stack)
-  kernel-pc       the first frame PC of the stack of lowest id 0xffffffff81234560
+  kernel-pc       the first frame PC of the stack of lowest id 0xffffffff81234560 (in a
+                  Go 1.22+ trace: of the first stack of the first stack table, whose
+                  batch grows to hold it)
   rename:A:B      the dictionary string A becomes B
-Used by scripts/go-check-selftest.sh (the first two) and scripts/views-check-selftest.sh.
+Used by scripts/go-check-selftest.sh (the first two), scripts/views-check-selftest.sh and
+scripts/addr-scan-selftest.sh (kernel-pc).
 Exits 1, saying why, if there is nothing to edit.
 """
 
@@ -25,11 +28,17 @@ import os
 import subprocess
 import sys
 
+import gen_cut
+
 EV_BATCH = 1
 EV_STACK = 3
 EV_GOMAXPROCS = 4
 EV_STRING = 37
 KERNEL_PC = 0xffffffff81234560
+# Go 1.22+ (tracev2): a stack table batch starts with EvStacks; each EvStack is id, frame
+# count, then per frame PC, function string id, file string id, line.
+EV2_STACKS = 2
+EV2_STACK = 3
 # The events (as gotrace dump names them) whose last argument is their stack id: Stack = true
 # in Go's EventDescriptions. Go's parser gives others one too (GoStart: the goroutine's).
 STACK_EVENTS = frozenset("""Gomaxprocs GCStart GCSweepStart GoCreate GoStop GoSched GoPreempt
@@ -234,6 +243,29 @@ def kernel_pc(b, path):
     return patch(b, [(off, end, header[:1] + enc(len(body)) + body)])
 
 
+def kernel_pc_modern(b, path):
+    for _, start, end in gen_cut.records(b, int(b[5:7])):
+        if b[start] != EV_BATCH:
+            continue
+        i = start + 1
+        for _ in range(4):
+            i = skip(b, i)
+        data = i
+        if b[data] != EV2_STACKS or b[data + 1] != EV2_STACK:
+            continue
+        i = skip(b, data + 2)                   # the stack id
+        if varint_at(b, i) == 0:
+            continue
+        pc = skip(b, i)
+        body = b[data:pc] + enc(KERNEL_PC) + b[skip(b, pc):end]
+        head = b[start:start + 1]
+        i = start + 1
+        for _ in range(3):                      # gen, m, time as they were
+            i = skip(b, i)
+        return patch(b, [(start, end, head + b[start + 1:i] + enc(len(body)) + body)])
+    fail("no stack table with a frame in " + path)
+
+
 def rename(b, path, old, new):
     old, new = old.encode(), new.encode()
     end = string_event(b, enc(len(old)) + old, path)[1]
@@ -253,6 +285,8 @@ def main(argv):
         out = late_batch(b, src)
     elif mode == "zero-stacks":
         out = zero_stacks(b, src)
+    elif mode == "kernel-pc" and gen_cut.is_modern(b):
+        out = kernel_pc_modern(b, src)
     elif mode == "kernel-pc":
         out = kernel_pc(b, src)
     elif mode.startswith("rename:") and mode.count(":") == 2:
