@@ -3,12 +3,16 @@
  * Writes a large valid go 1.19 trace for benchmarks: a simulated scheduler
  * with NPROCS Ps and NGS goroutines that run, yield, block on the usual
  * reasons, wake each other and make blocking syscalls, one global clock,
- * per-P batches of 32 KiB as the Go runtime writes them.
- * Usage: gen_trace FILE MEGABYTES [NPROCS [NGS]]
+ * per-P batches of 32 KiB as the Go runtime writes them. With -f 26, a
+ * Go 1.26 trace instead (gen_trace2.c), of generations of GEN_MIB (4) each.
+ * Usage: gen_trace [-f 19|26] [-g GEN_MIB] FILE MEGABYTES [NPROCS [NGS]]
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "gen_trace.h"
 #include "gtrace.h"
 #include "tracebuf.h"
 
@@ -42,10 +46,7 @@ struct sim {
 
 static uint64_t rnd(struct sim *s, uint64_t n)
 {
-	s->rng ^= s->rng << 13;
-	s->rng ^= s->rng >> 7;
-	s->rng ^= s->rng << 17;
-	return s->rng % n;
+	return gen_rnd(&s->rng, n);
 }
 
 static void flush(struct sim *s, unsigned int p)
@@ -193,28 +194,19 @@ static void footer(struct sim *s)
 	tb_free(&b);
 }
 
-int main(int argc, char *argv[])
+static void gen_trace(const struct gen_opts *o)
 {
-	struct sim s = { .rng = 0x2545f4914f6cdd1dULL, .nprocs = 8, .ngs = 1000 };
+	struct sim s = { .rng = 0x2545f4914f6cdd1dULL, .out = o->out, .target = o->target,
+			 .nprocs = o->nprocs, .ngs = o->ngs };
 	struct tbuf hdr = { 0 };
 	unsigned int p;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: %s FILE MEGABYTES [NPROCS [NGS]]\n", argv[0]);
-		return EXIT_FAILURE;
-	}
-	s.target = strtoull(argv[2], NULL, 10) << 20;
-	if (argc > 3)
-		s.nprocs = (unsigned int)strtoul(argv[3], NULL, 10);
-	if (argc > 4)
-		s.ngs = strtoull(argv[4], NULL, 10);
-	s.out = fopen(argv[1], "wb");
 	s.ps = calloc(s.nprocs, sizeof(*s.ps));
 	s.gs = calloc(s.ngs, sizeof(*s.gs));
 	s.queue = calloc(s.ngs, sizeof(*s.queue));
-	if (!s.out || !s.ps || !s.gs || !s.queue || s.nprocs < 1 || s.ngs < 2) {
-		perror(argv[1]);
-		return EXIT_FAILURE;
+	if (!s.ps || !s.gs || !s.queue) {
+		perror("gen_trace");
+		exit(EXIT_FAILURE);
 	}
 	tb_header(&hdr, 19);
 	fwrite(hdr.data, 1, hdr.len, s.out);
@@ -222,8 +214,56 @@ int main(int argc, char *argv[])
 	setup(&s);
 	while (s.written < s.target)
 		step(&s);
-	for (p = 0; p < s.nprocs; p++)
+	for (p = 0; p < s.nprocs; p++) {
 		flush(&s, p);
+		tb_free(&s.ps[p].buf);
+	}
 	footer(&s);
-	return fclose(s.out) ? EXIT_FAILURE : EXIT_SUCCESS;
+	free(s.ps);
+	free(s.gs);
+	free(s.queue);
+}
+
+static int usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s [-f 19|26] [-g GEN_MIB] FILE MEGABYTES [NPROCS [NGS]]\n",
+		prog);
+	return EXIT_FAILURE;
+}
+
+int main(int argc, char *argv[])
+{
+	struct gen_opts o = { .gen_bytes = 4 << 20, .nprocs = 8, .ngs = 1000 };
+	const char *format = "19", *prog = argv[0];
+	int c;
+
+	while ((c = getopt(argc, argv, "f:g:")) != -1) {
+		if (c == 'f')
+			format = optarg;
+		else if (c == 'g')
+			o.gen_bytes = strtoull(optarg, NULL, 10) << 20;
+		else
+			return usage(prog);
+	}
+	argv += optind;
+	argc -= optind;
+	if (argc < 2 || (strcmp(format, "19") && strcmp(format, "26")))
+		return usage(prog);
+	o.target = strtoull(argv[1], NULL, 10) << 20;
+	if (argc > 2)
+		o.nprocs = (unsigned int)strtoul(argv[2], NULL, 10);
+	if (argc > 3)
+		o.ngs = strtoull(argv[3], NULL, 10);
+	if (o.nprocs < 1 || o.ngs < 2 || !o.gen_bytes)
+		return usage(prog);
+	o.out = fopen(argv[0], "wb");
+	if (!o.out) {
+		perror(argv[0]);
+		return EXIT_FAILURE;
+	}
+	if (!strcmp(format, "26"))
+		gen_trace2(&o);
+	else
+		gen_trace(&o);
+	return fclose(o.out) ? EXIT_FAILURE : EXIT_SUCCESS;
 }
