@@ -87,6 +87,7 @@ static int read_batch(struct gt2_gens *s, struct gt2_batch *b, uint64_t *gen,
 
 	if (s->pos >= t->size)
 		return 0;
+	gt2_release(t, s->from, at);	/* read again when the cursors get there */
 	memset(b, 0, sizeof(*b));
 	b->off = at;
 	b->next = SIZE_MAX;
@@ -289,8 +290,10 @@ static int read_gen_spill(struct gt2_gens *s, struct gt2_gen *g, struct gt_error
 
 int gt2_gen_read(struct gt2_gens *s, struct gt2_gen *g, struct gt_error *err)
 {
+	s->from = s->spilled ? s->spill.off : s->pos;
+	gt2_release(s->t, g->off, s->from);	/* the generation before */
 	gen_reset(g);
-	g->off = s->spilled ? s->spill.off : s->pos;
+	g->off = s->from;
 	if (s->t->ver >= GT_VER(26))
 		return read_gen(s, g, err);
 	return read_gen_spill(s, g, err);

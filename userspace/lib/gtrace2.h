@@ -19,7 +19,9 @@
  * Above it, the parsed level (gt2_reader_*): the events Go's trace.Reader
  * returns, in its order, with its checks and its error messages. It reads
  * one generation at a time, so its memory is bounded by the largest
- * generation's tables and batches, not by the file.
+ * generation's tables and batches, not by the file; of a mapped file it keeps
+ * only the pages of the batches its per-M cursors are in (it gives the others
+ * back with MADV_DONTNEED, to be read again if touched).
  */
 #ifndef GTRACE2_H
 #define GTRACE2_H

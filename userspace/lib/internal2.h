@@ -14,6 +14,15 @@ struct gt2_trace {
 	uint64_t start;		/* the first event: the header's length */
 };
 
+/*
+ * trace2.c: gives back the pages of a mapped trace from the one holding @from to
+ * the one before @to's, to be read from the file again if touched: memory is
+ * bounded by what is being read, not by the file. The kernel maps pages around
+ * each one touched, so callers give back all of a range that they are done
+ * with, not only what they read last.
+ */
+void gt2_release(const struct gt2_trace *t, uint64_t from, uint64_t to);
+
 /* An event type's table entry: Go's tracev2.EventSpec. */
 struct gt2_spec {
 	const char *name;
@@ -128,6 +137,7 @@ void gt2_fix_samples(struct gt2_gen *g);
 struct gt2_gens {
 	const struct gt2_trace *t;
 	uint64_t pos;			/* the next batch */
+	uint64_t from;			/* the generation's first batch */
 	bool spilled;			/* < 1.26: the next generation's first batch, read */
 	uint64_t spill_gen;
 	struct gt2_batch spill;

@@ -72,6 +72,24 @@ static uint64_t read_timed(const struct gt2_batch *b, uint64_t pos, struct gt2_b
 	return off - pos;
 }
 
+/* Gives back the generation's pages before the first batch that a cursor is in. */
+static void release_read(const struct gt2_reader *r)
+{
+	const struct gt2_gen *g = &r->gen;
+	uint64_t low = UINT64_MAX, off;
+	size_t i;
+
+	for (i = 0; i < r->nfront; i++) {
+		if (r->front[i].batch == SIZE_MAX)
+			continue;
+		off = (uint64_t)(g->batches[r->front[i].batch].data - r->t->data);
+		if (off < low)
+			low = off;
+	}
+	if (low != UINT64_MAX)
+		gt2_release(r->t, g->off, low);
+}
+
 /* Go's batchCursor.nextEvent(): 1, 0 after the M's last event, -1 with @err set. */
 static int cursor_next(const struct gt2_reader *r, struct cursor *c, struct gt_error *err)
 {
@@ -83,6 +101,7 @@ static int cursor_next(const struct gt2_reader *r, struct cursor *c, struct gt_e
 		c->batch = g->batches[c->batch].next;
 		c->pos = 0;
 		c->last_ts = 0;
+		release_read(r);
 	}
 	if (c->batch == SIZE_MAX)
 		return 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "internal2.h"
 
@@ -142,6 +143,16 @@ void gt2_close(struct gt2_trace *t)
 	if (t->mapped)
 		munmap((void *)t->data, t->size);
 	free(t);
+}
+
+void gt2_release(const struct gt2_trace *t, uint64_t from, uint64_t to)
+{
+	uint64_t mask = (uint64_t)sysconf(_SC_PAGESIZE) - 1;
+
+	from &= ~mask;
+	to &= ~mask;
+	if (t->mapped && from < to)
+		madvise((void *)(t->data + from), to - from, MADV_DONTNEED);
 }
 
 int gt2_version(const struct gt2_trace *t)
