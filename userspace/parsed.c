@@ -7,6 +7,8 @@
 #include "parsed.h"
 #include "trace_file.h"
 
+#define OUT_BUF	(256 << 10)
+
 struct gt2_trace *parsed_open(const char *path)
 {
 	struct gt2_trace *t;
@@ -24,6 +26,8 @@ int parsed_read(const char *cmd, const char *path, struct gt2_trace *t, bool pri
 	int k;
 
 	*events = 0;
+	if (print)
+		setvbuf(stdout, NULL, _IOFBF, OUT_BUF);	/* dump's text is 35 times the trace */
 	if (gt2_reader_open(t, &r, &err)) {
 		trace_error(cmd, path, &err);
 		return EXIT_FAILURE;

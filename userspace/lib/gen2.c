@@ -23,8 +23,17 @@ int64_t gt2_gen_ns(const struct gt2_gen *g, uint64_t ts)
 	return (int64_t)ns;
 }
 
+static void free_stack_texts(struct gt2_gen *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nstks; i++)
+		free(g->stks[i].text);
+}
+
 void gt2_gen_free(struct gt2_gen *g)
 {
+	free_stack_texts(g);
 	free(g->batches);
 	free(g->ms);
 	free(g->samples);
@@ -44,6 +53,7 @@ static void gen_reset(struct gt2_gen *g)
 {
 	struct gt2_gen keep = *g;
 
+	free_stack_texts(g);
 	memset(g, 0, sizeof(*g));
 	g->batches = keep.batches;
 	g->cap_batches = keep.cap_batches;

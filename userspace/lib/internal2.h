@@ -68,6 +68,9 @@ struct gt2_stack {
 	uint64_t id;
 	size_t first;		/* in gen->pcs */
 	uint64_t n;
+	/* A cache parsed2_print.c fills through the const gen: its frames as printed. */
+	char *text;
+	size_t text_len;
 };
 
 /* An event batch: what Go's readBatch() returns; the data stays in the trace. */

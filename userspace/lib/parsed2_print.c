@@ -52,6 +52,32 @@ static enum kind kind(uint8_t type)
 	return type == GT2_EV_PARSED_SYNC ? K_SYNC : type < GT2_EV_COUNT ? kinds[type] : K_BAD;
 }
 
+/* Decimal and hexadecimal numbers without printf's parsing of a format: most of dump's time. */
+static void put_uint(FILE *f, uint64_t v, unsigned int base)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	do {
+		*--p = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+}
+
+static void put_int(FILE *f, int64_t v)
+{
+	if (v < 0)
+		putc('-', f);
+	put_uint(f, v < 0 ? -(uint64_t)v : (uint64_t)v, 10);
+}
+
+/* @name, then @v. */
+static void put_named(FILE *f, const char *name, int64_t v)
+{
+	fputs(name, f);
+	put_int(f, v);
+}
+
 /* A string of the event's generation (Go's strings.mustGet()), %q-quoted. */
 static void quote_id(FILE *f, const struct gt2_event *ev, uint64_t id)
 {
@@ -70,22 +96,49 @@ static void print_string(FILE *f, const struct gt2_gen *g, uint64_t id)
 }
 
 /* Go's printStack() with a tab as prefix. */
-static void print_stack(FILE *f, const struct gt2_gen *g, uint64_t id)
+static void write_stack(FILE *f, const struct gt2_gen *g, const struct gt2_stack *st)
 {
-	const struct gt2_stack *st;
 	const struct gt2_frame *fr;
 	uint64_t i;
-	bool ok;
 
-	st = gt2_gen_stack(g, id, &ok);
 	for (i = 0; i < st->n; i++) {
 		fr = gt2_gen_frame(g, g->pcs[st->first + i]);
 		putc('\t', f);
 		print_string(f, g, fr->func);
-		fprintf(f, " @ 0x%" PRIx64 "\n\t\t", fr->pc);
+		fputs(" @ 0x", f);
+		put_uint(f, fr->pc, 16);
+		fputs("\n\t\t", f);
 		print_string(f, g, fr->file);
-		fprintf(f, ":%" PRIu64 "\n", fr->line);
+		putc(':', f);
+		put_uint(f, fr->line, 10);
+		putc('\n', f);
 	}
+}
+
+/*
+ * Stacks are most of dump's text and a generation has few: each is written
+ * once into its text, then copied (if out of memory, written each time).
+ */
+static void print_stack(FILE *f, const struct gt2_gen *g, uint64_t id)
+{
+	struct gt2_stack *st;
+	FILE *m;
+	bool ok;
+
+	st = (struct gt2_stack *)gt2_gen_stack(g, id, &ok);
+	if (!st->n)
+		return;
+	if (!st->text && (m = open_memstream(&st->text, &st->text_len))) {
+		write_stack(m, g, st);
+		if (fclose(m)) {
+			free(st->text);
+			st->text = NULL;
+		}
+	}
+	if (st->text)
+		fwrite(st->text, 1, st->text_len, f);
+	else
+		write_stack(f, g, st);
 }
 
 static void print_metric(FILE *f, const struct gt2_event *ev)
@@ -241,11 +294,11 @@ static void print_transition(FILE *f, const struct gt2_event *ev)
 	struct transition t;
 
 	transition(ev, &t);
-	if (t.proc)
-		fprintf(f, " ProcID=%" PRId64 " %s->%s", t.id, proc_states[t.from],
-			proc_states[t.to]);
-	else
-		fprintf(f, " GoID=%" PRId64 " %s->%s", t.id, go_states[t.from], go_states[t.to]);
+	put_named(f, t.proc ? " ProcID=" : " GoID=", t.id);
+	putc(' ', f);
+	fputs(t.proc ? proc_states[t.from] : go_states[t.from], f);
+	fputs("->", f);
+	fputs(t.proc ? proc_states[t.to] : go_states[t.to], f);
 	fputs(" Reason=", f);
 	quote_id(f, ev, t.reason ? ev->args[0] : 0);
 	if (!t.has_stack)
@@ -357,8 +410,12 @@ int gt2_event_print(FILE *f, const struct gt2_event *ev)
 	enum kind k = kind(ev->type);
 	uint64_t stack;
 
-	fprintf(f, "M=%" PRId64 " P=%" PRId64 " G=%" PRId64 " %s Time=%" PRId64, ev->m, ev->p,
-		ev->g, kind_names[k], ev->time);
+	put_named(f, "M=", ev->m);
+	put_named(f, " P=", ev->p);
+	put_named(f, " G=", ev->g);
+	putc(' ', f);
+	fputs(kind_names[k], f);
+	put_named(f, " Time=", ev->time);
 	print_kind(f, ev, k);
 	if (event_stack(ev, &stack)) {
 		fputs("\nStack=\n", f);

@@ -215,7 +215,7 @@ static int add_stack(struct gt2_gen *g, const struct gt2_batch *b, uint64_t *pos
 	    !(i = gt_map_put(&g->stacks, id, &added)))
 		return oom(err);
 	*i = g->nstks;
-	g->stks[g->nstks++] = (struct gt2_stack){ id, first, n };
+	g->stks[g->nstks++] = (struct gt2_stack){ .id = id, .first = first, .n = n };
 	return 0;
 }
 
