@@ -1,24 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Throughput and peak memory of 'gotrace check' beside 'go tool trace -d'
-# (Go 1.19's parser) on one large synthetic trace. Prints numbers; it is
-# not a pass/fail test.
-# Usage: bench.sh GOTRACE GEN_TRACE RUSAGE TRACE MEGABYTES
+# Throughput and peak memory of 'gotrace check' and 'gotrace dump' beside Go's
+# own reader, on one large synthetic trace per format: go 1.19 beside Go 1.19's
+# 'go tool trace -d', go 1.26 (generations of 4 MiB) beside Go 1.27's
+# 'go tool trace -d=parsed'. gotrace's best of 3 runs; Go runs once. Prints
+# numbers; it is not a pass/fail test.
+# Usage: bench.sh GOTRACE GEN_TRACE RUSAGE PREFIX MEGABYTES
+#   the traces are PREFIX.trace and PREFIX-1.26.trace, generated if missing.
+# Environment: GO119 (Go 1.19's root, default /usr/lib/go-1.19), GO127_TRACE
+# (Go 1.27's trace tool, default the one scripts/go-fetch.sh builds).
 set -eu
 
 GOTRACE=$1
 GEN=$2
 RUSAGE=$3
-TRACE=$4
+PREFIX=$4
 MB=$5
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 GO=${GO119:-/usr/lib/go-1.19}/bin/go
-
-if [ ! -s "$TRACE" ]; then
-	echo "generating a ${MB} MiB trace: $TRACE"
-	"$GEN" "$TRACE" "$MB"
-fi
-size=$(stat -c %s "$TRACE")
-"$GOTRACE" check "$TRACE"
+TOOL127=${GO127_TRACE:-$ROOT/build/go/1.27/tool/trace}
 
 best() {	# the fastest of $1 runs: "SECONDS KIB"
 	runs=$1
@@ -26,22 +26,49 @@ best() {	# the fastest of $1 runs: "SECONDS KIB"
 	for i in $(seq "$runs"); do "$RUSAGE" "$@"; done | sort -n | head -1
 }
 
-set -- $(best 3 "$GOTRACE" check -q "$TRACE")
-c_s=$1 c_kb=$2
-set -- $(best 3 "$GOTRACE" dump "$TRACE")
-d_s=$1 d_kb=$2
-echo "trace: $TRACE, $size bytes"
-awk -v s="$c_s" -v kb="$c_kb" -v n="$size" \
-	'BEGIN { printf "gotrace check:      %7.2f s %8.1f MB/s  peak RSS %7.1f MiB\n", s, n / s / 1048576, kb / 1024 }'
-awk -v s="$d_s" -v kb="$d_kb" -v n="$size" \
-	'BEGIN { printf "gotrace dump:       %7.2f s %8.1f MB/s  peak RSS %7.1f MiB\n", s, n / s / 1048576, kb / 1024 }'
-if [ ! -x "$GO" ]; then
-	echo "go tool trace: Go 1.19 missing, no ratio"
-	exit 0
-fi
-set -- $(best 1 "$GO" tool trace -d "$TRACE")
-g_s=$1 g_kb=$2
-awk -v s="$g_s" -v kb="$g_kb" -v n="$size" \
-	'BEGIN { printf "go tool trace -d:   %7.2f s %8.1f MB/s  peak RSS %7.1f MiB\n", s, n / s / 1048576, kb / 1024 }'
-awk -v cs="$c_s" -v ckb="$c_kb" -v gs="$g_s" -v gkb="$g_kb" \
-	'BEGIN { printf "check vs go tool trace -d: %.1fx the throughput, %.4fx the peak memory\n", gs / cs, ckb / gkb }'
+line() {	# LABEL "SECONDS KIB" BYTES
+	echo "$2" | awk -v l="$1" -v n="$3" '{ printf "%-30s %7.2f s %8.1f MB/s  peak RSS %8.1f MiB\n",
+		l, $1, n / $1 / 1048576, $2 / 1024 }'
+}
+
+ratio() {	# LABEL "SECONDS KIB" GO_LABEL "SECONDS KIB" (Go's)
+	echo "$2 $4" | awk -v l="$1" -v g="$3" '{ printf "%s vs %s: %.1fx the throughput, %.3fx the peak memory\n",
+		l, g, $3 / $1, $2 / $4 }'
+}
+
+# FORMAT TRACE: generates it if missing, prints its size and gotrace's verdict.
+prepare() {
+	if [ ! -s "$2" ]; then
+		echo "generating a ${MB} MiB go 1.$1 trace: $2"
+		"$GEN" -f "$1" "$2" "$MB"
+	fi
+	"$GOTRACE" check "$2"
+}
+
+# TRACE GO_LABEL GO_COMMAND...: gotrace check and dump, then Go's command once.
+bench() {
+	trace=$1
+	glabel=$2
+	shift 2
+	size=$(stat -c %s "$trace")
+	check=$(best 3 "$GOTRACE" check -q "$trace")
+	dump=$(best 3 "$GOTRACE" dump "$trace")
+	line "gotrace check -q" "$check" "$size"
+	line "gotrace dump" "$dump" "$size"
+	if [ ! -x "$1" ]; then
+		echo "$glabel: $1 missing, no ratio"
+		return
+	fi
+	go=$(best 1 "$@" "$trace")
+	line "$glabel" "$go" "$size"
+	ratio "check" "$check" "$glabel" "$go"
+	ratio "dump" "$dump" "$glabel" "$go"
+}
+
+echo "gotrace with no trace (its libraries): $(best 3 "$GOTRACE" --help | awk '{ printf "peak RSS %.1f MiB", $2 / 1024 }')"
+echo
+prepare 19 "$PREFIX.trace"
+bench "$PREFIX.trace" "go tool trace -d (1.19)" "$GO" tool trace -d
+echo
+prepare 26 "$PREFIX-1.26.trace"
+bench "$PREFIX-1.26.trace" "go tool trace -d=parsed (1.27)" "$TOOL127" -d=parsed
