@@ -13,6 +13,7 @@
 #include "gtrace.h"
 #include "json.h"
 #include "msg.h"
+#include "parsed.h"
 #include "stats.h"
 #include "trace_file.h"
 
@@ -67,10 +68,10 @@ static int cpu_by_id(const void *a, const void *b)
 	return (x->p > y->p) - (x->p < y->p);
 }
 
-static const char *name(const struct gt_trace *t, uint64_t id, int *len)
+static const char *name(const struct stats *st, uint64_t id, int *len)
 {
 	size_t n;
-	const char *s = gt_string(t, id, &n);
+	const char *s = stats_string(st, id, &n);
 
 	if (!n) {
 		*len = 9;
@@ -82,7 +83,7 @@ static const char *name(const struct gt_trace *t, uint64_t id, int *len)
 
 static double ms(const struct stats *s, int64_t ticks)
 {
-	return gt_ticks_ns(s->t, ticks) / 1e6;
+	return stats_ns(s, ticks) / 1e6;
 }
 
 static double pct(const struct stats *s, int64_t part)
@@ -135,7 +136,7 @@ static void text_programs(const struct stats *s, void **v, size_t n, bool all)
 			idle_threads += p->threads;
 			continue;
 		}
-		nm = name(s->t, p->prog, &len);
+		nm = name(s, p->prog, &len);
 		printf("%-28.*s", len > 28 ? 28 : len, nm);
 		text_times(s, p->run, p->runnable, p->blocked, p->switches);
 		printf(" %7" PRIu64, p->threads);
@@ -183,7 +184,7 @@ static void text_threads(const struct stats *s, void **v, size_t n, bool all)
 		shown++;
 		if (!note && th->g >= STATS_GEN_STRIDE)
 			note = th->g;
-		nm = name(s->t, th->prog, &len);
+		nm = name(s, th->prog, &len);
 		snprintf(label, sizeof(label), "%" PRIu64 " %.*s", th->g, len, nm);
 		printf("%-28.28s", label);
 		text_times(s, th->run, th->runnable, th->blocked, th->switches);
@@ -196,16 +197,16 @@ static void text_threads(const struct stats *s, void **v, size_t n, bool all)
 		text_gid_note(note);
 }
 
-static void text_stack(const struct gt_trace *t, uint64_t stk)
+static void text_stack(const struct stats *s, uint64_t stk)
 {
 	struct gt_frame f[STACK_FRAMES];
-	unsigned int n = gt_stack(t, stk, f, STACK_FRAMES), i;
+	unsigned int n = stats_frames(s, stk, f, STACK_FRAMES), i;
 	const char *fn, *file;
 	int fl, il;
 
 	for (i = 0; i < n && i < STACK_FRAMES; i++) {
-		fn = name(t, f[i].fn, &fl);
-		file = name(t, f[i].file, &il);
+		fn = name(s, f[i].fn, &fl);
+		file = name(s, f[i].file, &il);
 		printf("      %.*s (%.*s:%" PRIu64 ")\n", fl, fn, il, file, f[i].line);
 	}
 }
@@ -220,7 +221,7 @@ static void text_stacks(const struct stats *s, void **v, size_t n, bool all)
 		st = v[i];
 		printf("  %10.3f ms %8" PRIu64 " times %-7s stack %" PRIu64 "\n", ms(s, st->blocked),
 		       st->count, stats_reasons[st->reason], st->stk);
-		text_stack(s->t, st->stk);
+		text_stack(s, st->stk);
 	}
 	if (!all && n > TOP_STACKS)
 		printf("  + %zu more stacks (--all lists them)\n", n - TOP_STACKS);
@@ -237,7 +238,7 @@ static void text(const struct stats *s, const struct sorted *o, const char *path
 	size_t i;
 
 	printf("%s: go 1.%d trace, %.3f ms, %" PRIu64 " events, %zu threads, %zu CPUs\n", path,
-	       gt_version(s->t) - 1000, ms(s, s->last - s->first), s->events, o->nr_threads,
+	       s->version - 1000, ms(s, s->last - s->first), s->events, o->nr_threads,
 	       o->nr_cpus);
 	printf("\nCPU utilisation:\n");
 	for (i = 0; i < o->nr_cpus; i++) {
@@ -257,11 +258,11 @@ static void json_times(struct json *j, const struct stats *s, int64_t run, int64
 {
 	int i;
 
-	json_double(j, "run_ns", gt_ticks_ns(s->t, run));
-	json_double(j, "runnable_ns", gt_ticks_ns(s->t, runnable));
+	json_double(j, "run_ns", stats_ns(s, run));
+	json_double(j, "runnable_ns", stats_ns(s, runnable));
 	json_begin(j, "blocked_ns", '{');
 	for (i = 0; i < NR_REASONS; i++)
-		json_double(j, stats_reasons[i], gt_ticks_ns(s->t, blocked[i]));
+		json_double(j, stats_reasons[i], stats_ns(s, blocked[i]));
 	json_end(j, '}');
 	json_u64(j, "switches", switches);
 }
@@ -277,10 +278,10 @@ static void json_latency(struct json *j, const struct hist *h)
 	json_end(j, '}');
 }
 
-static void json_name(struct json *j, const char *key, const struct gt_trace *t, uint64_t id)
+static void json_name(struct json *j, const char *key, const struct stats *st, uint64_t id)
 {
 	int len;
-	const char *s = name(t, id, &len);
+	const char *s = name(st, id, &len);
 
 	json_strn(j, key, s, (size_t)len);
 }
@@ -295,7 +296,7 @@ static void json_lists(struct json *j, const struct stats *s, const struct sorte
 	for (i = 0; i < o->nr_progs; i++) {
 		p = o->progs[i];
 		json_begin(j, NULL, '{');
-		json_name(j, "program", s->t, p->prog);
+		json_name(j, "program", s, p->prog);
 		json_u64(j, "threads", p->threads);
 		json_times(j, s, p->run, p->runnable, p->blocked, p->switches);
 		json_latency(j, &p->latency);
@@ -307,7 +308,7 @@ static void json_lists(struct json *j, const struct stats *s, const struct sorte
 		th = o->threads[i];
 		json_begin(j, NULL, '{');
 		json_u64(j, "g", th->g);
-		json_name(j, "program", s->t, th->prog);
+		json_name(j, "program", s, th->prog);
 		json_times(j, s, th->run, th->runnable, th->blocked, th->switches);
 		json_end(j, '}');
 	}
@@ -327,14 +328,14 @@ static void json_stacks(struct json *j, const struct stats *s, const struct sort
 		json_begin(j, NULL, '{');
 		json_u64(j, "stack", st->stk);
 		json_str(j, "reason", stats_reasons[st->reason]);
-		json_double(j, "blocked_ns", gt_ticks_ns(s->t, st->blocked));
+		json_double(j, "blocked_ns", stats_ns(s, st->blocked));
 		json_u64(j, "count", st->count);
 		json_begin(j, "frames", '[');
-		n = gt_stack(s->t, st->stk, f, STACK_FRAMES);
+		n = stats_frames(s, st->stk, f, STACK_FRAMES);
 		for (k = 0; k < n && k < STACK_FRAMES; k++) {
 			json_begin(j, NULL, '{');
-			json_name(j, "func", s->t, f[k].fn);
-			json_name(j, "file", s->t, f[k].file);
+			json_name(j, "func", s, f[k].fn);
+			json_name(j, "file", s, f[k].file);
 			json_u64(j, "line", f[k].line);
 			json_end(j, '}');
 		}
@@ -352,8 +353,8 @@ static void json(const struct stats *s, const struct sorted *o, bool all)
 
 	json_init(&j, stdout);
 	json_begin(&j, NULL, '{');
-	json_u64(&j, "version", (uint64_t)gt_version(s->t));
-	json_double(&j, "duration_ns", gt_ticks_ns(s->t, s->last - s->first));
+	json_u64(&j, "version", (uint64_t)s->version);
+	json_double(&j, "duration_ns", stats_ns(s, s->last - s->first));
 	json_u64(&j, "events", s->events);
 	json_begin(&j, "cpus", '[');
 	for (i = 0; i < o->nr_cpus; i++) {
@@ -413,7 +414,8 @@ int cmd_stats(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	struct gt_trace *t;
+	struct gt2_trace *t2;
+	struct gt_trace *t = NULL;
 	struct gt_error err;
 	struct stats s;
 	const char *path;
@@ -438,11 +440,19 @@ int cmd_stats(int argc, char *argv[])
 	path = trace_path("stats", argc, argv);
 	if (!path)
 		return msg_usage("stats");
-	t = trace_open("stats", path);
-	if (!t)
-		return EXIT_FAILURE;
+	t2 = parsed_open(path);
+	if (!t2) {
+		t = trace_open("stats", path);
+		if (!t)
+			return EXIT_FAILURE;
+	}
 	stats_init(&s);
-	r = gt_check(t, stats_event, &s, &err);
+	if (t2) {
+		r = stats_read2(&s, t2, &err);
+	} else {
+		stats_use_trace(&s, t);
+		r = gt_check(t, stats_event, &s, &err);
+	}
 	if (r < 0)
 		trace_error("stats", path, &err);
 	else if (r > 0)
@@ -450,6 +460,9 @@ int cmd_stats(int argc, char *argv[])
 	else
 		ret = report(&s, path, as_json, all);
 	stats_free(&s);
-	gt_close(t);
+	if (t2)
+		gt2_close(t2);
+	else
+		gt_close(t);
 	return output_done("stats", ret);
 }

@@ -25,6 +25,8 @@ void stats_init(struct stats *s)
 
 void stats_free(struct stats *s)
 {
+	if (s->names.free)
+		s->names.free((void *)s->names.src);
 	gt_table_free(&s->threads);
 	gt_table_free(&s->progs);
 	gt_table_free(&s->stacks);
@@ -72,24 +74,60 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	return h->max;
 }
 
+const char *stats_string(const struct stats *s, uint64_t id, size_t *len)
+{
+	return s->names.string(s->names.src, id, len);
+}
+
+unsigned int stats_frames(const struct stats *s, uint64_t stk, struct gt_frame *f,
+			  unsigned int max)
+{
+	return s->names.stack(s->names.src, stk, f, max);
+}
+
+double stats_ns(const struct stats *s, int64_t ticks)
+{
+	return (double)ticks * s->ns_per_tick;
+}
+
+static const char *trace_string(const void *src, uint64_t id, size_t *len)
+{
+	return gt_string(src, id, len);
+}
+
+static unsigned int trace_stack(const void *src, uint64_t stk, struct gt_frame *f,
+				unsigned int max)
+{
+	return gt_stack(src, stk, f, max);
+}
+
+void stats_use_trace(struct stats *s, const struct gt_trace *t)
+{
+	s->names.src = t;
+	s->names.string = trace_string;
+	s->names.stack = trace_stack;
+	s->ns_per_tick = gt_ticks_ns(t, 1);
+	s->version = gt_version(t);
+}
+
 /*
  * Whether @stk's first frame is one gotrace writes for a wait outside any
  * system call, which it records as GoSleep (Go's viewers then say "sleep").
  */
-static bool kernel_wait(const struct gt_trace *t, uint64_t stk)
+static bool kernel_wait(const struct stats *s, uint64_t stk)
 {
 	struct gt_frame f;
 	const char *fn;
 	size_t len;
 
-	if (!gt_stack(t, stk, &f, 1))
+	if (!stats_frames(s, stk, &f, 1))
 		return false;
-	fn = gt_string(t, f.fn, &len);
+	fn = stats_string(s, f.fn, &len);
 	return fn && ((len == 11 && !memcmp(fn, "kernel wait", 11)) ||
 		      (len == 25 && !memcmp(fn, "page fault or kernel wait", 25)));
 }
 
-static enum stats_reason reason_of(const struct gt_trace *t, unsigned int type, uint64_t stk)
+static enum stats_reason reason_of(const struct stats *s, unsigned int type, uint64_t stk)
 {
 	switch (type) {
 	case GT_EV_GO_BLOCK_SEND:
@@ -104,7 +142,7 @@ static enum stats_reason reason_of(const struct gt_trace *t, unsigned int type, 
 	case GT_EV_GO_IN_SYSCALL:
 		return R_SYSCALL;
 	case GT_EV_GO_SLEEP:
-		return kernel_wait(t, stk) ? R_OTHER : R_SLEEP;
+		return kernel_wait(s, stk) ? R_OTHER : R_SLEEP;
 	}
 	return R_OTHER;
 }
@@ -117,13 +155,23 @@ static uint64_t program_of(const struct gt_trace *t, uint64_t stk)
 	return gt_stack(t, stk, &f, 1) ? f.fn : 0;
 }
 
-static struct stats_thread *thread(struct stats *s, uint64_t g)
+struct stats_thread *stats_thread_of(struct stats *s, uint64_t g)
 {
 	struct stats_thread *th = gt_table_add(&s->threads, g);
 
 	if (th)
 		th->g = g;
 	return th;
+}
+
+void stats_time(struct stats *s, int64_t ts)
+{
+	s->events++;
+	if (!s->seen || ts < s->first)
+		s->first = ts;
+	if (!s->seen || ts > s->last)
+		s->last = ts;
+	s->seen = true;
 }
 
 /* Ends the thread's current interval at @ts and starts @state. */
@@ -152,52 +200,72 @@ static int move(struct stats *s, struct stats_thread *th, int64_t ts, uint8_t st
 	return 0;
 }
 
-static int cpu_switch(struct stats *s, const struct gt_event *ev, bool on)
+/* P @p runs thread @g from @ts on, or (@g 0) nothing. */
+static int cpu_switch(struct stats *s, int64_t p, int64_t ts, uint64_t g)
 {
-	struct stats_cpu *c = gt_table_add(&s->cpus, (uint64_t)ev->p);
+	struct stats_cpu *c = gt_table_add(&s->cpus, (uint64_t)p);
 
 	if (!c)
 		return 1;
-	c->p = ev->p;
+	c->p = p;
 	if (c->g)
-		c->busy += ev->ts - c->since;
-	c->g = on ? ev->g : 0;
-	c->since = ev->ts;
+		c->busy += ts - c->since;
+	c->g = g;
+	c->since = ts;
 	return 0;
 }
 
-static int run_start(struct stats *s, struct stats_thread *th, const struct gt_event *ev)
+int stats_create(struct stats *s, struct stats_thread *th, int64_t ts, uint64_t prog)
 {
-	struct stats_prog *p;
+	th->prog = prog;
+	return move(s, th, ts, T_RUNNABLE);
+}
+
+int stats_start(struct stats *s, struct stats_thread *th, int64_t ts, int64_t p)
+{
+	struct stats_prog *pr;
+	uint64_t ns;
 
 	if (th->woken) {
-		p = gt_table_add(&s->progs, th->prog);
-		if (!p)
+		pr = gt_table_add(&s->progs, th->prog);
+		if (!pr)
 			return 1;
-		p->prog = th->prog;
-		hist_add(&s->latency, (uint64_t)gt_ticks_ns(s->t, ev->ts - th->wake));
-		hist_add(&p->latency, (uint64_t)gt_ticks_ns(s->t, ev->ts - th->wake));
+		pr->prog = th->prog;
+		ns = (uint64_t)stats_ns(s, ts - th->wake);
+		hist_add(&s->latency, ns);
+		hist_add(&pr->latency, ns);
 		th->woken = false;
 	}
 	th->switches++;
-	return move(s, th, ev->ts, T_RUNNING) || cpu_switch(s, ev, true);
+	return move(s, th, ts, T_RUNNING) || cpu_switch(s, p, ts, th->g);
 }
 
-static int wake(struct stats *s, struct stats_thread *th, const struct gt_event *ev)
+int stats_stop(struct stats *s, struct stats_thread *th, int64_t ts, int64_t p, bool gone)
+{
+	return cpu_switch(s, p, ts, 0) || move(s, th, ts, gone ? T_NONE : T_RUNNABLE);
+}
+
+int stats_wake(struct stats *s, struct stats_thread *th, int64_t ts)
 {
 	th->woken = true;
-	th->wake = ev->ts;
-	return move(s, th, ev->ts, T_RUNNABLE);
+	th->wake = ts;
+	return move(s, th, ts, T_RUNNABLE);
+}
+
+int stats_block(struct stats *s, struct stats_thread *th, int64_t ts, int64_t p,
+		enum stats_reason reason, uint64_t stk)
+{
+	int r = th->state == T_RUNNING && cpu_switch(s, p, ts, 0);
+
+	th->reason = (uint8_t)reason;
+	th->block_stk = stk;
+	return r || move(s, th, ts, T_BLOCKED);
 }
 
 static int block(struct stats *s, struct stats_thread *th, const struct gt_event *ev,
 		 uint64_t stk)
 {
-	int r = th->state == T_RUNNING && cpu_switch(s, ev, false);
-
-	th->reason = reason_of(s->t, ev->type, stk);
-	th->block_stk = stk;
-	return r || move(s, th, ev->ts, T_BLOCKED);
+	return stats_block(s, th, ev->ts, ev->p, reason_of(s, ev->type, stk), stk);
 }
 
 static int thread_event(struct stats *s, struct stats_thread *th, const struct gt_event *ev)
@@ -205,13 +273,13 @@ static int thread_event(struct stats *s, struct stats_thread *th, const struct g
 	switch (ev->type) {
 	case GT_EV_GO_START:
 	case GT_EV_GO_START_LABEL:
-		return run_start(s, th, ev);
+		return stats_start(s, th, ev->ts, ev->p);
 	case GT_EV_GO_SCHED:
 	case GT_EV_GO_PREEMPT:
-		return cpu_switch(s, ev, false) || move(s, th, ev->ts, T_RUNNABLE);
+		return stats_stop(s, th, ev->ts, ev->p, false);
 	case GT_EV_GO_END:
 	case GT_EV_GO_STOP:
-		return cpu_switch(s, ev, false) || move(s, th, ev->ts, T_NONE);
+		return stats_stop(s, th, ev->ts, ev->p, true);
 	case GT_EV_GO_SYSCALL:
 		th->sys_stk = ev->stk;
 		return 0;
@@ -225,7 +293,7 @@ static int thread_event(struct stats *s, struct stats_thread *th, const struct g
 	case GT_EV_GO_BLOCK_GC:
 		return block(s, th, ev, ev->stk);
 	case GT_EV_GO_SYSEXIT:
-		return wake(s, th, ev);
+		return stats_wake(s, th, ev->ts);
 	}
 	return 0;
 }
@@ -235,25 +303,18 @@ int stats_event(void *ctx, const struct gt_trace *t, const struct gt_event *ev)
 	struct stats *s = ctx;
 	struct stats_thread *th;
 
-	s->t = t;
-	s->events++;
-	if (!s->seen || ev->ts < s->first)
-		s->first = ev->ts;
-	if (!s->seen || ev->ts > s->last)
-		s->last = ev->ts;
-	s->seen = true;
+	stats_time(s, ev->ts);
 	if (ev->type == GT_EV_GO_CREATE || ev->type == GT_EV_GO_UNBLOCK) {
-		th = thread(s, ev->args[0]);
+		th = stats_thread_of(s, ev->args[0]);
 		if (!th)
 			return 1;
 		if (ev->type == GT_EV_GO_UNBLOCK)
-			return wake(s, th, ev);
-		th->prog = program_of(t, ev->args[1]);
-		return move(s, th, ev->ts, T_RUNNABLE);
+			return stats_wake(s, th, ev->ts);
+		return stats_create(s, th, ev->ts, program_of(t, ev->args[1]));
 	}
 	if (!ev->g)
 		return 0;
-	th = thread(s, ev->g);
+	th = stats_thread_of(s, ev->g);
 	return th ? thread_event(s, th, ev) : 1;
 }
 

@@ -4,6 +4,7 @@
 #define GOTRACE_STATS_H
 
 #include "gtrace.h"
+#include "gtrace2.h"
 #include "table.h"
 
 enum stats_reason { R_SYNC, R_NET, R_SYSCALL, R_SLEEP, R_OTHER, NR_REASONS };
@@ -51,8 +52,22 @@ struct stats_cpu {
 	uint64_t g;
 };
 
+/*
+ * Where the names of programs and the frames of block stacks are: the trace
+ * (formats before 1.22) or a copy the reader keeps (1.22 and later, whose
+ * tables last one generation).
+ */
+struct stats_names {
+	const void *src;
+	const char *(*string)(const void *src, uint64_t id, size_t *len);
+	unsigned int (*stack)(const void *src, uint64_t stk, struct gt_frame *f, unsigned int max);
+	void (*free)(void *src);
+};
+
 struct stats {
-	const struct gt_trace *t;
+	struct stats_names names;
+	double ns_per_tick;
+	int version;			/* e.g. 1021 */
 	struct gt_table threads, progs, stacks, cpus;
 	struct hist latency;
 	int64_t first, last;		/* ticks */
@@ -73,7 +88,37 @@ static inline bool stats_never_ran(int64_t run, uint64_t switches)
 }
 
 void stats_init(struct stats *s);
+/* Takes names, clock and version from @t (formats before 1.22), then stats_event() each event. */
+void stats_use_trace(struct stats *s, const struct gt_trace *t);
 int stats_event(void *ctx, const struct gt_trace *t, const struct gt_event *ev);
+/*
+ * Reads a Go 1.22+ trace (stats2.c) as Go's trace.Reader returns it: 0, 1 when
+ * out of memory, -1 with @err set for an invalid trace. @t must outlive @s.
+ */
+int stats_read2(struct stats *s, const struct gt2_trace *t, struct gt_error *err);
+
+/*
+ * The accounting every format feeds, at time @ts in ticks, on P @p: thread
+ * @g is created runnable in program @prog (a string id), starts running (a
+ * switch), stops running (runnable again, or gone: @gone), blocks for
+ * @reason on stack @stk (0: none), or is woken. Each returns non-zero when
+ * out of memory.
+ */
+struct stats_thread *stats_thread_of(struct stats *s, uint64_t g);
+void stats_time(struct stats *s, int64_t ts);
+int stats_create(struct stats *s, struct stats_thread *th, int64_t ts, uint64_t prog);
+int stats_start(struct stats *s, struct stats_thread *th, int64_t ts, int64_t p);
+int stats_stop(struct stats *s, struct stats_thread *th, int64_t ts, int64_t p, bool gone);
+int stats_block(struct stats *s, struct stats_thread *th, int64_t ts, int64_t p,
+		enum stats_reason reason, uint64_t stk);
+int stats_wake(struct stats *s, struct stats_thread *th, int64_t ts);
+
+/* The names and the clock, for printing. */
+const char *stats_string(const struct stats *s, uint64_t id, size_t *len);
+unsigned int stats_frames(const struct stats *s, uint64_t stk, struct gt_frame *f,
+			  unsigned int max);
+double stats_ns(const struct stats *s, int64_t ticks);
+
 /* Closes what is still running at the end and adds threads into programs. */
 int stats_finish(struct stats *s);
 void stats_free(struct stats *s);
