@@ -6,12 +6,16 @@
 # gotrace dump's --ticks and --all-stacks on the same trace: its clock ticks (1 GHz, from
 # 1000) and all its 152 stacks, the 127 no event's stk uses included.
 #
-# Usage: tests/stats.sh GOTRACE STATS_TRACE
-#   STATS_TRACE is tests/stats_trace.c built: it writes the trace (see there for its shape).
+# gotrace stats on a go 1.26 trace: the same accounting from Go's state transitions, exact.
+#
+# Usage: tests/stats.sh GOTRACE STATS_TRACE STATS_TRACE2
+#   STATS_TRACE and STATS_TRACE2 are tests/stats_trace.c and tests/stats_trace2.c built: they
+#   write the traces (see there for their shapes).
 set -u
 
 GOTRACE=$1
 GEN=$2
+GEN2=$3
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=scripts/tap-lib.sh
@@ -140,5 +144,55 @@ tail -n 3 "$TMP/all-stacks" > "$TMP/got"
 printf 'stack 152\n\t0x100 futex linux:0\n\t0x104b idle-50 linux:0\n' > "$TMP/want"
 expect "--all-stacks: the last lines are stack 152 (an idle program's block stack) and its 2 frames" \
 	"$TMP/all-stacks" cmp -s "$TMP/want" "$TMP/got"
+
+# A go 1.26 trace: every number of --json, computed by hand from stats_trace2.c's times.
+T2=$TMP/stats2.trace
+"$GEN2" "$T2" > "$TMP/gen2.out" 2>&1
+result $? "stats_trace2 writes the go 1.26 trace" "$TMP/gen2.out"
+rc=0
+"$GOTRACE" stats --json "$T2" > "$TMP/json2" 2>&1 || rc=$?
+result "$rc" "gotrace stats --json on a go 1.26 trace exits 0" "$TMP/json2"
+# json2 EXPR: the Python expression EXPR on the document d (threads by g in t, programs by
+# name in p) is true.
+json2() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = {x["g"]: x for x in d["threads"]}
+p = {x["program"]: x for x in d["programs"]}
+def b(x): return [x["blocked_ns"][r] for r in ("sync", "net", "syscall", "sleep", "other")]
+sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$TMP/json2" "$1"
+}
+expect "1.26: version 1026, 19001 ns from the first Sync to the last, 20 events" "$TMP/json2" \
+	json2 'd["version"] == 1026 and d["duration_ns"] == 19001 and d["events"] == 20'
+expect "1.26: P0 busy 12890 ns of 19001" "$TMP/json2" \
+	json2 'len(d["cpus"]) == 1 and d["cpus"][0]["utilisation"] == round(12890 / 19001, 6)'
+expect "1.26: main (g 10, running at the start) ran 3190 ns in 3 switches, runnable 4800" \
+	"$TMP/json2" json2 't[10]["program"] == "main" and t[10]["run_ns"] == 3190 and
+		t[10]["runnable_ns"] == 4800 and t[10]["switches"] == 3'
+expect "1.26: main blocked 500 ns sync, 2500 net, 8001 sleep (sync: futex, network, clock_nanosleep)" \
+	"$TMP/json2" json2 'b(t[10]) == [500, 2500, 0, 8001, 0]'
+expect "1.26: worker (g 11) ran 3700 ns in 2 switches, runnable 2200, then exited" "$TMP/json2" \
+	json2 't[11]["program"] == "worker" and t[11]["run_ns"] == 3700 and
+		t[11]["runnable_ns"] == 2200 and t[11]["switches"] == 2 and b(t[11]) == [0] * 5'
+expect "1.26: g 11 created again is thread 4194315 (worker2): ran 6000, runnable 3000, 1 other" \
+	"$TMP/json2" json2 't[4194315]["program"] == "worker2" and t[4194315]["run_ns"] == 6000 and
+		t[4194315]["runnable_ns"] == 3000 and b(t[4194315]) == [0, 0, 0, 0, 1]'
+expect "1.26: idle (g 20, waiting at the start) blocked 18981 ns other, never ran" "$TMP/json2" \
+	json2 't[20]["program"] == "idle" and t[20]["switches"] == 0 and b(t[20]) == [0, 0, 0, 0, 18981]'
+expect "1.26: 2 wakeups (800 and 4000 ns): p50 and max from their buckets" "$TMP/json2" \
+	json2 'd["wakeup_latency_ns"] == {"count": 2, "p50": 3968, "p90": 3968, "p99": 3968,
+		"max": 4000} and p["main"]["wakeup_latency_ns"]["count"] == 2'
+expect "1.26: 5 block stacks, [call, program] with the call's category" "$TMP/json2" \
+	json2 'sorted((s["reason"], s["count"], s["frames"][0]["func"]) for s in d["blocking_stacks"]) ==
+		[("net", 1, "epoll_wait"), ("other", 1, "idle"), ("other", 1, "page fault or kernel wait"),
+		 ("sleep", 1, "clock_nanosleep"), ("sync", 1, "futex")]'
+rc=0
+"$GOTRACE" stats "$T2" > "$TMP/text2" 2>&1 || rc=$?
+result "$rc" "gotrace stats on a go 1.26 trace exits 0" "$TMP/text2"
+expect "1.26 text: the title, and the note on 4194315" "$TMP/text2" \
+	grep -q -E '^.*: go 1\.26 trace, 0\.019 ms, 20 events, 4 threads, 1 CPUs$' "$TMP/text2"
+expect "1.26 text: the note explains 4194315 as thread 11" "$TMP/text2" \
+	grep -q -E ' 4194315 is thread 11\.$' "$TMP/text2"
 
 tap_end
