@@ -20,6 +20,11 @@
 #     all five checks, i.e. with every Go version; Go's non-good sample (stress_1_5_unordered:
 #     Go ships no *_bad file), an empty directory, a directory without *.trace, a missing path
 #     and a mixed good+bad directory fail;
+#   - a 4 MiB Go 1.26 trace in generations of 1 MiB (userspace's tests/gen_trace -f 26, a
+#     synthetic trace Go 1.27 accepts) passes the 4 checks of --parse-only (Go 1.26 and 1.27 parse it and
+#     every piece of it cut at a generation boundary); the same trace cut in half (inside a
+#     batch) fails all 4, and with one batch's size field grown by one byte (the framing
+#     broken) fails all 4 too;
 #   - no trace server is left running.
 set -eu
 
@@ -54,6 +59,13 @@ trap 'exit 143' TERM HUP
 # right after the first; late-batch: timestamps that go back in time). It finds the events
 # with the gotrace CLI: GOTRACE, default userspace/gotrace (make -C userspace).
 EDIT_TRACE=$HERE/trace_edit.py
+# The synthetic Go 1.26 trace's generator (make -C userspace build/gen_trace builds it).
+GEN_TRACE=${GEN_TRACE:-$HERE/../userspace/build/gen_trace}
+if [ ! -x "$GEN_TRACE" ] && ! make -s -C "$HERE/../userspace" build/gen_trace >&2; then
+	echo "TAP version 13"
+	echo "Bail out! $GEN_TRACE missing and make -C userspace build/gen_trace failed"
+	exit 1
+fi
 
 
 # The sample traces: 1.11 and 1.19 from Go 1.19, 1.21 from Go 1.21.
@@ -73,7 +85,7 @@ ngood=$(find "$TMP/good" -name '*.trace' | wc -l)
 nmmu=$(find "$TMP/mmu" -name '*.trace' | wc -l)
 
 echo "TAP version 13"
-echo "1..$((4 + nmmu + 10))"
+echo "1..$((4 + nmmu + 13))"
 
 # 1. Go's good samples pass everything.
 run good "$TMP/good"
@@ -185,7 +197,27 @@ st=0
 	[ "$(grep -c "^not ok [0-9]* - .*: $TMP/mixed/b-half.trace\$" "$OUT")" -eq 5 ] || st=1
 result $st "a good and a truncated trace together: exit 1, 5 ok + 5 not ok" "$OUT"
 
-# 12. No trace server survives the runs above.
+# 12. Go 1.22+: a valid 1.26 trace of several generations passes; cut or misframed, it fails.
+mkdir "$TMP/modern" "$TMP/modern-half" "$TMP/modern-frame"
+"$GEN_TRACE" -f 26 -g 1 "$TMP/modern/gen4.trace" 4 >"$TMP/gen.out" 2>&1 || cat "$TMP/gen.out" >&2
+run modern --parse-only "$TMP/modern"
+st=0
+[ "$RC" -eq 0 ] && grep -qx '1\.\.4' "$OUT" && [ "$(grep -c '^ok ' "$OUT")" -eq 4 ] &&
+	grep -q '^ok [0-9]* - go1\.26 cuts ([0-9]* pieces' "$OUT" || st=1
+result $st "a generated Go 1.26 trace: Go 1.26 and 1.27 parse it and its cuts (4 checks)" "$OUT"
+src=$TMP/modern/gen4.trace
+head -c $(($(stat -c %s "$src") / 2)) "$src" >"$TMP/modern-half/half.trace"
+run modern-half --parse-only "$TMP/modern-half"
+st=0
+[ "$RC" -eq 1 ] && [ "$(grep -c '^not ok ' "$OUT")" -eq 4 ] || st=1
+result $st "that trace cut in half fails all 4 checks" "$OUT"
+python3 "$EDIT_TRACE" grow-batch "$src" "$TMP/modern-frame/frame.trace"
+run modern-frame --parse-only "$TMP/modern-frame"
+st=0
+[ "$RC" -eq 1 ] && [ "$(grep -c '^not ok ' "$OUT")" -eq 4 ] || st=1
+result $st "that trace with its first batch one byte longer (framing broken) fails all 4 checks" "$OUT"
+
+# 13. No trace server survives the runs above.
 st=0
 ps -eo args >"$TMP/ps.out"
 if grep -F -- "-http=127.0.0.1:0 $TMP/" "$TMP/ps.out" >"$TMP/stray.out"; then

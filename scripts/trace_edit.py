@@ -19,7 +19,9 @@ MODE is one of:
                   Go 1.22+ trace: of the first stack of the first stack table, whose
                   batch grows to hold it)
   rename:A:B      the dictionary string A becomes B
-Used by scripts/go-check-selftest.sh (the first two), scripts/views-check-selftest.sh and
+  grow-batch      (Go 1.22+ traces) the first batch's size one more: its last byte is
+                  then the next record's first, and the framing is broken
+Used by scripts/go-check-selftest.sh (the first two and grow-batch), scripts/views-check-selftest.sh and
 scripts/addr-scan-selftest.sh (kernel-pc).
 Exits 1, saying why, if there is nothing to edit.
 """
@@ -247,10 +249,7 @@ def kernel_pc_modern(b, path):
     for _, start, end in gen_cut.records(b, int(b[5:7])):
         if b[start] != EV_BATCH:
             continue
-        i = start + 1
-        for _ in range(4):
-            i = skip(b, i)
-        data = i
+        data = batch_fields(b, start)[1]
         if b[data] != EV2_STACKS or b[data + 1] != EV2_STACK:
             continue
         i = skip(b, data + 2)                   # the stack id
@@ -258,12 +257,24 @@ def kernel_pc_modern(b, path):
             continue
         pc = skip(b, i)
         body = b[data:pc] + enc(KERNEL_PC) + b[skip(b, pc):end]
-        head = b[start:start + 1]
-        i = start + 1
-        for _ in range(3):                      # gen, m, time as they were
-            i = skip(b, i)
-        return patch(b, [(start, end, head + b[start + 1:i] + enc(len(body)) + body)])
+        size = batch_fields(b, start)[0]
+        return patch(b, [(size, end, enc(len(body)) + body)])
     fail("no stack table with a frame in " + path)
+
+
+def batch_fields(b, start):
+    """The offsets of the size varint and of the data of the batch at start."""
+    i = start + 1
+    for _ in range(3):                          # gen, m, time
+        i = skip(b, i)
+    return i, skip(b, i)
+
+
+def grow_batch(b, path):
+    if not gen_cut.is_modern(b) or len(b) <= 16 or b[16] != EV_BATCH:
+        fail("no Go 1.22+ batch at the start of " + path)
+    size, data = batch_fields(b, 16)
+    return patch(b, [(size, data, enc(varint_at(b, size) + 1))])
 
 
 def rename(b, path, old, new):
@@ -289,6 +300,8 @@ def main(argv):
         out = kernel_pc_modern(b, src)
     elif mode == "kernel-pc":
         out = kernel_pc(b, src)
+    elif mode == "grow-batch":
+        out = grow_batch(b, src)
     elif mode.startswith("rename:") and mode.count(":") == 2:
         out = rename(b, src, *mode.split(":")[1:])
     else:

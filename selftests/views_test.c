@@ -128,6 +128,12 @@ FIXTURE_VARIANT_ADD(views, default_1_19) {
 	.version = "1.19",
 };
 
+FIXTURE_VARIANT_ADD(views, default_1_26) {
+	.format = GOTRACE_FORMAT_1_26,
+	.mode = "default",
+	.version = "1.26",
+};
+
 FIXTURE_SETUP(views)
 {
 	GT_REQUIRE_DEVICE();
@@ -175,8 +181,17 @@ TEST_F_TIMEOUT(views, workload, 300)
 	ASSERT_EQ(0, gt_session_stop(&self->s, &st, name)) {
 		TH_LOG("%s", st.error);
 	}
-	EXPECT_LE(NR_PROGRAMS, st.count[GT_EV_GO_CREATE]);
-	EXPECT_LT(0, gt_wakeups(&st));
+	if (gt_format_modern(variant->format)) {
+		struct gt_gens g;
+
+		ASSERT_EQ(0, gt_check_gens(t, variant->format, &g)) {
+			TH_LOG("%s", g.error);
+		}
+		EXPECT_LT(0, g.event_batches);
+	} else {
+		EXPECT_LE(NR_PROGRAMS, st.count[GT_EV_GO_CREATE]);
+		EXPECT_LT(0, gt_wakeups(&st));
+	}
 	for (i = 0; i < NR_PROGRAMS; i++) {
 		EXPECT_TRUE(has_string(t, programs[i])) {
 			TH_LOG("the trace names no program '%s'", programs[i]);
