@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 
 #include "cli.h"
@@ -127,6 +128,16 @@ static int dump_parsed(const struct dump *d, const char *path, struct gt2_trace 
 	return output_done("dump", ret);
 }
 
+/*
+ * One thread prints, in many small pieces: no stdio lock around each one
+ * (fwrite()'s locking was 40 % of a 1.22+ dump's time) and a larger buffer.
+ */
+static void dump_stdout(void)
+{
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+}
+
 int cmd_dump(int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -174,6 +185,7 @@ int cmd_dump(int argc, char *argv[])
 			"prints every stack's frames where its Stack event is, and raw time stamps");
 		return msg_usage("dump");
 	}
+	dump_stdout();
 	if (wire)
 		return dump_wire(path);
 	t2 = parsed_open(path);

@@ -4,7 +4,10 @@
 # own reader, on one large synthetic trace per format: go 1.19 beside Go 1.19's
 # 'go tool trace -d', go 1.26 (generations of 4 MiB) beside Go 1.27's
 # 'go tool trace -d=parsed'. gotrace's best of 3 runs; Go runs once. Prints
-# numbers; it is not a pass/fail test.
+# numbers; it is not a pass/fail test. Peak memory is also compared above
+# each reader's own floor, its peak RSS on a header-only trace of the format
+# (the process, its libraries or runtime, before any event): what the trace
+# costs, which is what grows with it.
 # Usage: bench.sh GOTRACE GEN_TRACE RUSAGE PREFIX MEGABYTES
 #   the traces are PREFIX.trace and PREFIX-1.26.trace, generated if missing.
 # Environment: GO119 (Go 1.19's root, default /usr/lib/go-1.19), GO127_TRACE
@@ -23,7 +26,7 @@ TOOL127=${GO127_TRACE:-$ROOT/build/go/1.27/tool/trace}
 best() {	# the fastest of $1 runs: "SECONDS KIB"
 	runs=$1
 	shift
-	for i in $(seq "$runs"); do "$RUSAGE" "$@"; done | sort -n | head -1
+	for _ in $(seq "$runs"); do "$RUSAGE" "$@"; done | sort -n | head -1
 }
 
 line() {	# LABEL "SECONDS KIB" BYTES
@@ -31,9 +34,16 @@ line() {	# LABEL "SECONDS KIB" BYTES
 		l, $1, n / $1 / 1048576, $2 / 1024 }'
 }
 
-ratio() {	# LABEL "SECONDS KIB" GO_LABEL "SECONDS KIB" (Go's)
-	echo "$2 $4" | awk -v l="$1" -v g="$3" '{ printf "%s vs %s: %.1fx the throughput, %.3fx the peak memory\n",
-		l, g, $3 / $1, $2 / $4 }'
+ratio() {	# LABEL "SECONDS KIB" GO_LABEL "SECONDS KIB" (Go's) FLOOR_KIB GO_FLOOR_KIB
+	echo "$2 $4 $5 $6" | awk -v l="$1" -v g="$3" '{ printf "%s vs %s: %.1fx the throughput, %.3fx the peak memory, %.3fx above the floors\n",
+		l, g, $3 / $1, $2 / $4, ($2 - $5) / ($4 - $6) }'
+}
+
+floor() {	# VERSION COMMAND...: peak RSS (KiB) of COMMAND on a header-only trace
+	hdr=$PREFIX-header-$1.trace
+	printf 'go 1.%s trace\0\0\0' "$1" >"$hdr"
+	shift
+	best 3 "$@" "$hdr" | awk '{ print $2 }'
 }
 
 # FORMAT TRACE: generates it if missing, prints its size and gotrace's verdict.
@@ -49,7 +59,8 @@ prepare() {
 bench() {
 	trace=$1
 	glabel=$2
-	shift 2
+	version=$3
+	shift 3
 	size=$(stat -c %s "$trace")
 	check=$(best 3 "$GOTRACE" check -q "$trace")
 	dump=$(best 3 "$GOTRACE" dump "$trace")
@@ -61,14 +72,18 @@ bench() {
 	fi
 	go=$(best 1 "$@" "$trace")
 	line "$glabel" "$go" "$size"
-	ratio "check" "$check" "$glabel" "$go"
-	ratio "dump" "$dump" "$glabel" "$go"
+	cfloor=$(floor "$version" "$GOTRACE" check -q)
+	dfloor=$(floor "$version" "$GOTRACE" dump)
+	gfloor=$(floor "$version" "$@")
+	echo "floors (header-only trace): check $cfloor KiB, dump $dfloor KiB, $glabel $gfloor KiB"
+	ratio "check" "$check" "$glabel" "$go" "$cfloor" "$gfloor"
+	ratio "dump" "$dump" "$glabel" "$go" "$dfloor" "$gfloor"
 }
 
 echo "gotrace with no trace (its libraries): $(best 3 "$GOTRACE" --help | awk '{ printf "peak RSS %.1f MiB", $2 / 1024 }')"
 echo
 prepare 19 "$PREFIX.trace"
-bench "$PREFIX.trace" "go tool trace -d (1.19)" "$GO" tool trace -d
+bench "$PREFIX.trace" "go tool trace -d (1.19)" 19 "$GO" tool trace -d
 echo
 prepare 26 "$PREFIX-1.26.trace"
-bench "$PREFIX-1.26.trace" "go tool trace -d=parsed (1.27)" "$TOOL127" -d=parsed
+bench "$PREFIX-1.26.trace" "go tool trace -d=parsed (1.27)" 26 "$TOOL127" -d=parsed
