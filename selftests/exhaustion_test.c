@@ -38,18 +38,18 @@ FIXTURE_TEARDOWN(exhaustion)
 /*
  * Fill the smallest buffers with a busy workload and nobody reading: the
  * recording is cut at a point where every CPU stops, and the session keeps
- * TRACING until STOP. Then read it all: @name.trace is still one
- * consistent trace.
+ * TRACING until STOP. Then read it all: @name.trace, in @format, is still
+ * one consistent trace.
  */
 static void fill_and_read(struct __test_metadata *_metadata, int ctl, int *fd,
-			  const char *name)
+			  __u32 format, const char *name)
 {
 	struct gotrace_status st1, st2, st3;
 	struct gt_buf t = { 0 };
 	struct gt_stats stats;
 	__u64 deadline;
 
-	ASSERT_EQ(0, gt_start(ctl, GOTRACE_FORMAT_DEFAULT, GT_MIN_BUFFER));
+	ASSERT_EQ(0, gt_start(ctl, format, GT_MIN_BUFFER));
 	deadline = gt_now_ms() + BUSY_MS;
 	do {
 		ASSERT_EQ(ROUNDS, gt_pingpong(ROUNDS, 0));
@@ -77,7 +77,7 @@ static void fill_and_read(struct __test_metadata *_metadata, int ctl, int *fd,
 	EXPECT_EQ(GOTRACE_STATE_IDLE, st3.state);
 	EXPECT_EQ(t.len, st3.bytes_read);
 	EXPECT_EQ(t.len, st3.bytes);
-	EXPECT_EQ(0, gt_keep_trace(&t, GOTRACE_FORMAT_DEFAULT, &stats, name)) {
+	EXPECT_EQ(0, gt_keep_trace(&t, format, &stats, name)) {
 		TH_LOG("%s", stats.error);
 	}
 	gt_buf_free(&t);
@@ -85,7 +85,19 @@ static void fill_and_read(struct __test_metadata *_metadata, int ctl, int *fd,
 
 TEST_F_TIMEOUT(exhaustion, cut, 300)
 {
-	fill_and_read(_metadata, self->ctl, &self->fd, "exhaustion-cut");
+	fill_and_read(_metadata, self->ctl, &self->fd, GOTRACE_FORMAT_DEFAULT,
+		      "exhaustion-cut");
+}
+
+/*
+ * The same in Go 1.26's format: the cut ends the generation it falls in,
+ * whose tables follow its events, and the host's Go 1.26 and 1.27 read
+ * exhaustion-cut-1.26.trace and each piece of it from a later generation.
+ */
+TEST_F_TIMEOUT(exhaustion, cut_1_26, 300)
+{
+	fill_and_read(_metadata, self->ctl, &self->fd, GOTRACE_FORMAT_1_26,
+		      "exhaustion-cut-1.26");
 }
 
 /*
@@ -101,7 +113,8 @@ TEST_F_TIMEOUT(exhaustion, cut_anywhere, 900)
 
 	for (i = 0; i < rounds && _metadata->passed; i++) {
 		snprintf(name, sizeof(name), "exhaustion-cut-%u", i);
-		fill_and_read(_metadata, self->ctl, &self->fd, name);
+		fill_and_read(_metadata, self->ctl, &self->fd,
+			      GOTRACE_FORMAT_DEFAULT, name);
 	}
 }
 
@@ -110,7 +123,7 @@ TEST_F_TIMEOUT(exhaustion, cut_then_open, 300)
 {
 	close(self->fd);
 	self->fd = -1;
-	fill_and_read(_metadata, self->ctl, &self->fd,
+	fill_and_read(_metadata, self->ctl, &self->fd, GOTRACE_FORMAT_DEFAULT,
 		      "exhaustion-cut_then_open");
 }
 
