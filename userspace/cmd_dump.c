@@ -130,12 +130,13 @@ static int dump_parsed(const struct dump *d, const char *path, struct gt2_trace 
 
 /*
  * One thread prints, in many small pieces: no stdio lock around each one
- * (fwrite()'s locking was 40 % of a 1.22+ dump's time) and a larger buffer.
+ * (fwrite()'s locking was 40 % of a 1.22+ dump's time) and a 256 KiB buffer:
+ * a quarter of the write()s of a 64 KiB one, 0.15 s of 1.4 s less.
  */
 static void dump_stdout(void)
 {
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	setvbuf(stdout, NULL, _IOFBF, 1 << 18);
 }
 
 int cmd_dump(int argc, char *argv[])
