@@ -295,40 +295,51 @@ static void gotrace_probe_switch(void *data, bool preempt,
  * nothing to remember. Its state cannot leave GOTRACE_T_SYSCALL before this
  * wakeup does; one still running may block in a call after the test, and
  * then the stack written here goes unused.
+ *
+ * Nothing is written to a buffer, so interrupts stay on (every wakeup of a
+ * blocked thread in the 1.22+ formats comes here: their cost is this
+ * probe's): an interrupt that wakes @p meanwhile leaves at worst a stack
+ * that goes unused, as above, and none changes this CPU's running thread,
+ * which only its switches do. Only inserting a new stack turns them off.
  */
 static void gotrace_probe_waking(void *data, struct task_struct *p)
 {
-	struct gotrace_thread *t, *waker;
+	u32 reason, key, id, prog = GOTRACE_PROG_IRQ;
 	struct gotrace_session *s;
+	struct gotrace_thread *t;
 	struct gotrace_cpu *c;
 	unsigned long flags;
-	u32 reason, prog = GOTRACE_PROG_IRQ;
+	int mode;
 
 	s = rcu_dereference_sched(gotrace_live);
 	if (!s)
 		return;
-	/*
-	 * A peek, interrupts still on: an interrupt that wakes @p meanwhile
-	 * leaves at worst a stack that goes unused, as above.
-	 */
 	if (!gotrace_thread_find(s, p, &t) || t->state == GOTRACE_T_NONE ||
 	    t->state == GOTRACE_T_SYSCALL)
 		return;
-	local_irq_save(flags);
-	c = gotrace_begin(s, s->v2);
-	if (!c)
-		goto out;
+	mode = READ_ONCE(s->mode);
+	if (unlikely(mode != GOTRACE_MODE_ON)) {
+		/* As gotrace_begin(), but an interrupt may count too. */
+		if (mode == GOTRACE_MODE_CUT)
+			this_cpu_inc(s->cpus->lost);
+		return;
+	}
 	reason = gotrace_waker_reason();
 	if (reason != GOTRACE_R_IRQ && reason != GOTRACE_R_SOFTIRQ) {
 		/* The waker is current, which is what this CPU's P runs. */
+		c = this_cpu_ptr(s->cpus);
 		if (!c->cur_g)
-			goto out;
-		waker = c->cur_t;
-		prog = READ_ONCE(waker->prog);
+			return;
+		prog = READ_ONCE(c->cur_t->prog);
 	}
-	WRITE_ONCE(t->wake_stack, gotrace_stack(s->stacks, prog, reason));
-out:
-	local_irq_restore(flags);
+	key = gotrace_stack_key(prog, reason);
+	id = gotrace_stack_find(s->stacks, key);
+	if (unlikely(!id)) {
+		local_irq_save(flags);
+		id = gotrace_stack_slow(s->stacks, key);
+		local_irq_restore(flags);
+	}
+	WRITE_ONCE(t->wake_stack, id);
 }
 
 /*

@@ -86,35 +86,47 @@ bool gotrace_stacks_full(struct gotrace_stacks *st);
 u32 gotrace_stacks_key(struct gotrace_stacks *st, u32 id);
 
 /**
+ * gotrace_stack_find - id of a cheap stack used before, by its key
+ * @st: the session's stacks
+ * @key: from gotrace_stack_key()
+ *
+ * Inserts nothing, so interrupts may be on. A stack used before is found in
+ * its first slot or, if it collided, in the next one, unless it collided
+ * again.
+ *
+ * Return: the stack's id, or 0 if gotrace_stack_slow() must find or insert
+ * it.
+ */
+static inline u32 gotrace_stack_find(struct gotrace_stacks *st, u32 key)
+{
+	u32 h = hash_32(key, GOTRACE_STACK_BITS);
+	struct gotrace_stack_slot *slot = &st->slot[h];
+	u32 k = READ_ONCE(slot->key);
+
+	if (unlikely(k != key)) {
+		slot = &st->slot[(h + 1) & (BIT(GOTRACE_STACK_BITS) - 1)];
+		k = READ_ONCE(slot->key);
+	}
+	/* Pairs with the release in gotrace_stack_insert(). */
+	return likely(k == key) ? smp_load_acquire(&slot->id) : 0;
+}
+
+/**
  * gotrace_stack - id of the cheap stack [@reason, @prog]
  * @st: the session's stacks
  * @prog: program id
  * @reason: enum gotrace_reason or a system call number
  *
- * Called with interrupts off (a probe) or with no probe running. A stack
- * used before is found in its first slot or, if it collided, in the next
- * one, unless it collided again.
+ * Called with interrupts off (a probe) or with no probe running.
  *
  * Return: the stack's id, GOTRACE_STACK_FULL if the ids ran out.
  */
 static inline u32 gotrace_stack(struct gotrace_stacks *st, u32 prog, u32 reason)
 {
 	u32 key = gotrace_stack_key(prog, reason);
-	u32 h = hash_32(key, GOTRACE_STACK_BITS);
-	struct gotrace_stack_slot *slot = &st->slot[h];
-	u32 k = READ_ONCE(slot->key), id;
+	u32 id = gotrace_stack_find(st, key);
 
-	if (unlikely(k != key)) {
-		slot = &st->slot[(h + 1) & (BIT(GOTRACE_STACK_BITS) - 1)];
-		k = READ_ONCE(slot->key);
-	}
-	if (likely(k == key)) {
-		/* Pairs with the release in gotrace_stack_insert(). */
-		id = smp_load_acquire(&slot->id);
-		if (likely(id))
-			return id;
-	}
-	return gotrace_stack_slow(st, key);
+	return likely(id) ? id : gotrace_stack_slow(st, key);
 }
 
 #endif /* _GOTRACE_STACKS_H */
