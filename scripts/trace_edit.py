@@ -18,7 +18,8 @@ MODE is one of:
   kernel-pc       the first frame PC of the stack of lowest id 0xffffffff81234560 (in a
                   Go 1.22+ trace: of the first stack of the first stack table, whose
                   batch grows to hold it)
-  rename:A:B      the dictionary string A becomes B
+  rename:A:B      the dictionary string A becomes B (in a Go 1.22+ trace: in every
+                  generation's string table, and B must be as long as A)
   grow-batch      (Go 1.22+ traces) the first batch's size one more: its last byte is
                   then the next record's first, and the framing is broken
 Used by scripts/go-check-selftest.sh (the first two and grow-batch), scripts/views-check-selftest.sh and
@@ -41,6 +42,9 @@ KERNEL_PC = 0xffffffff81234560
 # count, then per frame PC, function string id, file string id, line.
 EV2_STACKS = 2
 EV2_STACK = 3
+# A string table batch starts with EvStrings; each EvString is id, length, bytes.
+EV2_STRINGS = 4
+EV2_STRING = 5
 # The events (as gotrace dump names them) whose last argument is their stack id: Stack = true
 # in Go's EventDescriptions. Go's parser gives others one too (GoStart: the goroutine's).
 STACK_EVENTS = frozenset("""Gomaxprocs GCStart GCSweepStart GoCreate GoStop GoSched GoPreempt
@@ -277,8 +281,33 @@ def grow_batch(b, path):
     return patch(b, [(size, data, enc(varint_at(b, size) + 1))])
 
 
+def rename_modern(b, path, old, new):
+    if len(old) != len(new):
+        fail("a Go 1.22+ rename keeps the length: %r and %r differ" % (old, new))
+    edits = []
+    for _, start, end in gen_cut.records(b, int(b[5:7])):
+        if b[start] != EV_BATCH:
+            continue
+        i = batch_fields(b, start)[1]
+        if b[i] != EV2_STRINGS:
+            continue
+        i += 1
+        while i < end and b[i] == EV2_STRING:
+            i = skip(b, i + 1)                  # the string's id
+            n = varint_at(b, i)
+            i = skip(b, i)
+            if b[i:i + n] == old:
+                edits.append((i, i + n, new))
+            i += n
+    if not edits:
+        fail("no string %r in the string tables of %s" % (old.decode(), path))
+    return patch(b, edits)
+
+
 def rename(b, path, old, new):
     old, new = old.encode(), new.encode()
+    if gen_cut.is_modern(b):
+        return rename_modern(b, path, old, new)
     end = string_event(b, enc(len(old)) + old, path)[1]
     return patch(b, [(end - len(old) - len(enc(len(old))), end, enc(len(new)) + new)])
 

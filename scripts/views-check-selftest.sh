@@ -3,7 +3,8 @@
 # Prove scripts/views-check.sh: recorded views traces pass it, traces that lost what it checks fail.
 #
 # Usage: scripts/views-check-selftest.sh TRACE_DIR
-#   TRACE_DIR holds views-default-1.21.trace and views-kstacks-1.21.trace as
+#   TRACE_DIR holds views-default-1.21.trace, views-kstacks-1.21.trace and
+#   views-default-1.26.trace as
 #   selftests/views_test records them (e.g. build/check/traces/KVER). Prints TAP; exit 1 on
 #   any failure.
 #
@@ -19,6 +20,9 @@
 #     every Go;
 #   - the default trace checked as kstacks (named views-kstacks-*) fails sync, net and
 #     syscall for all three Go versions: cheap frames are not kernel functions;
+#   - the Go 1.26 trace (views-default-1.26.trace) passes all 11 checks; with "futex"
+#     renamed "futey" in every generation's strings it fails exactly sync and sched of Go
+#     1.26 and 1.27; with "gt-pipe-timer" renamed "gt-pipe-timex", exactly their waker;
 #   - an empty directory, one without views-*.trace files, and no arguments fail.
 set -eu
 
@@ -28,14 +32,14 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 CHECK=$HERE/views-check.sh
 
 if [ $# -ne 1 ]; then
-	echo "usage: $0 TRACE_DIR (holding views-default-1.21.trace and views-kstacks-1.21.trace)" >&2
+	echo "usage: $0 TRACE_DIR (holding views-default-1.21.trace, views-kstacks-1.21.trace, views-default-1.26.trace)" >&2
 	exit 2
 fi
 SRC=$1
-for m in default kstacks; do
-	if [ ! -f "$SRC/views-$m-1.21.trace" ]; then
+for f in views-default-1.21 views-kstacks-1.21 views-default-1.26; do
+	if [ ! -f "$SRC/$f.trace" ]; then
 		echo "TAP version 13"
-		echo "Bail out! $SRC/views-$m-1.21.trace missing: record it with selftests/views_test first"
+		echo "Bail out! $SRC/$f.trace missing: record it with selftests/views_test first"
 		exit 1
 	fi
 done
@@ -74,7 +78,7 @@ edit() {
 }
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..14"
 
 for m in default kstacks; do
 	mkdir "$TMP/$m" "$TMP/$m-zero"
@@ -87,6 +91,11 @@ edit rename:futex:futey "$SRC/views-default-1.21.trace" "$TMP/futey/views-defaul
 edit rename:gt-mutex:gt-mutey "$SRC/views-default-1.21.trace" "$TMP/mutey/views-default-1.21.trace"
 cp "$SRC/views-default-1.21.trace" "$TMP/as-kstacks/views-kstacks-1.21.trace"
 cp "$SRC/views-default-1.21.trace" "$TMP/other/workload-1.21.trace"
+mkdir "$TMP/v26" "$TMP/v26-futey" "$TMP/v26-timex"
+cp "$SRC/views-default-1.26.trace" "$TMP/v26/"
+edit rename:futex:futey "$SRC/views-default-1.26.trace" "$TMP/v26-futey/views-default-1.26.trace"
+edit rename:gt-pipe-timer:gt-pipe-timex "$SRC/views-default-1.26.trace" \
+	"$TMP/v26-timex/views-default-1.26.trace"
 
 GOS="1.21 1.23 1.27"
 # each KIND...: "goV KIND" for every Go version V.
@@ -115,6 +124,15 @@ expect mutey "program gt-mutex renamed gt-mutey: exactly sync, sched and gorouti
 	"${FAIL[@]}"
 mapfile -t FAIL < <(each net sync syscall)
 expect as-kstacks "cheap stacks checked as kernel stacks: sync, net and syscall fail, with every Go" \
+	"${FAIL[@]}"
+
+GOS="1.26 1.27"
+expect v26 "the Go 1.26 trace passes all 11 checks"
+mapfile -t FAIL < <(each sched sync)
+expect v26-futey "Go 1.26 trace, futex renamed futey: exactly sync and sched fail, with Go 1.26 and 1.27" \
+	"${FAIL[@]}"
+mapfile -t FAIL < <(each waker)
+expect v26-timex "Go 1.26 trace, gt-pipe-timer renamed gt-pipe-timex: exactly the waker checks fail" \
 	"${FAIL[@]}"
 
 run empty "$TMP/empty"
