@@ -249,12 +249,19 @@ def kernel_pc(b, path):
     return patch(b, [(off, end, header[:1] + enc(len(body)) + body)])
 
 
-def kernel_pc_modern(b, path):
+def tables(b, kind):
+    """(start, end, data) of each Go 1.22+ batch whose data starts with the byte kind (a
+    table: EV2_STACKS, EV2_STRINGS), data the offset of that byte."""
     for _, start, end in gen_cut.records(b, int(b[5:7])):
-        if b[start] != EV_BATCH:
-            continue
-        data = batch_fields(b, start)[1]
-        if b[data] != EV2_STACKS or b[data + 1] != EV2_STACK:
+        if b[start] == EV_BATCH:
+            data = batch_fields(b, start)[1]
+            if data < end and b[data] == kind:
+                yield start, end, data
+
+
+def kernel_pc_modern(b, path):
+    for start, end, data in tables(b, EV2_STACKS):
+        if b[data + 1] != EV2_STACK:
             continue
         i = skip(b, data + 2)                   # the stack id
         if varint_at(b, i) == 0:
@@ -285,13 +292,8 @@ def rename_modern(b, path, old, new):
     if len(old) != len(new):
         fail("a Go 1.22+ rename keeps the length: %r and %r differ" % (old, new))
     edits = []
-    for _, start, end in gen_cut.records(b, int(b[5:7])):
-        if b[start] != EV_BATCH:
-            continue
-        i = batch_fields(b, start)[1]
-        if b[i] != EV2_STRINGS:
-            continue
-        i += 1
+    for _, end, data in tables(b, EV2_STRINGS):
+        i = data + 1
         while i < end and b[i] == EV2_STRING:
             i = skip(b, i + 1)                  # the string's id
             n = varint_at(b, i)
