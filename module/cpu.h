@@ -18,7 +18,10 @@ struct gotrace_thread;
  * @lost:	scheduler events not recorded after a cut.
  *
  * Owned by this CPU's probes with interrupts off, or by the controller
- * while no probe can run; the reader uses only @ring's reader side.
+ * while no probe can run; the reader uses only @ring's reader side. The
+ * sched_waking probe, with interrupts on, only reads @cur_g and @cur_t
+ * (which only this CPU's switches change) and counts @lost with
+ * this_cpu_inc(), which no interrupt splits.
  */
 struct gotrace_cpu {
 	struct gotrace_ring ring;
