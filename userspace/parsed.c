@@ -7,8 +7,6 @@
 #include "parsed.h"
 #include "trace_file.h"
 
-#define OUT_BUF	(256 << 10)
-
 struct gt2_trace *parsed_open(const char *path)
 {
 	struct gt2_trace *t;
@@ -26,8 +24,6 @@ int parsed_read(const char *cmd, const char *path, struct gt2_trace *t, bool pri
 	int k;
 
 	*events = 0;
-	if (print)
-		setvbuf(stdout, NULL, _IOFBF, OUT_BUF);	/* dump's text is 35 times the trace */
 	if (gt2_reader_open(t, &r, &err)) {
 		trace_error(cmd, path, &err);
 		return EXIT_FAILURE;
@@ -38,7 +34,6 @@ int parsed_read(const char *cmd, const char *path, struct gt2_trace *t, bool pri
 			break;
 	}
 	if (k < 0) {
-		fflush(stdout);
 		trace_error(cmd, path, &err);
 		if (err.phase == GT_ERR_ORDER) {
 			gt2_reader_dump(stderr, r);

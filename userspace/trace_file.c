@@ -27,6 +27,7 @@ static const char *phase_name(enum gt_phase phase)
 
 void trace_error(const char *cmd, const char *path, const struct gt_error *err)
 {
+	fflush(stdout);		/* after the events it printed, which the error stops */
 	if (err->phase == GT_OK)
 		msg_err(cmd, "%s: %s", path, err->msg);
 	else
