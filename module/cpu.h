@@ -16,12 +16,15 @@ struct gotrace_thread;
  * @proc_started: a ProcStart has been written for this P.
  * @cpu:	the CPU, which is the P id.
  * @lost:	scheduler events not recorded after a cut.
+ * @wake_key:	the stack key of this CPU's last wakeup by a thread, 0 for none.
+ * @wake_id:	its stack id.
  *
  * Owned by this CPU's probes with interrupts off, or by the controller
  * while no probe can run; the reader uses only @ring's reader side. The
- * sched_waking probe, with interrupts on, only reads @cur_g and @cur_t
- * (which only this CPU's switches change) and counts @lost with
- * this_cpu_inc(), which no interrupt splits.
+ * sched_waking probe, with interrupts on, reads @cur_g and @cur_t (which
+ * only this CPU's switches change), counts @lost with this_cpu_inc(), which
+ * no interrupt splits, and owns @wake_key and @wake_id: in an interrupt it
+ * leaves them alone, so none splits the pair.
  */
 struct gotrace_cpu {
 	struct gotrace_ring ring;
@@ -30,6 +33,8 @@ struct gotrace_cpu {
 	bool proc_started;
 	int cpu;
 	u64 lost;
+	u32 wake_key;
+	u32 wake_id;
 };
 
 #endif /* _GOTRACE_CPU_H */

@@ -78,6 +78,36 @@ static __always_inline u8 *gotrace_put_uvarint(u8 *p, u64 v)
 }
 
 /**
+ * gotrace_put_args - write an event's arguments, unsigned LEB128 each
+ * @p: where
+ * @nargs: how many
+ * @args: the arguments
+ *
+ * Unrolled for the first four, so that a call site's constant @nargs keeps
+ * them in registers (the formats' events on the probes' path have at most
+ * four).
+ *
+ * Return: one past the last byte written.
+ */
+static __always_inline u8 *gotrace_put_args(u8 *p, unsigned int nargs,
+					    const u64 *args)
+{
+	unsigned int i;
+
+	if (nargs > 0)
+		p = gotrace_put_uvarint(p, args[0]);
+	if (nargs > 1)
+		p = gotrace_put_uvarint(p, args[1]);
+	if (nargs > 2)
+		p = gotrace_put_uvarint(p, args[2]);
+	if (nargs > 3)
+		p = gotrace_put_uvarint(p, args[3]);
+	for (i = 4; i < nargs; i++)
+		p = gotrace_put_uvarint(p, args[i]);
+	return p;
+}
+
+/**
  * gotrace_put_event - write one event
  * @p: where, from gotrace_buf_reserve()
  * @type: event type
@@ -95,7 +125,6 @@ static __always_inline u8 *gotrace_put_event(u8 *p, enum gotrace_ev type,
 					     const u64 *args)
 {
 	u8 *lenp = p + 1, *body;
-	unsigned int i;
 
 	/* No event is longer than GOTRACE_EV_MAX: a one-byte length fits. */
 	BUILD_BUG_ON(GOTRACE_LEN_LIMIT(GOTRACE_LEN_1) < GOTRACE_EV_MAX);
@@ -104,14 +133,7 @@ static __always_inline u8 *gotrace_put_event(u8 *p, enum gotrace_ev type,
 		p += GOTRACE_LEN_1;
 	body = p;
 	p = gotrace_put_uvarint(p, dt);
-	if (nargs > 0)
-		p = gotrace_put_uvarint(p, args[0]);
-	if (nargs > 1)
-		p = gotrace_put_uvarint(p, args[1]);
-	if (nargs > 2)
-		p = gotrace_put_uvarint(p, args[2]);
-	for (i = 3; i < nargs; i++)
-		p = gotrace_put_uvarint(p, args[i]);
+	p = gotrace_put_args(p, nargs, args);
 	if (nargs >= GOTRACE_ARGS_LEN)
 		*lenp = p - body;
 	return p;

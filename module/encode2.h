@@ -62,13 +62,9 @@ static __always_inline u8 *gotrace2_put_event(u8 *p, enum gotrace2_ev type,
 					      u64 dt, unsigned int nargs,
 					      const u64 *args)
 {
-	unsigned int i;
-
 	*p++ = type;
 	p = gotrace_put_uvarint(p, dt);
-	for (i = 0; i < nargs; i++)
-		p = gotrace_put_uvarint(p, args[i]);
-	return p;
+	return gotrace_put_args(p, nargs, args);
 }
 
 /**

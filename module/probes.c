@@ -288,6 +288,22 @@ static void gotrace_probe_switch(void *data, bool preempt,
 		gotrace_switch(s, preempt, prev, next, prev_state, false);
 }
 
+/* The id of the waker's stack @key; may insert it, with interrupts off. */
+static __always_inline u32 gotrace_waker_stack(struct gotrace_session *s,
+					       u32 key)
+{
+	unsigned long flags;
+	u32 id;
+
+	id = gotrace_stack_find(s->stacks, key);
+	if (unlikely(!id)) {
+		local_irq_save(flags);
+		id = gotrace_stack_slow(s->stacks, key);
+		local_irq_restore(flags);
+	}
+	return id;
+}
+
 /*
  * sched_waking runs in the waker's context: remember who wakes, for the
  * scheduler latency profile, which charges a wakeup to its GoUnblock's stack.
@@ -304,11 +320,10 @@ static void gotrace_probe_switch(void *data, bool preempt,
  */
 static void gotrace_probe_waking(void *data, struct task_struct *p)
 {
-	u32 reason, key, id, prog = GOTRACE_PROG_IRQ;
 	struct gotrace_session *s;
 	struct gotrace_thread *t;
 	struct gotrace_cpu *c;
-	unsigned long flags;
+	u32 reason, key, id;
 	int mode;
 
 	s = rcu_dereference_sched(gotrace_live);
@@ -325,19 +340,23 @@ static void gotrace_probe_waking(void *data, struct task_struct *p)
 		return;
 	}
 	reason = gotrace_waker_reason();
-	if (reason != GOTRACE_R_IRQ && reason != GOTRACE_R_SOFTIRQ) {
-		/* The waker is current, which is what this CPU's P runs. */
-		c = this_cpu_ptr(s->cpus);
-		if (!c->cur_g)
-			return;
-		prog = READ_ONCE(c->cur_t->prog);
+	if (reason == GOTRACE_R_IRQ || reason == GOTRACE_R_SOFTIRQ) {
+		key = gotrace_stack_key(GOTRACE_PROG_IRQ, reason);
+		WRITE_ONCE(t->wake_stack, gotrace_waker_stack(s, key));
+		return;
 	}
-	key = gotrace_stack_key(prog, reason);
-	id = gotrace_stack_find(s->stacks, key);
-	if (unlikely(!id)) {
-		local_irq_save(flags);
-		id = gotrace_stack_slow(s->stacks, key);
-		local_irq_restore(flags);
+	/* The waker is current, which is what this CPU's P runs. */
+	c = this_cpu_ptr(s->cpus);
+	if (!c->cur_g)
+		return;
+	key = gotrace_stack_key(READ_ONCE(c->cur_t->prog), reason);
+	/* A thread that wakes others often wakes them with one call. */
+	if (key == c->wake_key) {
+		id = c->wake_id;
+	} else {
+		id = gotrace_waker_stack(s, key);
+		c->wake_key = key;
+		c->wake_id = id;
 	}
 	WRITE_ONCE(t->wake_stack, id);
 }

@@ -261,6 +261,35 @@ static __always_inline bool gotrace_g_unblock(struct gotrace_session *s,
 	return true;
 }
 
+/*
+ * With generations, a goroutine's sequence number (of its GoStart and
+ * GoUnblock events) is a varint of one byte below 128. Go's readers set it
+ * back to 0 at a GoStatus of the goroutine, which they accept wherever it
+ * repeats the state they know, and which its viewers skip as a change from
+ * a state to itself: one after a GoStart of a number this high keeps every
+ * number at one byte (the next GoStart follows at most a GoUnblock), at the
+ * cost of a GoStatus of 5 to 7 bytes every 63 or more round trips of a
+ * thread.
+ */
+#define GOTRACE2_SEQ_RESET	126
+
+/*
+ * GoStatus of the goroutine @gid that @t's GoStart just made the one
+ * running on this CPU's M: the number after it is 1.
+ */
+static __always_inline u8 *gotrace2_put_seq_reset(struct gotrace_cpu *c,
+						  struct gotrace_thread *t,
+						  u64 gid, u8 *p,
+						  unsigned int *n)
+{
+	u64 args[3] = { gid, c->cpu, GO2_G_RUNNING };
+
+	p = gotrace2_put_event(p, GO2_EV_GO_STATUS, 0, 3, args);
+	(*n)++;
+	t->seq = 0;	/* gotrace_g_running() makes it the next one, 1 */
+	return p;
+}
+
 /* Events gotrace_put_stop() and gotrace_put_run() write at most, together. */
 #define GOTRACE_SWITCH_EVENTS	5
 
@@ -292,6 +321,8 @@ static __always_inline u8 *gotrace_put_run(struct gotrace_cpu *c,
 		p = gotrace2_put_event(p, GO2_EV_GO_START, *dt, 2, args);
 		*dt = 0;
 		(*n)++;
+		if (unlikely(args[1] >= GOTRACE2_SEQ_RESET))
+			p = gotrace2_put_seq_reset(c, t, args[0], p, n);
 		gotrace_g_running(c, t, args[0]);
 		return p;
 	}

@@ -202,6 +202,33 @@ TEST_F_TIMEOUT(gens, workloads, 120)
 	check_gens(_metadata, &self->s.rec.trace, variant->format, gens, name);
 }
 
+/*
+ * A goroutine's sequence numbers (of its GoStart and GoUnblock events) stay
+ * below 128, a byte each, however often its thread runs in a generation:
+ * 2000 round trips in one generation would number them up to 4000. The
+ * module sets them back with GoStatus events, which Go's readers (the
+ * host's scripts/go-check.sh on the kept trace) must accept.
+ */
+TEST_F_TIMEOUT(gens, seq_one_byte, 120)
+{
+	struct gt_gens g;
+	__u64 gens;
+	char name[64];
+
+	record(_metadata, &self->s, GOTRACE_GEN_PERIOD_MAX_NS, 0, 0);
+	EXPECT_EQ(2000, gt_pingpong(2000, 0));
+	gens = stop(_metadata, &self->s);
+	EXPECT_EQ(1, gens);
+	snprintf(name, sizeof(name), "generations-seq-%s", variant->name);
+	EXPECT_EQ(0, gt_save(&self->s.rec.trace, name));
+	ASSERT_EQ(0, gt_check_gens(&self->s.rec.trace, variant->format, &g)) {
+		TH_LOG("%s: %s", name, g.error);
+	}
+	EXPECT_EQ(gens, g.nr_gens);
+	EXPECT_GT(128, g.max_seq);
+	EXPECT_LE(64, g.max_seq);
+}
+
 struct pingpong_arg {
 	unsigned int ms;
 	bool done;

@@ -454,7 +454,8 @@ static int gt_gen_close(struct gt_gen_walk *w, __u64 off)
  * skip one; each generation has exactly one Frequency (Sync since 1.25)
  * batch, Strings and Stacks batches, all after its event batches, and in
  * 1.26 ends with exactly one EndOfGeneration, after which no batch of it
- * comes. Returns 0, or -1 with the reason in g->error.
+ * comes. Also finds the largest goroutine sequence number. Returns 0, or -1
+ * with the reason in g->error.
  */
 int gt_check_gens(const struct gt_buf *t, __u32 format, struct gt_gens *g)
 {
@@ -497,6 +498,9 @@ int gt_check_gens(const struct gt_buf *t, __u32 format, struct gt_gens *g)
 					     ev.name, (unsigned long long)batch_end);
 				goto out;
 			}
+			if ((ev.type == GT2_EV_GO_START || ev.type == GT2_EV_GO_UNBLOCK) &&
+			    ev.args[2] > g->max_seq)
+				g->max_seq = ev.args[2];	/* after dt and g */
 			if (!first)
 				continue;
 			first = false;
