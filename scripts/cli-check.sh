@@ -5,9 +5,10 @@
 # Usage: scripts/cli-check.sh KVER OUTDIR [TRACEDIR]
 #
 # Builds gotrace.ko for KVER and, for the ENOEXEC test, for another kernel scripts/kernels.sh
-# knows; the gotrace CLI with libkmod, which Debian ships only as a shared library, so the
-# library, its dependencies and the dynamic loader go along (OUTDIR/share/sysroot, copied
-# into the guest's / by the guest script); and selftests/json_check, static. Then it boots
+# knows; the gotrace CLI, dynamic for libkmod, which Debian ships only as a shared library
+# and gotrace dlopen()s for load and unload: its libraries, libkmod.so.2 and its
+# dependencies and the dynamic loader go along (OUTDIR/share/sysroot, copied into the
+# guest's / by the guest script); and selftests/json_check, static. Then it boots
 # three guests: the main tests, and two that stand for Secure Boot (lockdown=integrity:
 # EPERM; module.sig_enforce=1: EKEYREJECTED), for which gotrace load must point to signing.
 # The traces the guest records are copied to TRACEDIR (default OUTDIR/traces) for
@@ -41,6 +42,12 @@ bundle_libs() {
 	done
 }
 
+# libkmod.so.2 for gotrace $1, which dlopen()s it (ldd does not list it): next to its libc.
+libkmod_of() {
+	libc=$(ldd "$1" | awk '$1 == "libc.so.6" { print $3 }')
+	echo "${libc%/*}/libkmod.so.2"
+}
+
 rm -rf "$share"
 mkdir -p "$share/bin" "$share/sysroot" "$share/traces" "$share/json" "$tracedir" ||
 	die "cannot create $share"
@@ -56,8 +63,12 @@ fi
 make -s -C "$ROOT/userspace" gotrace >> "$out/build.log" 2>&1 ||
 	die "make -C userspace gotrace failed (see $out/build.log)"
 cp "$ROOT/userspace/gotrace" "$share/bin/gotrace"
-bundle_libs "$share/bin/gotrace" "$share/sysroot" ||
-	die "cannot copy the shared libraries of gotrace"
+kmod=$(libkmod_of "$share/bin/gotrace")
+[ -f "$kmod" ] || die "no $kmod next to gotrace's libc: install libkmod2"
+if ! bundle_libs "$share/bin/gotrace" "$share/sysroot" || ! bundle_libs "$kmod" "$share/sysroot" ||
+	! cp -L --parents "$kmod" "$share/sysroot/"; then
+	die "cannot copy the shared libraries of gotrace and $kmod"
+fi
 ${CC:-gcc} -static -O2 -Wall -Wextra -Werror -o "$share/bin/json_check" \
 	"$ROOT/selftests/json_check.c" || die "cannot build selftests/json_check.c"
 cp "$ROOT/selftests/cli_guest.sh" "$share/bin/"

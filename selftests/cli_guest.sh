@@ -6,9 +6,9 @@
 # and the plan).
 #
 # Runs as root in the busybox guest of scripts/vm.sh. Environment:
-#   GOTRACE_CLI         the gotrace built with libkmod (dynamic)
-#   GOTRACE_SYSROOT     the shared libraries it needs and the dynamic loader, at their
-#                       paths: copied into the guest's / first
+#   GOTRACE_CLI         the dynamic gotrace (load and unload dlopen() libkmod.so.2)
+#   GOTRACE_SYSROOT     the shared libraries it needs, libkmod.so.2 and its own, and the
+#                       dynamic loader, at their paths: copied into the guest's / first
 #   GOTRACE_KO          gotrace.ko built for the running kernel
 #   GOTRACE_KO_OTHER    gotrace.ko built for another kernel, GOTRACE_KVER_OTHER that
 #                       kernel (optional: the ENOEXEC test is skipped without them)
@@ -294,7 +294,7 @@ if [ -n "$GOTRACE_SYSROOT" ]; then
 fi
 if ! "$gt" --version > /tmp/v 2>&1; then
 	cat /tmp/v
-	echo "Bail out! $gt does not run (libkmod and the loader from GOTRACE_SYSROOT?)"
+	echo "Bail out! $gt does not run (its libraries and the loader from GOTRACE_SYSROOT?)"
 	exit 1
 fi
 echo "# $(cat /tmp/v)"

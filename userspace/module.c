@@ -27,15 +27,20 @@ static void kmod_log(void *data, int priority, const char *file, int line, const
 	vfprintf(stderr, format, args);
 }
 
-static struct kmod_ctx *ctx_new(const char *cmd)
+/* A libkmod context, or NULL after a message; @fix: how to do without libkmod. */
+static struct kmod_ctx *ctx_new(const char *cmd, const char *fix)
 {
-	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+	struct kmod_ctx *ctx;
 
+	if (!module_kmod_open(cmd, fix))
+		return NULL;
+	errno = 0;	/* dlopen() may have left one set */
+	ctx = kmod.new(NULL, NULL);
 	if (!ctx) {
 		msg_err(cmd, "cannot set up libkmod: %s", strerror(errno ? errno : ENOMEM));
 		return NULL;
 	}
-	kmod_set_log_fn(ctx, kmod_log, (void *)cmd);
+	kmod.set_log_fn(ctx, kmod_log, (void *)cmd);
 	return ctx;
 }
 
@@ -44,19 +49,19 @@ char *module_info_find(struct kmod_module *mod, const char *key, const char *pre
 	struct kmod_list *info = NULL, *l;
 	char *found = NULL;
 
-	if (kmod_module_get_info(mod, &info) < 0)
+	if (kmod.module_get_info(mod, &info) < 0)
 		return NULL;
-	kmod_list_foreach(l, info) {
-		const char *value = kmod_module_info_get_value(l);
+	for (l = info; l; l = kmod.list_next(info, l)) {
+		const char *value = kmod.module_info_get_value(l);
 
-		if (strcmp(kmod_module_info_get_key(l), key) || !value)
+		if (strcmp(kmod.module_info_get_key(l), key) || !value)
 			continue;
 		if (!prefix || !strncmp(value, prefix, strlen(prefix))) {
 			found = strdup(value);
 			break;
 		}
 	}
-	kmod_module_info_free_list(info);
+	kmod.module_info_free_list(info);
 	return found;
 }
 
@@ -68,17 +73,17 @@ static struct kmod_module *find_installed(const char *cmd, struct kmod_ctx *ctx)
 	struct utsname u;
 	int r;
 
-	r = kmod_module_new_from_lookup(ctx, GOTRACE_MODULE, &list);
+	r = kmod.module_new_from_lookup(ctx, GOTRACE_MODULE, &list);
 	if (r < 0) {
 		msg_err(cmd, "cannot look up %s: %s", GOTRACE_MODULE, strerror(-r));
 		return NULL;
 	}
 	if (list)
-		mod = kmod_module_get_module(list);
-	kmod_module_unref_list(list);
-	if (mod && kmod_module_get_path(mod))
+		mod = kmod.module_get_module(list);
+	kmod.module_unref_list(list);
+	if (mod && kmod.module_get_path(mod))
 		return mod;
-	kmod_module_unref(mod);
+	kmod.module_unref(mod);
 	uname(&u);
 	msg_err(cmd, "%s.ko is not installed for Linux %s (nothing in /lib/modules/%s): "
 		"install it (sudo make install, or sudo make dkms-install), "
@@ -90,7 +95,7 @@ static struct kmod_module *find_installed(const char *cmd, struct kmod_ctx *ctx)
 static struct kmod_module *find_file(const char *cmd, struct kmod_ctx *ctx, const char *path)
 {
 	struct kmod_module *mod;
-	int r = kmod_module_new_from_path(ctx, path, &mod);
+	int r = kmod.module_new_from_path(ctx, path, &mod);
 
 	if (!r)
 		return mod;
@@ -121,7 +126,7 @@ static bool check_params(const char *cmd, struct kmod_module *mod, char *const p
 			continue;
 		}
 		msg_err(cmd, "%s.ko has no parameter '%.*s': see its parameters with: modinfo -p %s",
-			GOTRACE_MODULE, (int)len, params[i], kmod_module_get_path(mod));
+			GOTRACE_MODULE, (int)len, params[i], kmod.module_get_path(mod));
 		return false;
 	}
 	return true;
@@ -156,13 +161,13 @@ static int insert(const char *cmd, struct kmod_module *mod, bool from_path, char
 		return EXIT_FAILURE;
 	}
 	if (from_path)
-		r = kmod_module_insert_module(mod, 0, opts);
+		r = kmod.module_insert_module(mod, 0, opts);
 	else	/* as modprobe: options from /etc/modprobe.d come first */
-		r = kmod_module_probe_insert_module(mod, KMOD_PROBE_FAIL_ON_LOADED, opts, NULL,
+		r = kmod.module_probe_insert_module(mod, KMOD_PROBE_FAIL_ON_LOADED, opts, NULL,
 						    NULL, NULL);
 	free(opts);
 	if (r < 0) {
-		module_explain_insert(cmd, mod, kmod_module_get_path(mod), -r);
+		module_explain_insert(cmd, mod, kmod.module_get_path(mod), -r);
 		return EXIT_FAILURE;
 	}
 	if (!device_wait(2000)) {
@@ -184,14 +189,14 @@ int module_load(const char *cmd, const char *path, char *const params[], int npa
 			"unload it first: gotrace unload", GOTRACE_MODULE);
 		return EXIT_FAILURE;
 	}
-	ctx = ctx_new(cmd);
+	ctx = ctx_new(cmd, "load the module with: insmod gotrace.ko");
 	if (!ctx)
 		return EXIT_FAILURE;
 	mod = path ? find_file(cmd, ctx, path) : find_installed(cmd, ctx);
 	if (mod && check_params(cmd, mod, params, nparams))
 		ret = insert(cmd, mod, path != NULL, params, nparams);
-	kmod_module_unref(mod);
-	kmod_unref(ctx);
+	kmod.module_unref(mod);
+	kmod.unref(ctx);
 	return ret;
 }
 
@@ -202,7 +207,7 @@ static int remove_waiting(struct kmod_module *mod, int wait_ms)
 	int r;
 
 	for (;;) {
-		r = kmod_module_remove_module(mod, 0);
+		r = kmod.module_remove_module(mod, 0);
 		if ((r != -EAGAIN && r != -EBUSY) || wait_ms <= 0)
 			return r;
 		nanosleep(&tick, NULL);
@@ -216,11 +221,11 @@ int module_remove(const char *cmd, int wait_ms)
 	struct kmod_ctx *ctx;
 	int r, ret = EXIT_FAILURE;
 
-	ctx = ctx_new(cmd);
+	ctx = ctx_new(cmd, "unload it with: rmmod " GOTRACE_MODULE);
 	if (!ctx)
 		return EXIT_FAILURE;
-	kmod_set_log_priority(ctx, LOG_CRIT);	/* each failure is explained below */
-	r = kmod_module_new_from_name(ctx, GOTRACE_MODULE, &mod);
+	kmod.set_log_priority(ctx, LOG_CRIT);	/* each failure is explained below */
+	r = kmod.module_new_from_name(ctx, GOTRACE_MODULE, &mod);
 	if (r < 0) {
 		msg_err(cmd, "cannot look up %s: %s", GOTRACE_MODULE, strerror(-r));
 		goto out;
@@ -230,8 +235,8 @@ int module_remove(const char *cmd, int wait_ms)
 		module_explain_remove(cmd, mod, -r);
 	else
 		ret = EXIT_SUCCESS;
-	kmod_module_unref(mod);
+	kmod.module_unref(mod);
 out:
-	kmod_unref(ctx);
+	kmod.unref(ctx);
 	return ret;
 }

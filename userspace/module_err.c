@@ -145,7 +145,7 @@ void module_explain_remove(const char *cmd, struct kmod_module *mod, int err)
 	case EBUSY:
 		msg_err(cmd, "%s is in use: %d open file(s) of %s (gotrace record, cat %s, ...); "
 			"end those programs first (fuser -v %s names them)", GOTRACE_MODULE,
-			kmod_module_get_refcnt(mod), GOTRACE_DEVICE, GOTRACE_DEVICE,
+			kmod.module_get_refcnt(mod), GOTRACE_DEVICE, GOTRACE_DEVICE,
 			GOTRACE_DEVICE);
 		break;
 	default:
