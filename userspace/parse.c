@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Parsing of option values: sizes with K/M/G suffixes, counts, formats. */
+/* Parsing of option values: sizes with K/M/G suffixes, counts, formats, durations. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -135,5 +135,41 @@ bool parse_seconds(const char *cmd, const char *opt, const char *s, double *out)
 		return true;
 	}
 	msg_err(cmd, "invalid %s '%s': give seconds, a number above 0 (e.g. 10 or 0.5)", opt, s);
+	return false;
+}
+
+/* The nanoseconds in a @unit of parse_duration(), or 0 if it is not one. */
+static double unit_ns(const char *unit)
+{
+	static const struct {
+		const char *name;
+		double ns;
+	} units[] = {
+		{ "", 1e9 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		{ "m", 60e9 }, { "h", 3600e9 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(unit, units[i].name))
+			return units[i].ns;
+	return 0;
+}
+
+bool parse_duration(const char *cmd, const char *opt, const char *s, bool zero_ok, int64_t *ns)
+{
+	double v, unit;
+	char *end;
+
+	errno = 0;
+	v = strtod(s, &end);
+	unit = unit_ns(end);
+	v *= unit;
+	if (isdigit((unsigned char)*s) && !errno && unit && (zero_ok || v >= 0.5) && v < 9e18) {
+		*ns = (int64_t)(v + 0.5);
+		return true;
+	}
+	msg_err(cmd, "invalid %s '%s': give a duration%s, a number and a unit: ns, us, ms, s, "
+		"m or h (e.g. 500ms, 1.5s, 10s)", opt, s, zero_ok ? "" : " above 0");
 	return false;
 }

@@ -13,5 +13,7 @@ bool parse_format(const char *cmd, const char *s, uint32_t *out);
 bool parse_clock(const char *cmd, const char *s, uint32_t *flags);
 bool parse_param(const char *cmd, const char *s);
 bool parse_seconds(const char *cmd, const char *opt, const char *s, double *out);
+/* A duration with a unit (ns, us, ms, s, m, h; none: seconds) in ns; 0 only if @zero_ok. */
+bool parse_duration(const char *cmd, const char *opt, const char *s, bool zero_ok, int64_t *ns);
 
 #endif /* GOTRACE_PARSE_H */

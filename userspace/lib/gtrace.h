@@ -97,6 +97,9 @@ int gt_check(struct gt_trace *t, gt_sink_fn fn, void *ctx, struct gt_error *err)
 /* As gt_check(), but @fn sees events in Go's final order (two passes). */
 int gt_replay(struct gt_trace *t, gt_sink_fn fn, void *ctx, struct gt_error *err);
 
+/* The version (e.g. 1019) of the pre-1.22 trace header @data starts with, else 0. */
+int gt_header_version(const void *data, size_t size);
+
 int gt_version(const struct gt_trace *t);		/* e.g. 1019 */
 uint64_t gt_size(const struct gt_trace *t);
 uint64_t gt_nr_events(const struct gt_trace *t);	/* excluding dictionary events */

@@ -115,6 +115,27 @@ void gt2_wire_frame(const struct gt2_trace *t, uint64_t *pos, uint64_t frame[4])
  */
 int gt2_wire_print(FILE *f, const struct gt2_trace *t, const struct gt2_wire_event *ev);
 
+/*
+ * The generations of @t in file order, as Go's reader gathers them (with its
+ * checks of each one's batches and tables) but without ordering their
+ * events: where each one is in the file and when it ran. Go reads a trace
+ * that starts at any of them, so the header and a run of whole generations
+ * make a trace of their own. Memory is one generation's tables.
+ */
+struct gt2_span {
+	uint64_t gen;		/* its number, as its batch headers have it */
+	uint64_t off, end;	/* its bytes, [off, end): batches and EndOfGeneration */
+	int64_t first, last;	/* its earliest and latest batch header's time, in ns */
+};
+
+struct gt2_spans;
+
+/* -1 with @err set if out of memory. */
+int gt2_spans_open(const struct gt2_trace *t, struct gt2_spans **s, struct gt_error *err);
+/* 1 with @sp the next generation, 0 after the last one, -1 with @err set (Go's error). */
+int gt2_spans_next(struct gt2_spans *s, struct gt2_span *sp, struct gt_error *err);
+void gt2_spans_close(struct gt2_spans *s);
+
 /* The parsed level. */
 
 /* A Sync event's type (Go's evSync); the others are wire types. */

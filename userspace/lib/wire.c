@@ -46,6 +46,14 @@ bad:
 	return -1;
 }
 
+int gt_header_version(const void *data, size_t size)
+{
+	struct gt_error err;
+	int ver;
+
+	return gt_parse_header(data, size, &ver, &err) ? 0 : ver;
+}
+
 bool gt_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v)
 {
 	uint64_t o = *off, x = 0;

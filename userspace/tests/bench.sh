@@ -7,7 +7,8 @@
 # numbers; it is not a pass/fail test. Peak memory is also compared above
 # each reader's own floor, its peak RSS on a header-only trace of the format
 # (the process, its libraries or runtime, before any event): what the trace
-# costs, which is what grows with it.
+# costs, which is what grows with it. Then 'gotrace split' of the go 1.26 trace
+# into pieces of about a quarter of it, best of 3.
 # Usage: bench.sh GOTRACE GEN_TRACE RUSAGE PREFIX MEGABYTES
 #   the traces are PREFIX.trace and PREFIX-1.26.trace, generated if missing.
 # Environment: GO119 (Go 1.19's root, default /usr/lib/go-1.19), GO127_TRACE
@@ -87,3 +88,9 @@ bench "$PREFIX.trace" "go tool trace -d (1.19)" 19 "$GO" tool trace -d
 echo
 prepare 26 "$PREFIX-1.26.trace"
 bench "$PREFIX-1.26.trace" "go tool trace -d=parsed (1.27)" 26 "$TOOL127" -d=parsed
+echo
+size=$(stat -c %s "$PREFIX-1.26.trace")
+split=$(best 3 "$GOTRACE" split --force --max-size $((MB / 4 + 1))M -o "$PREFIX-split" \
+	"$PREFIX-1.26.trace")
+line "gotrace split --max-size $((MB / 4 + 1))M" "$split" "$size"
+rm -f "$PREFIX-split".*.trace

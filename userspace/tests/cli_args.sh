@@ -101,8 +101,20 @@ refuse "missing FILE" check
 refuse "--stacks, --all-stacks and --ticks do not go with --wire" dump --stacks --wire x.trace
 refuse "--stacks, --all-stacks and --ticks do not go with --wire" dump --ticks --wire x.trace
 refuse "unknown command 'nope'" help nope
+refuse "unrecognized option '--bogus'" split --bogus x.trace
+refuse "missing how to cut: give --every DURATION, --max-size SIZE or --from T --to T" split x.trace
+refuse "missing FILE" split --every 1s
+refuse "--every, --max-size and --from/--to do not go together" split -e 1s -s 1M x.trace
+refuse "--every, --max-size and --from/--to do not go together" split --to 1s --every 1s x.trace
+refuse "invalid --every '0': give a duration above 0" split --every 0 x.trace
+refuse "invalid --every '10x': give a duration above 0" split --every 10x x.trace
+refuse "invalid --from '-1s': give a duration, a number and a unit" split --from -1s x.trace
+refuse "invalid --max-size '64Q'" split --max-size 64Q x.trace
+refuse "invalid --max-size '16': a piece holds the 16-byte header" split --max-size 16 x.trace
+refuse "--from is after --to" split --from 2s --to 1500ms x.trace
+refuse "empty output prefix" split --every 1s -o '' x.trace
 
-for cmd in record load unload start stop status check dump stats; do
+for cmd in record load unload start stop status check dump stats split; do
 	helps "$cmd"
 done
 

@@ -4,8 +4,9 @@
  * with NPROCS Ps and NGS goroutines that run, yield, block on the usual
  * reasons, wake each other and make blocking syscalls, one global clock,
  * per-P batches of 32 KiB as the Go runtime writes them. With -f 26, a
- * Go 1.26 trace instead (gen_trace2.c), of generations of GEN_MIB (4) each.
- * Usage: gen_trace [-f 19|26] [-g GEN_MIB] FILE MEGABYTES [NPROCS [NGS]]
+ * Go 1.26 trace instead (gen_trace2.c), of generations of GEN_MIB (4) each;
+ * with -f 25, the same as a Go 1.25 trace.
+ * Usage: gen_trace [-f 19|25|26] [-g GEN_MIB] FILE MEGABYTES [NPROCS [NGS]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,20 +227,20 @@ static void gen_trace(const struct gen_opts *o)
 
 static int usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-f 19|26] [-g GEN_MIB] FILE MEGABYTES [NPROCS [NGS]]\n",
+	fprintf(stderr, "usage: %s [-f 19|25|26] [-g GEN_MIB] FILE MEGABYTES [NPROCS [NGS]]\n",
 		prog);
 	return EXIT_FAILURE;
 }
 
 int main(int argc, char *argv[])
 {
-	struct gen_opts o = { .gen_bytes = 4 << 20, .nprocs = 8, .ngs = 1000 };
-	const char *format = "19", *prog = argv[0];
+	struct gen_opts o = { .gen_bytes = 4 << 20, .minor = 19, .nprocs = 8, .ngs = 1000 };
+	const char *prog = argv[0];
 	int c;
 
 	while ((c = getopt(argc, argv, "f:g:")) != -1) {
 		if (c == 'f')
-			format = optarg;
+			o.minor = atoi(optarg);
 		else if (c == 'g')
 			o.gen_bytes = strtoull(optarg, NULL, 10) << 20;
 		else
@@ -247,7 +248,7 @@ int main(int argc, char *argv[])
 	}
 	argv += optind;
 	argc -= optind;
-	if (argc < 2 || (strcmp(format, "19") && strcmp(format, "26")))
+	if (argc < 2 || (o.minor != 19 && o.minor != 25 && o.minor != 26))
 		return usage(prog);
 	o.target = strtoull(argv[1], NULL, 10) << 20;
 	if (argc > 2)
@@ -261,7 +262,7 @@ int main(int argc, char *argv[])
 		perror(argv[0]);
 		return EXIT_FAILURE;
 	}
-	if (!strcmp(format, "26"))
+	if (o.minor != 19)
 		gen_trace2(&o);
 	else
 		gen_trace(&o);

@@ -11,6 +11,7 @@ struct gen_opts {
 	FILE *out;
 	size_t target;		/* bytes to write, about */
 	size_t gen_bytes;	/* Go 1.26: bytes per generation, about */
+	int minor;		/* Go 1.25 or 1.26: its header; 1.25 has no EndOfGeneration */
 	unsigned int nprocs;
 	uint64_t ngs;
 };
@@ -24,7 +25,7 @@ static inline uint64_t gen_rnd(uint64_t *x, uint64_t n)
 	return *x % n;
 }
 
-/* gen_trace2.c: a Go 1.26 trace. */
+/* gen_trace2.c: a Go 1.26 (or 1.25) trace. */
 void gen_trace2(const struct gen_opts *o);
 
 #endif /* GOTRACE_GEN_TRACE_H */
