@@ -22,9 +22,7 @@ enum { G_UND, G_NOT_EXIST, G_RUNNABLE, G_RUNNING, G_WAITING, G_SYSCALL };	/* GoS
 
 /* What the stats keep of a trace: names and stacks by content, thread id generations. */
 struct names2 {
-	struct gt2_str *strs;		/* id - 1 */
-	size_t nr_strs, cap_strs;
-	struct gt_map str_ids;		/* hash (probed) -> id */
+	struct gt2_intern strs;		/* copies: the generations' tables go */
 	struct gt_frame *frames;	/* of every stack, fn and file are ids of strs */
 	size_t nr_frames, cap_frames;
 	struct { size_t first, n; } *stks;	/* id - 1 */
@@ -40,25 +38,16 @@ struct go_move {
 	uint64_t reason, stk;
 };
 
-static uint64_t hash(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	while (n--)
-		h = (h ^ *b++) * 0x100000001b3ULL;
-	return h;
-}
-
 static const char *names_string(const void *src, uint64_t id, size_t *len)
 {
 	const struct names2 *x = src;
 
-	if (!id || id > x->nr_strs) {
+	if (!id || id > x->strs.nstrs) {
 		*len = 0;
 		return NULL;
 	}
-	*len = x->strs[id - 1].len;
-	return (const char *)x->strs[id - 1].s;
+	*len = x->strs.strs[id - 1].len;
+	return (const char *)x->strs.strs[id - 1].s;
 }
 
 static unsigned int names_stack(const void *src, uint64_t stk, struct gt_frame *f,
@@ -79,10 +68,9 @@ static void names_free(void *src)
 {
 	struct names2 *x = src;
 
-	free(x->strs);
+	gt2_intern_free(&x->strs);
 	free(x->frames);
 	free(x->stks);
-	gt_map_free(&x->str_ids);
 	gt_map_free(&x->stk_ids);
 	gt_map_free(&x->gens);
 	free(x);
@@ -91,28 +79,11 @@ static void names_free(void *src)
 /* The id of string @id of @g's table (0 for the empty one); *@id 0 when out of memory. */
 static uint64_t intern_string(struct names2 *x, const struct gt2_gen *g, uint64_t id)
 {
-	uint64_t key, *v;
 	struct gt2_str str;
-	bool added;
 
 	if (!gt2_gen_string(g, id, &str) || !str.len)
 		return 0;
-	for (key = hash(0xcbf29ce484222325ULL, str.s, str.len);; key++) {
-		v = gt_map_put(&x->str_ids, key, &added);
-		if (!v)
-			return 0;
-		if (added)
-			break;
-		if (x->strs[*v - 1].len == str.len && !memcmp(x->strs[*v - 1].s, str.s, str.len))
-			return *v;
-	}
-	if (!gt2_grow(&x->strs, &x->cap_strs, x->nr_strs, sizeof(*x->strs))) {
-		gt_map_del(&x->str_ids, key);
-		return 0;
-	}
-	x->strs[x->nr_strs++] = str;
-	*v = x->nr_strs;
-	return *v;
+	return gt2_intern(&x->strs, str);
 }
 
 /* Appends stack @id of @g to the frames (not yet a stack); false when out of memory. */
@@ -144,7 +115,7 @@ static uint64_t stack_id(struct names2 *x, size_t first, size_t n)
 	uint64_t key, *v;
 	bool added;
 
-	for (key = hash(0xcbf29ce484222325ULL, &x->frames[first], sz);; key++) {
+	for (key = gt2_hash(GT2_HASH_SEED, &x->frames[first], sz);; key++) {
 		v = gt_map_put(&x->stk_ids, key, &added);
 		if (!v || added)
 			break;
@@ -369,7 +340,6 @@ static struct names2 *use_names(struct stats *s, const struct gt2_trace *t)
 
 	if (!x)
 		return NULL;
-	gt_map_init(&x->str_ids);
 	gt_map_init(&x->stk_ids);
 	gt_map_init(&x->gens);
 	s->names.src = x;

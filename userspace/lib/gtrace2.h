@@ -18,10 +18,11 @@
  *
  * Above it, the parsed level (gt2_reader_*): the events Go's trace.Reader
  * returns, in its order, with its checks and its error messages. It reads
- * one generation at a time, so its memory is bounded by the largest
- * generation's tables and batches, not by the file; of a mapped file it keeps
- * only the pages of the batches its per-M cursors are in (it gives the others
- * back with MADV_DONTNEED, to be read again if touched).
+ * one generation at a time, and of it, into buffers of its own (pread(), not
+ * the mapping): the batch headers, the tables (strings, stacks, CPU samples,
+ * sync), and for each M the one batch its cursor is in. Its memory is bounded
+ * by the Ms of a generation (64 KiB each at most) and its tables, neither by
+ * the file nor by how the page cache holds it.
  */
 #ifndef GTRACE2_H
 #define GTRACE2_H
@@ -66,9 +67,10 @@ enum {
 struct gt2_trace;
 
 /*
- * Maps (or takes) a trace and reads its header as Go does. Returns 0 with *t
- * set, or -1 with @err set: phase GT_OK for I/O errors, GT_ERR_WIRE for a
- * header Go refuses (with Go's message) or a pre-1.22 trace.
+ * Opens a trace file (the wire level reads its mapping, the parsed level
+ * pread()s it) or takes one in memory, and reads its header as Go does.
+ * Returns 0 with *t set, or -1 with @err set: phase GT_OK for I/O errors,
+ * GT_ERR_WIRE for a header Go refuses (with Go's message) or a pre-1.22 trace.
  */
 int gt2_open(const char *path, struct gt2_trace **t, struct gt_error *err);
 int gt2_open_mem(const void *data, size_t size, struct gt2_trace **t, struct gt_error *err);

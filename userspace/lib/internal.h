@@ -55,8 +55,12 @@ bool gt_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v);
 void gt_fail(struct gt_error *err, enum gt_phase phase, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* reader.c: maps @path (*data NULL for an empty file); -1 with @err set. */
-int gt_map_file(const char *path, const void **data, size_t *size, struct gt_error *err);
+/*
+ * reader.c: maps @path (*data NULL for an empty file); -1 with @err set. With
+ * @fd, the file stays open there.
+ */
+int gt_map_file(const char *path, const void **data, size_t *size, int *fd,
+		struct gt_error *err);
 
 /* A P's events: the batches (Batch headers) of that P, in file order. */
 struct gt_batch {

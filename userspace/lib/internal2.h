@@ -7,21 +7,21 @@
 #include "internal.h"
 
 struct gt2_trace {
-	const uint8_t *data;
+	const uint8_t *data;	/* the trace (gt2_open_mem()) or, for the wire level, its mapping */
 	size_t size;
-	bool mapped;
+	int fd;			/* gt2_open()'s file, for gt2_read(); -1: a trace in memory */
 	int ver;
 	uint64_t start;		/* the first event: the header's length */
 };
 
 /*
- * trace2.c: gives back the pages of a mapped trace from the one holding @from to
- * the one before @to's, to be read from the file again if touched: memory is
- * bounded by what is being read, not by the file. The kernel maps pages around
- * each one touched, so callers give back all of a range that they are done
- * with, not only what they read last.
+ * trace2.c: the trace's bytes [@off, @off + @len) (inside it) into @buf, read
+ * from the file (pread) or copied from memory: 0, or -1 with @err set. The
+ * parsed level reads all it needs this way, into buffers of its own: the
+ * memory it takes does not depend on the page cache's folios.
  */
-void gt2_release(const struct gt2_trace *t, uint64_t from, uint64_t to);
+int gt2_read(const struct gt2_trace *t, uint64_t off, void *buf, size_t len,
+	     struct gt_error *err);
 
 /* An event type's table entry: Go's tracev2.EventSpec. */
 struct gt2_spec {
@@ -56,9 +56,23 @@ void gt2_quote_runes(FILE *f, const uint8_t *s, uint64_t n);
 bool gt2_grow(void *v, size_t *cap, size_t len, size_t size);
 
 struct gt2_str {
-	const uint8_t *s;	/* in the trace */
+	const uint8_t *s;	/* in gen->str_batches */
 	uint64_t len;
 };
+
+/* Strings by content, each a copy of its own: what outlives its generation's table. */
+struct gt2_intern {
+	struct gt2_str *strs;	/* id - 1 */
+	size_t nstrs, cap_strs;
+	struct gt_map ids;	/* content hash (probed) -> id */
+};
+
+/* strings2.c: FNV-1a of @n bytes at @p, from @h (GT2_HASH_SEED to start). */
+#define GT2_HASH_SEED	0xcbf29ce484222325ULL
+uint64_t gt2_hash(uint64_t h, const void *p, size_t n);
+/* strings2.c: the id (from 1) of the copy of @s (not empty) in @x, 0 if out of memory. */
+uint64_t gt2_intern(struct gt2_intern *x, struct gt2_str s);
+void gt2_intern_free(struct gt2_intern *x);
 
 struct gt2_frame {
 	uint64_t pc, func, file, line;
@@ -73,15 +87,21 @@ struct gt2_stack {
 	size_t text_len;
 };
 
-/* An event batch: what Go's readBatch() returns; the data stays in the trace. */
+/*
+ * An event batch: what Go's readBatch() returns. Its bytes stay in the trace;
+ * the generation's tables are read when it is processed, an M's batch when
+ * that M's cursor gets to it.
+ */
 struct gt2_batch {
 	uint64_t off;		/* its header */
+	uint64_t data_off;	/* its first byte after the header */
+	uint64_t len;
 	int64_t m;
 	uint64_t time;
-	uint64_t exp;
-	const uint8_t *data;
-	uint64_t len;
 	size_t next;		/* the M's next batch in gen->batches, or SIZE_MAX */
+	uint8_t exp;
+	uint8_t kind;		/* its first byte (0 if none): the type of its first event */
+	const uint8_t *data;	/* a table's bytes while they are processed */
 };
 
 /* One M's batches in file order, a list through gt2_batch.next. */
@@ -110,6 +130,8 @@ struct gt2_gen {
 	size_t nsamples, cap_samples;
 	struct gt2_str *strs;
 	size_t nstrs, cap_strs;
+	uint8_t **str_batches;		/* the bytes of the string batches, which strs point into */
+	size_t nstr_batches, cap_str_batches;
 	struct gt_map strings;		/* id -> index in strs */
 	struct gt2_stack *stks;
 	size_t nstks, cap_stks;
@@ -140,7 +162,6 @@ void gt2_fix_samples(struct gt2_gen *g);
 struct gt2_gens {
 	const struct gt2_trace *t;
 	uint64_t pos;			/* the next batch */
-	uint64_t from;			/* the generation's first batch */
 	bool spilled;			/* < 1.26: the next generation's first batch, read */
 	uint64_t spill_gen;
 	struct gt2_batch spill;

@@ -76,6 +76,7 @@ struct ctx {
 struct gt2_order {
 	int ver;
 	struct gt_map gs, ps, ms, tasks;	/* id -> the state's pointer */
+	struct gt2_intern names;		/* of tasks and regions: they outlive generations */
 	uint64_t gc_seq;
 	enum gc_state gc;
 	uint64_t initial_gen;
@@ -784,6 +785,19 @@ static int advance_go_destroy_syscall(struct gt2_order *o, struct ctx *c)
 	return queue(o, cur) ? -1 : 1;
 }
 
+/* Name @s kept past its generation: false if out of memory. */
+static bool keep_name(struct gt2_order *o, struct gt2_str *s)
+{
+	uint64_t id;
+
+	if (!s->len)
+		return true;
+	id = gt2_intern(&o->names, *s);
+	if (id)
+		*s = o->names.strs[id - 1];
+	return id;
+}
+
 static int advance_user_task_begin(struct gt2_order *o, struct ctx *c)
 {
 	struct gt2_base *ev = o->ev;
@@ -797,6 +811,8 @@ static int advance_user_task_begin(struct gt2_order *o, struct ctx *c)
 		ev->args[1] = UINT64_MAX;
 	if (!gt2_gen_string(o->g, ev->args[2], &name))
 		return fail(o, "invalid string ID %" PRIu64 " for %u event", ev->args[2], ev->type);
+	if (!keep_name(o, &name))
+		return oom(o);
 	t = state_new(&o->tasks, (int64_t)ev->args[0], sizeof(*t));
 	if (!t)
 		return oom(o);
@@ -843,7 +859,8 @@ static int advance_user_region(struct gt2_order *o, struct ctx *c)
 			    ev->type == GT2_EV_USER_REGION_BEGIN ? "EvUserRegionBegin" :
 			    "EvUserRegionEnd", c->g);
 	if (ev->type == GT2_EV_USER_REGION_BEGIN) {
-		if (!gt2_grow(&s->regions, &s->cap_regions, s->nregions, sizeof(*s->regions)))
+		if (!gt2_grow(&s->regions, &s->cap_regions, s->nregions, sizeof(*s->regions)) ||
+		    !keep_name(o, &r.name))
 			return oom(o);
 		s->regions[s->nregions++] = r;
 	} else if (s->nregions) {
@@ -1153,6 +1170,7 @@ void gt2_order_free(struct gt2_order *o)
 	free_states(&o->ps, pstate_free);
 	free_states(&o->ms, free);
 	free_states(&o->tasks, free);
+	gt2_intern_free(&o->names);
 	free(o->q);
 	free(o);
 }

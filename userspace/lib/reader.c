@@ -39,7 +39,8 @@ int gt_open_mem(const void *data, size_t size, struct gt_trace **t, struct gt_er
 	return trace_new(data, size, false, t, err);
 }
 
-int gt_map_file(const char *path, const void **data, size_t *size, struct gt_error *err)
+int gt_map_file(const char *path, const void **data, size_t *size, int *fdp,
+		struct gt_error *err)
 {
 	void *map = NULL;
 	struct stat st;
@@ -62,7 +63,10 @@ int gt_map_file(const char *path, const void **data, size_t *size, struct gt_err
 		}
 		madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
 	}
-	close(fd);
+	if (fdp)
+		*fdp = fd;
+	else
+		close(fd);
 	*data = map;
 	*size = (size_t)st.st_size;
 	return 0;
@@ -78,7 +82,7 @@ int gt_open(const char *path, struct gt_trace **t, struct gt_error *err)
 	size_t size;
 	int r;
 
-	if (gt_map_file(path, &data, &size, err))
+	if (gt_map_file(path, &data, &size, NULL, err))
 		return -1;
 	r = trace_new(data, size, data != NULL, t, err);
 	if (r && data)

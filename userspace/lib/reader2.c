@@ -18,6 +18,8 @@ struct cursor {
 	int64_t last_ts;
 	size_t batch;		/* in gen.batches, SIZE_MAX after the last */
 	uint64_t pos;		/* in that batch's data */
+	uint8_t *buf;		/* that batch's data, read when the cursor gets to it */
+	size_t cap;
 	struct gt2_base ev;	/* the next event */
 };
 
@@ -29,6 +31,7 @@ struct gt2_reader {
 	uint64_t ngens;
 	struct cursor *front;	/* a min-heap by time (Go's frontier) */
 	size_t nfront, cap_front;
+	size_t nslots;		/* the front[] that have been used, with their buf */
 	size_t next_sample;
 	struct gt2_order *order;
 	int64_t last_ts;
@@ -41,30 +44,30 @@ struct gt2_reader {
 	struct gt_error err;
 };
 
-/* Go's readTimedBaseEvent() at the cursor: the event's length, or 0 with @err set. */
-static uint64_t read_timed(const struct gt2_batch *b, uint64_t pos, struct gt2_base *e,
+/* Go's readTimedBaseEvent() at @pos of @data: the event's length, or 0 with @err set. */
+static uint64_t read_timed(const uint8_t *data, uint64_t len, uint64_t pos, struct gt2_base *e,
 			   uint64_t *dt, struct gt_error *err)
 {
-	const struct gt2_spec *spec = gt2_spec(b->data[pos]);
+	const struct gt2_spec *spec = gt2_spec(data[pos]);
 	uint64_t off = pos + 1;
 	unsigned int i, n;
 
 	if (!spec) {
-		gt_fail(err, GT_ERR_WIRE, 0, "found invalid event type: %u", b->data[pos]);
+		gt_fail(err, GT_ERR_WIRE, 0, "found invalid event type: %u", data[pos]);
 		return 0;
 	}
-	e->type = b->data[pos];
+	e->type = data[pos];
 	if (!spec->args[0] || !spec->timed) {
 		gt_fail(err, GT_ERR_WIRE, 0, "found event without a timestamp: type=%u", e->type);
 		return 0;
 	}
-	if (!gt2_uvarint(b->data, b->len, &off, dt)) {
+	if (!gt2_uvarint(data, len, &off, dt)) {
 		gt_fail(err, GT_ERR_WIRE, 0, "found invalid uvarint for timestamp");
 		return 0;
 	}
 	n = gt2_timed_args(e->type);
 	for (i = 0; i < n; i++) {
-		if (!gt2_uvarint(b->data, b->len, &off, &e->args[i])) {
+		if (!gt2_uvarint(data, len, &off, &e->args[i])) {
 			gt_fail(err, GT_ERR_WIRE, 0, "found invalid uvarint");
 			return 0;
 		}
@@ -72,22 +75,29 @@ static uint64_t read_timed(const struct gt2_batch *b, uint64_t pos, struct gt2_b
 	return off - pos;
 }
 
-/* Gives back the generation's pages before the first batch that a cursor is in. */
-static void release_read(const struct gt2_reader *r)
+/* The cursor gets to its M's batch @i (SIZE_MAX: past the last): its data is read. */
+static int cursor_enter(const struct gt2_reader *r, struct cursor *c, size_t i,
+			struct gt_error *err)
 {
-	const struct gt2_gen *g = &r->gen;
-	uint64_t low = UINT64_MAX, off;
-	size_t i;
+	const struct gt2_batch *b;
+	uint8_t *buf;
 
-	for (i = 0; i < r->nfront; i++) {
-		if (r->front[i].batch == SIZE_MAX)
-			continue;
-		off = (uint64_t)(g->batches[r->front[i].batch].data - r->t->data);
-		if (off < low)
-			low = off;
+	c->batch = i;
+	c->pos = 0;
+	c->last_ts = 0;
+	if (i == SIZE_MAX)
+		return 0;
+	b = &r->gen.batches[i];
+	if (b->len > c->cap) {
+		buf = realloc(c->buf, b->len);
+		if (!buf) {
+			gt_fail(err, GT_OK, 0, "out of memory");
+			return -1;
+		}
+		c->buf = buf;
+		c->cap = b->len;
 	}
-	if (low != UINT64_MAX)
-		gt2_release(r->t, g->off, low);
+	return gt2_read(r->t, b->data_off, c->buf, b->len, err);
 }
 
 /* Go's batchCursor.nextEvent(): 1, 0 after the M's last event, -1 with @err set. */
@@ -97,23 +107,20 @@ static int cursor_next(const struct gt2_reader *r, struct cursor *c, struct gt_e
 	const struct gt2_batch *b;
 	uint64_t dt, n;
 
-	while (c->batch != SIZE_MAX && g->batches[c->batch].len == c->pos) {
-		c->batch = g->batches[c->batch].next;
-		c->pos = 0;
-		c->last_ts = 0;
-		release_read(r);
-	}
+	while (c->batch != SIZE_MAX && g->batches[c->batch].len == c->pos)
+		if (cursor_enter(r, c, g->batches[c->batch].next, err))
+			return -1;
 	if (c->batch == SIZE_MAX)
 		return 0;
 	b = &g->batches[c->batch];
 	if (!c->last_ts)
 		c->last_ts = gt2_gen_ns(g, b->time);
-	n = read_timed(b, c->pos, &c->ev, &dt, err);
+	n = read_timed(c->buf, b->len, c->pos, &c->ev, &dt, err);
 	if (!n) {
-		err->off = (uint64_t)(b->data - r->t->data) + c->pos;
+		err->off = b->data_off + c->pos;
 		return -1;
 	}
-	c->ev.off = (uint64_t)(b->data - r->t->data) + c->pos;
+	c->ev.off = b->data_off + c->pos;
 	c->ev.time = (int64_t)((uint64_t)gt2_gen_ns(g, dt) + (uint64_t)c->last_ts);
 	c->last_ts = c->ev.time;
 	c->pos += n;
@@ -189,6 +196,26 @@ static void sync_event(struct gt2_reader *r, const struct gt2_gen *g, int64_t ti
 	ev->gen = g;
 }
 
+/* The next free front[], for M @m: its buffer (from another generation) is kept. */
+static struct cursor *new_cursor(struct gt2_reader *r, int64_t m)
+{
+	struct cursor *c = &r->front[r->nfront];
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+
+	if (r->nfront < r->nslots) {
+		buf = c->buf;
+		cap = c->cap;
+	} else {
+		r->nslots++;
+	}
+	memset(c, 0, sizeof(*c));
+	c->m = m;
+	c->buf = buf;
+	c->cap = cap;
+	return c;
+}
+
 /* Go's installGen(): the frontier of the generation just read, and its Sync event. */
 static int install_gen(struct gt2_reader *r, struct gt2_event *ev, struct gt_error *err)
 {
@@ -205,10 +232,9 @@ static int install_gen(struct gt2_reader *r, struct gt2_event *ev, struct gt_err
 			gt_fail(err, GT_OK, 0, "out of memory");
 			return -1;
 		}
-		c = &r->front[r->nfront];
-		memset(c, 0, sizeof(*c));
-		c->m = g->ms[i].m;
-		c->batch = g->ms[i].first;
+		c = new_cursor(r, g->ms[i].m);
+		if (cursor_enter(r, c, g->ms[i].first, err))
+			return -1;
 		k = cursor_next(r, c, err);
 		if (k < 0)
 			return -1;
@@ -402,10 +428,14 @@ int gt2_reader_open(const struct gt2_trace *t, struct gt2_reader **rp, struct gt
 
 void gt2_reader_close(struct gt2_reader *r)
 {
+	size_t i;
+
 	if (!r)
 		return;
 	gt2_gen_free(&r->gen);
 	gt2_order_free(r->order);
+	for (i = 0; i < r->nslots; i++)
+		free(r->front[i].buf);
 	free(r->front);
 	free(r);
 }

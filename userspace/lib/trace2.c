@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Opening a Go 1.22+ trace and reading its header as Go's version.ReadHeader(). */
+/* Opening a Go 1.22+ trace, reading its bytes, and its header as Go's version.ReadHeader(). */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -78,14 +80,21 @@ static bool scan_u32(struct scan *s, uint32_t *v)
 	return digits;
 }
 
-/* fmt.Fscanf(r, "go 1.%d trace\x00\x00\x00", &v), then the versions Go knows. */
-static int read_header(struct gt2_trace *t, struct gt_error *err)
+/*
+ * fmt.Fscanf(r, "go 1.%d trace\x00\x00\x00", &v) on the trace's first @len
+ * bytes, then the versions Go knows. *@end: where the scan stopped.
+ */
+static int scan_header(struct gt2_trace *t, const uint8_t *buf, size_t len, size_t *end,
+		       struct gt_error *err)
 {
-	struct scan s = { t->data, t->size, 0 };
+	struct scan s = { buf, len, 0 };
 	uint32_t v;
+	bool ok;
 
-	if (!scan_literal(&s, "go", 2) || !scan_space(&s) || !scan_literal(&s, "1.", 2) ||
-	    !scan_u32(&s, &v) || !scan_space(&s) || !scan_literal(&s, "trace\0\0\0", 8)) {
+	ok = scan_literal(&s, "go", 2) && scan_space(&s) && scan_literal(&s, "1.", 2) &&
+	     scan_u32(&s, &v) && scan_space(&s) && scan_literal(&s, "trace\0\0\0", 8);
+	*end = s.pos;
+	if (!ok) {
 		gt_fail(err, GT_ERR_WIRE, 0, "bad file format: not a Go execution trace?");
 		return -1;
 	}
@@ -102,7 +111,74 @@ static int read_header(struct gt2_trace *t, struct gt_error *err)
 	return -1;
 }
 
-int gt2_open_mem(const void *data, size_t size, struct gt2_trace **tp, struct gt_error *err)
+/*
+ * The header, scanned in a prefix of the trace that grows until the scan
+ * stops far enough before its end (it looks 8 bytes ahead at most) that the
+ * rest cannot change what it finds.
+ */
+static int read_header(struct gt2_trace *t, struct gt_error *err)
+{
+	size_t len = 64, end;
+	uint8_t *buf = NULL, *p;
+	int r;
+
+	for (;;) {
+		len = len < t->size ? len : t->size;
+		p = realloc(buf, len ? len : 1);
+		if (!p) {
+			gt_fail(err, GT_OK, 0, "out of memory");
+			r = -1;
+			break;
+		}
+		buf = p;
+		r = gt2_read(t, 0, buf, len, err);
+		if (r)
+			break;
+		r = scan_header(t, buf, len, &end, err);
+		if (len == t->size || end + 16 <= len)
+			break;
+		len *= 2;
+	}
+	free(buf);
+	return r;
+}
+
+/* pread() until @len bytes are in. */
+static int read_fd(int fd, uint64_t off, uint8_t *buf, size_t len, struct gt_error *err)
+{
+	ssize_t n;
+
+	while (len) {
+		n = pread(fd, buf, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			gt_fail(err, GT_OK, off, "cannot read: %s", strerror(errno));
+			return -1;
+		}
+		if (!n) {
+			gt_fail(err, GT_OK, off, "cannot read: the file got shorter");
+			return -1;
+		}
+		buf += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int gt2_read(const struct gt2_trace *t, uint64_t off, void *buf, size_t len,
+	     struct gt_error *err)
+{
+	if (t->fd >= 0)
+		return read_fd(t->fd, off, buf, len, err);
+	if (len)
+		memcpy(buf, t->data + off, len);
+	return 0;
+}
+
+static int trace_new(const void *data, size_t size, int fd, struct gt2_trace **tp,
+		     struct gt_error *err)
 {
 	struct gt2_trace *t = calloc(1, sizeof(*t));
 
@@ -112,6 +188,7 @@ int gt2_open_mem(const void *data, size_t size, struct gt2_trace **tp, struct gt
 	}
 	t->data = data;
 	t->size = size;
+	t->fd = fd;
 	if (read_header(t, err)) {
 		free(t);
 		return -1;
@@ -120,19 +197,25 @@ int gt2_open_mem(const void *data, size_t size, struct gt2_trace **tp, struct gt
 	return 0;
 }
 
+int gt2_open_mem(const void *data, size_t size, struct gt2_trace **t, struct gt_error *err)
+{
+	return trace_new(data, size, -1, t, err);
+}
+
 int gt2_open(const char *path, struct gt2_trace **t, struct gt_error *err)
 {
 	const void *data;
 	size_t size;
+	int fd;
 
-	if (gt_map_file(path, &data, &size, err))
+	if (gt_map_file(path, &data, &size, &fd, err))
 		return -1;
-	if (!gt2_open_mem(data, size, t, err)) {
-		(*t)->mapped = data != NULL;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);	/* read forward, in generations */
+	if (!trace_new(data, size, fd, t, err))
 		return 0;
-	}
 	if (data)
 		munmap((void *)data, size);
+	close(fd);
 	return -1;
 }
 
@@ -140,19 +223,12 @@ void gt2_close(struct gt2_trace *t)
 {
 	if (!t)
 		return;
-	if (t->mapped)
-		munmap((void *)t->data, t->size);
+	if (t->fd >= 0) {
+		if (t->data)
+			munmap((void *)t->data, t->size);
+		close(t->fd);
+	}
 	free(t);
-}
-
-void gt2_release(const struct gt2_trace *t, uint64_t from, uint64_t to)
-{
-	uint64_t mask = (uint64_t)sysconf(_SC_PAGESIZE) - 1;
-
-	from &= ~mask;
-	to &= ~mask;
-	if (t->mapped && from < to)
-		madvise((void *)(t->data + from), to - from, MADV_DONTNEED);
 }
 
 int gt2_version(const struct gt2_trace *t)

@@ -8,9 +8,12 @@
 # each reader's own floor, its peak RSS on a header-only trace of the format
 # (the process, its libraries or runtime, before any event): what the trace
 # costs, which is what grows with it. Then 'gotrace split' of the go 1.26 trace
-# into pieces of about a quarter of it, best of 3.
-# Usage: bench.sh GOTRACE GEN_TRACE RUSAGE PREFIX MEGABYTES
-#   the traces are PREFIX.trace and PREFIX-1.26.trace, generated if missing.
+# into pieces of about a quarter of it, best of 3. Every measured run of every reader
+# (gotrace's and Go's, the floors' and split's too) reads its trace from disk: EVICT
+# drops it from the page cache first.
+# Usage: bench.sh GOTRACE GEN_TRACE RUSAGE EVICT PREFIX MEGABYTES
+#   the traces are PREFIX.trace and PREFIX-1.26.trace, generated if missing; EVICT is
+#   tests/evict.c built.
 # Environment: GO119 (Go 1.19's root, default /usr/lib/go-1.19), GO127_TRACE
 # (Go 1.27's trace tool, default the one scripts/go-fetch.sh builds).
 set -eu
@@ -18,16 +21,21 @@ set -eu
 GOTRACE=$1
 GEN=$2
 RUSAGE=$3
-PREFIX=$4
-MB=$5
+EVICT=$4
+PREFIX=$5
+MB=$6
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 GO=${GO119:-/usr/lib/go-1.19}/bin/go
 TOOL127=${GO127_TRACE:-$ROOT/build/go/1.27/tool/trace}
 
-best() {	# the fastest of $1 runs: "SECONDS KIB"
+best() {	# RUNS TRACE COMMAND...: the fastest of RUNS runs of COMMAND TRACE: "SECONDS KIB"
 	runs=$1
-	shift
-	for _ in $(seq "$runs"); do "$RUSAGE" "$@"; done | sort -n | head -1
+	file=$2
+	shift 2
+	for _ in $(seq "$runs"); do
+		"$EVICT" "$file"
+		"$RUSAGE" "$@" "$file"
+	done | sort -n | head -1
 }
 
 line() {	# LABEL "SECONDS KIB" BYTES
@@ -44,7 +52,7 @@ floor() {	# VERSION COMMAND...: peak RSS (KiB) of COMMAND on a header-only trace
 	hdr=$PREFIX-header-$1.trace
 	printf 'go 1.%s trace\0\0\0' "$1" >"$hdr"
 	shift
-	best 3 "$@" "$hdr" | awk '{ print $2 }'
+	best 3 "$hdr" "$@" | awk '{ print $2 }'
 }
 
 # FORMAT TRACE: generates it if missing, prints its size and gotrace's verdict.
@@ -63,15 +71,15 @@ bench() {
 	version=$3
 	shift 3
 	size=$(stat -c %s "$trace")
-	check=$(best 3 "$GOTRACE" check -q "$trace")
-	dump=$(best 3 "$GOTRACE" dump "$trace")
+	check=$(best 3 "$trace" "$GOTRACE" check -q)
+	dump=$(best 3 "$trace" "$GOTRACE" dump)
 	line "gotrace check -q" "$check" "$size"
 	line "gotrace dump" "$dump" "$size"
 	if [ ! -x "$1" ]; then
 		echo "$glabel: $1 missing, no ratio"
 		return
 	fi
-	go=$(best 1 "$@" "$trace")
+	go=$(best 1 "$trace" "$@")
 	line "$glabel" "$go" "$size"
 	cfloor=$(floor "$version" "$GOTRACE" check -q)
 	dfloor=$(floor "$version" "$GOTRACE" dump)
@@ -81,7 +89,10 @@ bench() {
 	ratio "dump" "$dump" "$glabel" "$go" "$dfloor" "$gfloor"
 }
 
-echo "gotrace with no trace (its libraries): $(best 3 "$GOTRACE" --help | awk '{ printf "peak RSS %.1f MiB", $2 / 1024 }')"
+help=$(for _ in 1 2 3; do "$RUSAGE" "$GOTRACE" --help; done | sort -n | head -1)
+echo "gotrace with no trace (its libraries): $(echo "$help" |
+	awk '{ printf "peak RSS %.1f MiB", $2 / 1024 }')"
+echo "every run below reads its trace from disk: evicted from the page cache before it"
 echo
 prepare 19 "$PREFIX.trace"
 bench "$PREFIX.trace" "go tool trace -d (1.19)" 19 "$GO" tool trace -d
@@ -90,7 +101,7 @@ prepare 26 "$PREFIX-1.26.trace"
 bench "$PREFIX-1.26.trace" "go tool trace -d=parsed (1.27)" 26 "$TOOL127" -d=parsed
 echo
 size=$(stat -c %s "$PREFIX-1.26.trace")
-split=$(best 3 "$GOTRACE" split --force --max-size $((MB / 4 + 1))M -o "$PREFIX-split" \
-	"$PREFIX-1.26.trace")
+split=$(best 3 "$PREFIX-1.26.trace" "$GOTRACE" split --force --max-size $((MB / 4 + 1))M \
+	-o "$PREFIX-split")
 line "gotrace split --max-size $((MB / 4 + 1))M" "$split" "$size"
 rm -f "$PREFIX-split".*.trace
