@@ -9,6 +9,12 @@
 #   run NAME ARGS...
 #       run "$CHECK" ARGS... (the script under test), output in $TMP/NAME.out: sets RC to
 #       its exit status and OUT to that file.
+#   expect DESCRIPTION FILE COMMAND...
+#       a result: ok if COMMAND (a test on FILE) succeeds, else not ok with FILE shown.
+#   tap_guard
+#       set GUARD to a prefix that runs a command without CAP_SYS_MODULE (setpriv), so
+#       that a test of gotrace load or unload never loads a module here; empty, with a
+#       "# " line saying so, where setpriv cannot drop it.
 #   need_gotrace WHY
 #       set and export GOTRACE, the gotrace command (default: userspace/gotrace next to the
 #       sourcing script's scripts/, which make -C userspace builds); if it is not there, say
@@ -35,6 +41,26 @@ result() {
 tap_end() {
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]
+}
+
+expect() {
+	desc=$1
+	file=$2
+	shift 2
+	if "$@"; then
+		result 0 "$desc"
+	else
+		result 1 "$desc" "$file"
+	fi
+}
+
+tap_guard() {
+	GUARD=""
+	if setpriv --bounding-set=-sys_module true 2>/dev/null; then
+		GUARD="setpriv --bounding-set=-sys_module"
+	else
+		echo "# setpriv is missing: running without the CAP_SYS_MODULE guard"
+	fi
 }
 
 run() {

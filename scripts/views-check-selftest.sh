@@ -58,9 +58,9 @@ failing() {
 	sed -n 's/^not ok [0-9]* - \(.*\): .*/\1/p' "$OUT" | sed 's/ (\(default\|kstacks\))$//' | sort
 }
 
-# expect NAME DESCRIPTION FAILING...: views-check on $TMP/NAME exits 1 (0 if no FAILING)
+# expect_failing NAME DESCRIPTION FAILING...: views-check on $TMP/NAME exits 1 (0 if no FAILING)
 # and exactly the checks FAILING fail.
-expect() {
+expect_failing() {
 	local name=$1 what=$2 st=0 want=0
 	shift 2
 	run "$name" "$TMP/$name"
@@ -109,30 +109,30 @@ each() {
 }
 mapfile -t PROFILES < <(each net sched sync syscall)
 
-expect default "the default-stacks trace passes all 16 checks"
-expect kstacks "the kernel-stacks trace passes all 16 checks"
-expect default-zero "default trace, no stacks on events: exactly the 12 profile checks fail" \
+expect_failing default "the default-stacks trace passes all 16 checks"
+expect_failing kstacks "the kernel-stacks trace passes all 16 checks"
+expect_failing default-zero "default trace, no stacks on events: exactly the 12 profile checks fail" \
 	"${PROFILES[@]}"
-expect kstacks-zero "kstacks trace, no stacks on events: exactly the 12 profile checks fail" \
+expect_failing kstacks-zero "kstacks trace, no stacks on events: exactly the 12 profile checks fail" \
 	"${PROFILES[@]}"
-expect kpc "a kernel address as a frame PC fails exactly 'no raw kernel address'" \
+expect_failing kpc "a kernel address as a frame PC fails exactly 'no raw kernel address'" \
 	"no raw kernel address"
 mapfile -t FAIL < <(each sched sync)
-expect futey "reason futex renamed futey: exactly sync and sched fail, with every Go" "${FAIL[@]}"
+expect_failing futey "reason futex renamed futey: exactly sync and sched fail, with every Go" "${FAIL[@]}"
 mapfile -t FAIL < <(each goroutines sched sync)
-expect mutey "program gt-mutex renamed gt-mutey: exactly sync, sched and goroutines fail, with every Go" \
+expect_failing mutey "program gt-mutex renamed gt-mutey: exactly sync, sched and goroutines fail, with every Go" \
 	"${FAIL[@]}"
 mapfile -t FAIL < <(each net sync syscall)
-expect as-kstacks "cheap stacks checked as kernel stacks: sync, net and syscall fail, with every Go" \
+expect_failing as-kstacks "cheap stacks checked as kernel stacks: sync, net and syscall fail, with every Go" \
 	"${FAIL[@]}"
 
 GOS="1.26 1.27"
-expect v26 "the Go 1.26 trace passes all 11 checks"
+expect_failing v26 "the Go 1.26 trace passes all 11 checks"
 mapfile -t FAIL < <(each sched sync)
-expect v26-futey "Go 1.26 trace, futex renamed futey: exactly sync and sched fail, with Go 1.26 and 1.27" \
+expect_failing v26-futey "Go 1.26 trace, futex renamed futey: exactly sync and sched fail, with Go 1.26 and 1.27" \
 	"${FAIL[@]}"
 mapfile -t FAIL < <(each waker)
-expect v26-timex "Go 1.26 trace, gt-pipe-timer renamed gt-pipe-timex: exactly the waker checks fail" \
+expect_failing v26-timex "Go 1.26 trace, gt-pipe-timer renamed gt-pipe-timex: exactly the waker checks fail" \
 	"${FAIL[@]}"
 
 run empty "$TMP/empty"

@@ -11,10 +11,6 @@
 set -u
 
 GOTRACE=$1
-GUARD=""
-if setpriv --bounding-set=-sys_module true 2>/dev/null; then
-	GUARD="setpriv --bounding-set=-sys_module"
-fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=scripts/tap-lib.sh
@@ -57,7 +53,7 @@ helps() {
 }
 
 echo "TAP version 13"
-[ -n "$GUARD" ] || echo "# setpriv is missing: running without the CAP_SYS_MODULE guard"
+tap_guard
 
 refuse "missing command"
 refuse "unknown command 'frobnicate'" frobnicate

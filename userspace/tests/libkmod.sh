@@ -18,10 +18,6 @@ set -u
 GOTRACE=$1
 TRACE=$2
 NOKMOD=$3
-GUARD=""
-if setpriv --bounding-set=-sys_module true 2>/dev/null; then
-	GUARD="setpriv --bounding-set=-sys_module"
-fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=scripts/tap-lib.sh
@@ -74,7 +70,7 @@ stubbed() {
 }
 
 echo "TAP version 13"
-[ -n "$GUARD" ] || echo "# setpriv is missing: running without the CAP_SYS_MODULE guard"
+tap_guard
 if [ -e /sys/module/gotrace ]; then
 	echo "Bail out! gotrace.ko is loaded on this host: load would stop before libkmod"
 	exit 1

@@ -26,17 +26,6 @@ trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=scripts/tap-lib.sh
 . "$ROOT/scripts/tap-lib.sh"
 
-# expect DESCRIPTION FILE COMMAND...: COMMAND succeeds; else FILE is shown.
-expect() {
-	desc=$1
-	file=$2
-	shift 2
-	if "$@"; then
-		result 0 "$desc"
-	else
-		result 1 "$desc" "$file"
-	fi
-}
 
 # split NAME TRACE ARGS...: gotrace split TRACE ARGS -o $TMP/NAME; its lines in $TMP/NAME.out,
 # its stderr in $TMP/NAME.err, a line per piece "PATH FIRST LAST BYTES FROM TO" in

@@ -23,17 +23,6 @@ trap 'rm -rf "$TMP"' EXIT
 
 T=$TMP/stats.trace
 
-# expect DESCRIPTION FILE COMMAND...: COMMAND (a test on FILE) succeeds; else FILE is shown.
-expect() {
-	desc=$1
-	file=$2
-	shift 2
-	if "$@"; then
-		result 0 "$desc"
-	else
-		result 1 "$desc" "$file"
-	fi
-}
 
 # section NAME FILE: the lines of one section of the text output (from its title to the
 # next empty line).
