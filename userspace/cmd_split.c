@@ -327,7 +327,7 @@ static int write_piece(const struct split *sp, int in, size_t i)
 
 	if (!piece_path(sp, i, path, sizeof(path)))
 		return -1;
-	out = open(path, flags, 0644);
+	out = open(path, flags, 0600);	/* as record's: the trace shows every program */
 	if (out < 0) {
 		msg_err(CMD, "cannot create %s: %s", path, strerror(errno));
 		return -1;

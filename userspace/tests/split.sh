@@ -157,6 +157,8 @@ split one "$T" --every 1ns
 check_pieces one "$T" go
 expect "one: a piece per generation" "$TMP/one.out" \
 	[ "$(wc -l < "$TMP/one.pieces")" -eq "$ALL_GENS" ]
+expect "one: the pieces are their owner's only (0600, as record's trace)" "$TMP/one.out" \
+	[ -z "$(find "$TMP" -name 'one.*.trace' ! -perm 0600)" ]
 
 split size "$T" --max-size 3M
 check_pieces size "$T"
