@@ -82,6 +82,19 @@ static u8 *gotrace_buf_chunk(struct gotrace_ring *r, u32 idx)
 	return r->mem + (size_t)(idx % r->nr_chunks) * GOTRACE_CHUNK_SIZE;
 }
 
+/**
+ * gotrace_buf_set_overwrite - make a new ring a flight recorder's
+ * @r: the ring, allocated, before any probe writes into it
+ *
+ * When it is full, its writer drops the oldest chunk instead of failing;
+ * nobody reads it but snapshots, so nobody is woken.
+ */
+void gotrace_buf_set_overwrite(struct gotrace_ring *r)
+{
+	r->overwrite = true;
+	r->wake_at = U32_MAX;
+}
+
 static void gotrace_buf_commit(struct gotrace_ring *r)
 {
 	if (r->gen)
@@ -114,14 +127,38 @@ static void gotrace_buf_batch(struct gotrace_ring *r, u64 ts)
 	r->last_ts = ts;
 }
 
-/* Commit the chunk being filled if the next one is free; false if not. */
+/*
+ * An overwriting ring is full: drop its oldest chunk, whose slot the next
+ * batch takes, and remember its generation for snapshots (flight.c).
+ */
+static void gotrace_buf_drop(struct gotrace_ring *r, u32 tail)
+{
+	WRITE_ONCE(r->dropped_gen, gotrace2_batch_gen(gotrace_buf_chunk(r, tail)));
+	WRITE_ONCE(r->dropped, r->dropped + 1);
+	/* Pairs with the acquire in gotrace_buf_snap_dropped(): gen first. */
+	smp_store_release(&r->tail, tail + 1);
+	/*
+	 * Pairs with the smp_rmb() in gotrace_buf_snap_valid(): a snapshot
+	 * that read any byte the next batch writes into the slot sees @tail
+	 * moved past the chunk it copied.
+	 */
+	smp_wmb();
+}
+
+/*
+ * Commit the chunk being filled if the next one is free (or, overwriting,
+ * once the oldest is dropped); false if not.
+ */
 static bool gotrace_buf_next(struct gotrace_ring *r)
 {
 	/* Pairs with the release in gotrace_buf_release(): slot is free. */
 	u32 tail = smp_load_acquire(&r->tail);
 
-	if (r->head + 1 - tail >= r->nr_chunks)
-		return false;
+	if (r->head + 1 - tail >= r->nr_chunks) {
+		if (!r->overwrite)
+			return false;
+		gotrace_buf_drop(r, tail++);
+	}
 	gotrace_buf_commit(r);
 	if (r->head - tail >= r->wake_at)
 		irq_work_queue(&r->wake);
@@ -241,4 +278,80 @@ u64 gotrace_buf_bytes(struct gotrace_ring *r)
 u32 gotrace_buf_full(struct gotrace_ring *r)
 {
 	return READ_ONCE(r->head) - READ_ONCE(r->tail);
+}
+
+/*
+ * After a copy of chunk @idx of the overwriting ring @r: whether its writer
+ * had not dropped it yet, so the copy is whole.
+ */
+static bool gotrace_buf_snap_valid(struct gotrace_ring *r, u32 idx)
+{
+	/* Pairs with the smp_wmb() in gotrace_buf_drop(): the copy first. */
+	smp_rmb();
+	return (s32)(idx - READ_ONCE(r->tail)) >= 0;
+}
+
+/**
+ * gotrace_buf_snap_head - generation and time stamp of a committed chunk of
+ * an overwriting ring that its writer may be dropping
+ * @r: the ring
+ * @idx: the chunk, between the tail and the head (read with acquire) that
+ *	 the caller saw
+ * @gen: set to the generation of its batch
+ * @ts: set to the batch's time stamp
+ *
+ * Return: false if the writer dropped the chunk meanwhile (@gen and @ts
+ * then mean nothing).
+ */
+bool gotrace_buf_snap_head(struct gotrace_ring *r, u32 idx, u32 *gen, u64 *ts)
+{
+	u8 head[GOTRACE2_BATCH_MAX];
+
+	/* A copy that races with the writer, checked below as a seqcount's. */
+	data_race(memcpy(head, gotrace_buf_chunk(r, idx), sizeof(head)));
+	if (!gotrace_buf_snap_valid(r, idx))
+		return false;
+	*gen = gotrace2_batch_head(head, ts);
+	return true;
+}
+
+/**
+ * gotrace_buf_snap_chunk - append a copy of a committed chunk of an
+ * overwriting ring to a snapshot's ring
+ * @dst: the snapshot's ring, with a free chunk; nobody reads it yet
+ * @r: the ring, whose writer may be dropping chunks meanwhile
+ * @idx: the chunk, as for gotrace_buf_snap_head()
+ *
+ * Return: false if the writer dropped the chunk meanwhile: @dst is as it
+ * was.
+ */
+bool gotrace_buf_snap_chunk(struct gotrace_ring *dst, struct gotrace_ring *r,
+			    u32 idx)
+{
+	u32 len = min_t(u32, READ_ONCE(r->lens[idx % r->nr_chunks]),
+			GOTRACE_CHUNK_SIZE);
+
+	/* As in gotrace_buf_snap_head(). */
+	data_race(memcpy(gotrace_buf_chunk(dst, dst->head),
+			 gotrace_buf_chunk(r, idx), len));
+	if (!gotrace_buf_snap_valid(r, idx))
+		return false;
+	dst->lens[dst->head % dst->nr_chunks] = len;
+	dst->bytes += len;
+	dst->head++;
+	return true;
+}
+
+/**
+ * gotrace_buf_snap_trim - drop a snapshot ring's chunks older than @gen
+ * @r: the snapshot's ring; nobody reads it yet
+ * @gen: its first generation
+ */
+void gotrace_buf_snap_trim(struct gotrace_ring *r, u32 gen)
+{
+	while (r->tail != r->head &&
+	       gotrace2_batch_gen(gotrace_buf_chunk(r, r->tail)) < gen) {
+		r->bytes -= r->lens[r->tail % r->nr_chunks];
+		r->tail++;
+	}
 }

@@ -54,9 +54,17 @@
  * @wake:	wakes the reader from outside the writer's context (the
  *		scheduler's locks, for a probe).
  * @wq:		where the reader waits, the owner's.
+ * @overwrite:	a flight recorder's ring (formats 1.22 and later): when it
+ *		is full the writer drops its oldest chunk instead of failing,
+ *		and moves @tail itself; nobody releases chunks.
+ * @dropped_gen: with @overwrite, the generation of the last chunk dropped,
+ *		0 for none. Written before @tail (release).
+ * @dropped:	with @overwrite, chunks dropped.
  *
  * Every field but @tail is owned by the writer: the owning CPU's probes
- * with interrupts off, or the controller while no probe can run.
+ * with interrupts off, or the controller while no probe can run. @tail is
+ * the reader's, or with @overwrite the writer's too: a snapshot only reads
+ * it (gotrace_buf_snap_chunk()).
  */
 struct gotrace_ring {
 	u8 *mem;
@@ -79,11 +87,15 @@ struct gotrace_ring {
 	seqcount_t bytes_seq;
 	struct irq_work wake;
 	wait_queue_head_t *wq;
+	bool overwrite;
+	u32 dropped_gen;
+	u64 dropped;
 };
 
 int gotrace_buf_alloc(struct gotrace_ring *r, int cpu, u64 size,
 		      wait_queue_head_t *wq);
 void gotrace_buf_free(struct gotrace_ring *r);
+void gotrace_buf_set_overwrite(struct gotrace_ring *r);
 u8 *gotrace_buf_reserve_slow(struct gotrace_ring *r, u64 ts, size_t need,
 			     size_t limit);
 void gotrace_buf_flush(struct gotrace_ring *r);
@@ -92,6 +104,10 @@ const u8 *gotrace_buf_peek(struct gotrace_ring *r, u32 *len);
 void gotrace_buf_release(struct gotrace_ring *r);
 u32 gotrace_buf_full(struct gotrace_ring *r);
 u64 gotrace_buf_bytes(struct gotrace_ring *r);
+bool gotrace_buf_snap_head(struct gotrace_ring *r, u32 idx, u32 *gen, u64 *ts);
+bool gotrace_buf_snap_chunk(struct gotrace_ring *dst, struct gotrace_ring *r,
+			    u32 idx);
+void gotrace_buf_snap_trim(struct gotrace_ring *r, u32 gen);
 
 /**
  * gotrace_buf_reserve - room for @n events at one time stamp

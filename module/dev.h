@@ -53,5 +53,6 @@ static inline struct gotrace_session *gotrace_dev_sess(struct gotrace_dev *dev)
 ssize_t gotrace_read(struct gotrace_dev *dev, char __user *buf, size_t count,
 		     bool nonblock);
 bool gotrace_readable(struct gotrace_dev *dev);
+void gotrace_read_rewind(struct gotrace_session *s, u32 gen);
 
 #endif /* _GOTRACE_DEV_H */

@@ -3,6 +3,7 @@
 #ifndef _GOTRACE_ENCODE2_H
 #define _GOTRACE_ENCODE2_H
 
+#include <linux/minmax.h>
 #include <linux/types.h>
 #include "encode.h"
 
@@ -87,6 +88,42 @@ static inline u8 *gotrace2_put_batch(u8 *p, u64 gen, u64 m, u64 ts, u8 **lenp)
 	return p + GOTRACE_LEN_2;
 }
 
+/* An unsigned LEB128 value of at most 10 bytes at *@p; moves *@p past it. */
+static inline u64 gotrace2_get_uvarint(const u8 **p)
+{
+	unsigned int i;
+	u64 v = 0;
+
+	for (i = 0; i < 10; i++) {
+		u8 b = (*p)[i];
+
+		v |= (u64)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80))
+			break;
+	}
+	*p += min(i + 1, 10U);
+	return v;
+}
+
+/**
+ * gotrace2_batch_head - the generation and time stamp of a batch
+ * @p: GOTRACE2_BATCH_MAX bytes, a batch header that gotrace2_put_batch()
+ *     wrote; other bytes give other numbers, but are never read past
+ * @ts: set to its time stamp
+ *
+ * Return: its generation.
+ */
+static inline u64 gotrace2_batch_head(const u8 *p, u64 *ts)
+{
+	u64 gen;
+
+	p++;
+	gen = gotrace2_get_uvarint(&p);
+	gotrace2_get_uvarint(&p);	/* the M */
+	*ts = gotrace2_get_uvarint(&p);
+	return gen;
+}
+
 /**
  * gotrace2_batch_gen - the generation of a batch, from its header
  * @p: a batch header that gotrace2_put_batch() wrote
@@ -95,12 +132,9 @@ static inline u8 *gotrace2_put_batch(u8 *p, u64 gen, u64 m, u64 ts, u8 **lenp)
  */
 static inline u64 gotrace2_batch_gen(const u8 *p)
 {
-	u64 v = 0;
-	unsigned int shift = 0;
+	u64 ts;
 
-	for (p++; *p & 0x80; p++, shift += 7)
-		v |= (u64)(*p & 0x7f) << shift;
-	return v | (u64)*p << shift;
+	return gotrace2_batch_head(p, &ts);
 }
 
 #endif /* _GOTRACE_ENCODE2_H */

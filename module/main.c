@@ -20,6 +20,7 @@
 #include "buffer.h"
 #include "clock.h"
 #include "dev.h"
+#include "flight.h"
 #include "probes.h"
 #include "session.h"
 
@@ -95,6 +96,8 @@ static_assert(GOTRACE_STOP_SIZE_VER0 ==
 	      offsetofend(struct gotrace_stop, reserved));
 static_assert(GOTRACE_STATUS_SIZE_VER0 ==
 	      offsetofend(struct gotrace_status, reserved));
+static_assert(GOTRACE_SNAPSHOT_SIZE_VER0 ==
+	      offsetofend(struct gotrace_snapshot, reserved));
 
 /*
  * Each ioctl structure starts with its size as user space knows it. Accept
@@ -118,22 +121,22 @@ static int gotrace_arg_size(const void __user *uargs, size_t ver0, u32 *usize)
  * know must be zero (-E2BIG otherwise, see copy_struct_from_user()).
  */
 static int gotrace_copy_args(void *args, size_t ksize, size_t ver0,
-			     const void __user *uargs)
+			     const void __user *uargs, u32 *usize)
 {
-	u32 usize;
 	int ret;
 
-	ret = gotrace_arg_size(uargs, ver0, &usize);
+	ret = gotrace_arg_size(uargs, ver0, usize);
 	if (ret)
 		return ret;
-	return copy_struct_from_user(args, ksize, uargs, usize);
+	return copy_struct_from_user(args, ksize, uargs, *usize);
 }
 
 /* Formats 1.22 and later: the generation parameters, defaults filled in. */
 static int gotrace_start_gens(struct gotrace_start *args)
 {
 	if (args->format < GOTRACE_FORMAT_1_22)
-		return args->gen_period_ns || args->gen_bytes ? -EINVAL : 0;
+		return args->gen_period_ns || args->gen_bytes ||
+		       (args->flags & GOTRACE_START_FLIGHT) ? -EINVAL : 0;
 	/* Kernel stacks are written in the older formats only. */
 	if (args->flags & GOTRACE_START_KSTACKS)
 		return -EOPNOTSUPP;
@@ -152,10 +155,11 @@ static int gotrace_start_gens(struct gotrace_start *args)
 static int gotrace_start_args(struct gotrace_start *args,
 			      struct gotrace_start __user *uargs)
 {
+	u32 usize;
 	int ret;
 
 	ret = gotrace_copy_args(args, sizeof(*args), GOTRACE_START_SIZE_VER0,
-				uargs);
+				uargs, &usize);
 	if (ret)
 		return ret;
 
@@ -233,12 +237,13 @@ static long gotrace_ioctl_stop(struct gotrace_dev *dev,
 {
 	struct gotrace_stop args;
 	u64 session;
+	u32 usize;
 	int ret;
 
 	if (!perfmon_capable())
 		return -EPERM;
 	ret = gotrace_copy_args(&args, sizeof(args), GOTRACE_STOP_SIZE_VER0,
-				uargs);
+				uargs, &usize);
 	if (ret)
 		return ret;
 	if (memchr_inv(args.reserved, 0, sizeof(args.reserved)))
@@ -286,6 +291,33 @@ static long gotrace_ioctl_status(struct gotrace_dev *dev,
 	return 0;
 }
 
+static long gotrace_ioctl_snapshot(struct gotrace_dev *dev,
+				   struct gotrace_snapshot __user *uargs)
+{
+	struct gotrace_snapshot args;
+	u32 usize;
+	int ret;
+
+	if (!perfmon_capable())
+		return -EPERM;
+	ret = gotrace_copy_args(&args, sizeof(args), GOTRACE_SNAPSHOT_SIZE_VER0,
+				uargs, &usize);
+	if (ret)
+		return ret;
+	if (args.flags || memchr_inv(args.reserved, 0, sizeof(args.reserved)))
+		return -EINVAL;
+	mutex_lock(&dev->lock);
+	ret = gotrace_flight_snapshot(dev, &args);
+	mutex_unlock(&dev->lock);
+	if (ret)
+		return ret;
+	/* As GOTRACE_STATUS: what both sides know. */
+	args.size = min_t(u32, usize, sizeof(args));
+	if (copy_to_user(uargs, &args, args.size))
+		return -EFAULT;
+	return 0;
+}
+
 /*
  * An ioctl number without its size field: the size of the structure that
  * counts is the one in the structure (gotrace_arg_size()), so a command
@@ -307,6 +339,8 @@ static long gotrace_ioctl(struct file *file, unsigned int cmd,
 		return gotrace_ioctl_stop(dev, argp);
 	case GOTRACE_IOC_CMD(GOTRACE_STATUS):
 		return gotrace_ioctl_status(dev, argp);
+	case GOTRACE_IOC_CMD(GOTRACE_SNAPSHOT):
+		return gotrace_ioctl_snapshot(dev, argp);
 	default:
 		return -ENOIOCTLCMD;
 	}

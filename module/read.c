@@ -9,7 +9,10 @@
  * generation being read, then once it is closed (generations.c) and they
  * are all read, its tables (footer.c), then the next one's; end of file
  * after the last one's tables, once stopped. The position in the stream is
- * kept in the session, so reads of any size return the same bytes.
+ * kept in the session, so reads of any size return the same bytes. A
+ * flight recorder's stream is each snapshot (flight.c) in turn, served as
+ * a stopped trace is from the snapshot's own rings, each ending with end of
+ * file; after a stop and the last snapshot, end of file for good.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -27,6 +30,7 @@
 #include "cpu.h"
 #include "dev.h"
 #include "encode2.h"
+#include "flight.h"
 #include "footer.h"
 #include "session.h"
 
@@ -34,6 +38,13 @@ static int gotrace_next_cpu(int cpu)
 {
 	cpu = cpumask_next(cpu, cpu_possible_mask);
 	return cpu < nr_cpu_ids ? cpu : cpumask_first(cpu_possible_mask);
+}
+
+/* The ring the reader takes a CPU's chunks from: a snapshot's, if any. */
+static struct gotrace_ring *gotrace_read_ring(struct gotrace_session *s,
+					      int cpu)
+{
+	return s->snap ? &s->snap->rings[cpu] : &per_cpu_ptr(s->cpus, cpu)->ring;
 }
 
 /*
@@ -44,7 +55,7 @@ static int gotrace_next_cpu(int cpu)
 static const u8 *gotrace_read_peek(struct gotrace_session *s, int cpu,
 				   u32 *len)
 {
-	const u8 *chunk = gotrace_buf_peek(&per_cpu_ptr(s->cpus, cpu)->ring, len);
+	const u8 *chunk = gotrace_buf_peek(gotrace_read_ring(s, cpu), len);
 
 	if (chunk && s->v2 && gotrace2_batch_gen(chunk) != READ_ONCE(s->rd_gen))
 		chunk = NULL;
@@ -78,19 +89,38 @@ static void gotrace_read_advance_chunk(struct gotrace_session *s, u32 len,
 	s->rd_off += n;
 	if (s->rd_off < len)
 		return;
-	gotrace_buf_release(&per_cpu_ptr(s->cpus, s->rd_cpu)->ring);
+	gotrace_buf_release(gotrace_read_ring(s, s->rd_cpu));
 	s->rd_off = 0;
 	s->rd_cpu = gotrace_next_cpu(s->rd_cpu);
 }
 
 /*
  * The generation whose tables the reader may write, the last closed one;
- * all of them once the trace is stopped (@stopped, read with acquire).
+ * all of them once the trace is stopped (@stopped, read with acquire) or
+ * of a snapshot.
  */
 static u32 gotrace_read_closed(struct gotrace_session *s, bool stopped)
 {
+	if (s->snap)
+		return s->snap->last_gen;
 	/* Pairs with the release in gotrace_gens_next(): chunks first. */
 	return stopped ? s->gen : smp_load_acquire(&s->gen_closed);
+}
+
+/**
+ * gotrace_read_rewind - set the reader up for a flight recorder's snapshot
+ * @s: the session, whose reader has no snapshot to read
+ * @gen: the snapshot's first generation
+ */
+void gotrace_read_rewind(struct gotrace_session *s, u32 gen)
+{
+	WRITE_ONCE(s->rd_hdr, 0);
+	s->rd_cpu = cpumask_first(cpu_possible_mask);
+	s->rd_off = 0;
+	s->rd_footer = 0;
+	s->footer_len = 0;
+	s->footer_phase = GOTRACE_F_UNPREPARED;
+	WRITE_ONCE(s->rd_gen, gen);
 }
 
 /*
@@ -117,6 +147,12 @@ static bool gotrace_read_footer(struct gotrace_session *s)
 	return s->footer_len;
 }
 
+static bool gotrace_read_stopped(struct gotrace_session *s)
+{
+	/* Pairs with the release in gotrace_session_stop(): chunks first. */
+	return smp_load_acquire(&s->state) == GOTRACE_SESS_STOPPED;
+}
+
 /*
  * Copy what is available now. Returns the bytes copied or -EFAULT; sets
  * @eof when the whole trace has been read.
@@ -126,9 +162,14 @@ static ssize_t gotrace_copy(struct gotrace_session *s, char __user *buf,
 {
 	size_t done = 0;
 
+	/* Pairs with the release in gotrace_flight_snapshot(): copy first. */
+	if (s->flight && !smp_load_acquire(&s->snap)) {
+		*eof = gotrace_read_stopped(s);
+		return 0;
+	}
 	while (done < count) {
-		/* Pairs with the release in gotrace_session_stop(). */
-		bool stopped = smp_load_acquire(&s->state) == GOTRACE_SESS_STOPPED;
+		/* A snapshot is served whole; else as soon as stopped. */
+		bool stopped = s->flight || gotrace_read_stopped(s);
 		u32 closed = s->v2 ? gotrace_read_closed(s, stopped) : 0;
 		const void *src = NULL;
 		u32 len = 0;
@@ -177,6 +218,8 @@ static bool gotrace_session_readable(struct gotrace_session *s)
 
 	if (state == GOTRACE_SESS_DONE)
 		return false;
+	if (s->flight)
+		return state == GOTRACE_SESS_STOPPED || READ_ONCE(s->snap);
 	if (state == GOTRACE_SESS_STOPPED || READ_ONCE(s->rd_broken) ||
 	    READ_ONCE(s->rd_hdr) < sizeof(s->header))
 		return true;
@@ -292,7 +335,10 @@ ssize_t gotrace_read(struct gotrace_dev *dev, char __user *buf, size_t count,
 				break;
 			if (eof) {
 				mutex_lock(&dev->lock);
-				gotrace_session_done(dev, s);
+				if (s->snap)
+					gotrace_flight_read_done(dev, s);
+				else
+					gotrace_session_done(dev, s);
 				mutex_unlock(&dev->lock);
 				break;
 			}

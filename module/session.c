@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "dev.h"
 #include "encode.h"
+#include "flight.h"
 #include "footer.h"
 #include "generations.h"
 #include "gfp.h"
@@ -40,6 +41,8 @@ static void gotrace_session_release(struct gotrace_session *s)
 
 	for_each_possible_cpu(cpu)
 		gotrace_buf_free(&per_cpu_ptr(s->cpus, cpu)->ring);
+	gotrace_flight_free(s->snap);
+	s->snap = NULL;
 	gotrace_threads_free(s->threads);
 	kvfree(s->tids_seen);
 	kfree(s->aliases);
@@ -84,6 +87,7 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 		return NULL;
 	s->format = args->format;
 	s->v2 = args->format >= GOTRACE_FORMAT_1_22;
+	s->flight = args->flags & GOTRACE_START_FLIGHT;
 	s->wq = &dev->wq;
 	s->buffer_size = buffer_size;
 	s->max_tid = max_tid;
@@ -100,6 +104,8 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 		c->cpu = cpu;
 		if (gotrace_buf_alloc(&c->ring, cpu, buffer_size, &dev->wq))
 			goto err_free;
+		if (s->flight)
+			gotrace_buf_set_overwrite(&c->ring);
 	}
 	s->threads = gotrace_threads_alloc(max_tid);
 	s->aliases = kcalloc(GOTRACE_ALIASES, sizeof(*s->aliases), GOTRACE_GFP);
@@ -261,12 +267,18 @@ void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s)
  * If it read part of the current trace but not its end, the rest cannot
  * make a valid trace file for the next reader: read() fails with -EPIPE
  * until another session starts, and no stop waits for that trace's end.
+ * A flight recorder's half-read snapshot is dropped instead.
  */
 void gotrace_session_reader_gone(struct gotrace_dev *dev)
 {
 	struct gotrace_session *s = gotrace_dev_sess(dev);
 
 	lockdep_assert_held(&dev->lock);
+	if (s && s->flight) {
+		if (s->snap && READ_ONCE(s->rd_hdr))
+			gotrace_flight_read_done(dev, s);
+		return;
+	}
 	if (s && s->state != GOTRACE_SESS_DONE && READ_ONCE(s->rd_hdr)) {
 		WRITE_ONCE(s->rd_broken, true);
 		WRITE_ONCE(dev->read_to_end, dev->sessions);
@@ -323,6 +335,9 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 		break;
 	}
 	st->flags = READ_ONCE(s->cut_ts) ? GOTRACE_STATUS_CUT : 0;
+	if (s->flight)
+		st->flags |= GOTRACE_STATUS_FLIGHT;
+	st->snapshots = s->snapshots;
 	if (gotrace_clock_unstable(s))
 		st->flags |= GOTRACE_STATUS_CLOCK_UNSTABLE;
 	st->clock = s->clock;
@@ -341,6 +356,7 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 		st->events += READ_ONCE(c->ring.events);
 		st->bytes += gotrace_buf_bytes(&c->ring);
 		st->events_lost += READ_ONCE(c->lost);
+		st->chunks_dropped += READ_ONCE(c->ring.dropped);
 		if (s->state == GOTRACE_SESS_DONE)
 			continue;
 		st->chunks_full += full;

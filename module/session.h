@@ -38,6 +38,7 @@
 struct gotrace_alias;
 struct gotrace_cpu;
 struct gotrace_dev;
+struct gotrace_flight_snap;
 struct gotrace_kstacks;
 struct gotrace_progs;
 struct gotrace_stacks;
@@ -69,6 +70,13 @@ enum gotrace_sess_state {
  * @max_tid:	thread ids the table covers.
  * @format:	GOTRACE_FORMAT_*, never the default.
  * @v2:		@format is 1.22 or later: generations, encode2.h's events.
+ * @flight:	a flight recorder (flight.c): rings overwrite, read() serves
+ *		snapshots.
+ * @snap:	a flight recorder's snapshot for read() to serve, or NULL. Set
+ *		under gotrace_dev.lock while NULL (release), read by the
+ *		reader (acquire), freed and set to NULL by the reader under
+ *		gotrace_dev.lock; poll() tests it locklessly.
+ * @snapshots:	snapshots taken; under gotrace_dev.lock.
  * @gen:	formats 1.22 and later: the current generation, from 1; read
  *		by every probe, written by the generation work. 0 otherwise.
  * @gen_closed:	the last generation whose batches are all committed: the
@@ -125,6 +133,9 @@ struct gotrace_session {
 	u32 max_tid;
 	u32 format;
 	bool v2;
+	bool flight;
+	struct gotrace_flight_snap *snap;
+	u64 snapshots;
 	u32 gen;
 	u32 gen_closed;
 	unsigned long gen_period;

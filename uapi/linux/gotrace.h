@@ -56,8 +56,17 @@
 #define GOTRACE_START_KSTACKS	0x1	/* block events carry kernel stacks */
 #define GOTRACE_START_CLOCK_MONO 0x2	/* CLOCK_MONOTONIC */
 #define GOTRACE_START_CLOCK_TSC	0x4	/* the TSC, even if the kernel distrusts it */
+/*
+ * GOTRACE_START_FLIGHT: a flight recorder, formats 1.22 and later only
+ * (-EINVAL with the older ones). Nobody needs to read while it records:
+ * each full buffer drops its oldest chunk, and with it the generations
+ * that chunk held part of. read() serves snapshots (GOTRACE_SNAPSHOT), each
+ * a whole trace ending with end of file; after GOTRACE_STOP, once the last
+ * snapshot is read, end of file for good.
+ */
+#define GOTRACE_START_FLIGHT	0x8
 #define GOTRACE_START_FLAGS	(GOTRACE_START_KSTACKS | GOTRACE_START_CLOCK_MONO | \
-				 GOTRACE_START_CLOCK_TSC)
+				 GOTRACE_START_CLOCK_TSC | GOTRACE_START_FLIGHT)
 
 /**
  * struct gotrace_start - argument of GOTRACE_START
@@ -134,6 +143,7 @@ struct gotrace_stop {
  */
 #define GOTRACE_STATUS_CUT	0x1	/* recording ended early: events not recorded */
 #define GOTRACE_STATUS_CLOCK_UNSTABLE 0x2
+#define GOTRACE_STATUS_FLIGHT	0x4	/* a flight recorder (GOTRACE_START_FLIGHT) */
 
 /* Clocks reported by GOTRACE_STATUS. */
 #define GOTRACE_CLOCK_MONO	0	/* CLOCK_MONOTONIC */
@@ -168,6 +178,10 @@ struct gotrace_stop {
  * @generations: Output: formats 1.22 and later: generations started (the
  *		first at start).
  * @reserved:	Output: zero.
+ * @snapshots:	Output: a flight recorder's snapshots taken.
+ * @chunks_dropped: Output: a flight recorder's buffer chunks overwritten
+ *		(one page each), not counted in @events_lost: recording
+ *		goes on.
  */
 struct gotrace_status {
 	__u32 size;
@@ -189,9 +203,47 @@ struct gotrace_status {
 	__u32 clock;
 	__u64 generations;
 	__u64 reserved[1];
+	__u64 snapshots;
+	__u64 chunks_dropped;
 };
 
 #define GOTRACE_STATUS_SIZE_VER0 120	/* sizeof first published struct */
+
+/**
+ * struct gotrace_snapshot - argument of GOTRACE_SNAPSHOT
+ * @size:	Input: sizeof(struct gotrace_snapshot) as user space knows
+ *		it, at least GOTRACE_SNAPSHOT_SIZE_VER0. Output: the bytes
+ *		the kernel wrote, as struct gotrace_status's.
+ * @flags:	Input: 0; no flag is defined yet.
+ * @duration_ns: Input: the snapshot holds the newest whole generations
+ *		that cover at least this long before it, as far as the
+ *		buffers reach; 0: every whole generation they hold.
+ * @first_gen:	Output: the snapshot's first generation.
+ * @generations: Output: how many it holds.
+ * @span_ns:	Output: time from its first generation's start to the
+ *		snapshot; less than @duration_ns when the buffers held less.
+ * @bytes:	Output: bytes of its batches (header and tables not counted).
+ * @reserved:	Input: set to 0.
+ *
+ * GOTRACE_SNAPSHOT starts a generation, copies the newest whole ones out
+ * of a flight recorder's buffers while recording goes on, and has read()
+ * serve them as one trace. Errors: EINVAL when no flight recorder is
+ * recording; EBUSY while the last snapshot is not read to its end (a
+ * reader that closes the device in its middle drops it); ENODATA when no
+ * generation is whole in the buffers (one larger than a buffer).
+ */
+struct gotrace_snapshot {
+	__u32 size;
+	__u32 flags;
+	__u64 duration_ns;
+	__u64 first_gen;
+	__u64 generations;
+	__u64 span_ns;
+	__u64 bytes;
+	__u64 reserved[2];
+};
+
+#define GOTRACE_SNAPSHOT_SIZE_VER0 64	/* sizeof first published struct */
 
 /*
  * The kernel matches the type, number and direction of these commands, not
@@ -202,5 +254,6 @@ struct gotrace_status {
 #define GOTRACE_START	_IOW(GOTRACE_IOC_MAGIC, 0x01, struct gotrace_start)
 #define GOTRACE_STOP	_IOW(GOTRACE_IOC_MAGIC, 0x02, struct gotrace_stop)
 #define GOTRACE_STATUS	_IOWR(GOTRACE_IOC_MAGIC, 0x03, struct gotrace_status)
+#define GOTRACE_SNAPSHOT _IOWR(GOTRACE_IOC_MAGIC, 0x04, struct gotrace_snapshot)
 
 #endif /* _UAPI_LINUX_GOTRACE_H */
