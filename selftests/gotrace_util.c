@@ -450,8 +450,8 @@ static int gt_gen_close(struct gt_gen_walk *w, __u64 off)
  * Check a whole Go 1.22+ trace recorded in @format at the wire level, with
  * libgtrace's gt2 reader (userspace/lib/gtrace2.h): every event decodes;
  * outside batches there are only batch headers (and, in 1.26, the
- * EndOfGeneration byte); batch generations start at 1 and never go back or
- * skip one; each generation has exactly one Frequency (Sync since 1.25)
+ * EndOfGeneration byte); batch generations start at 1 (at g->first_gen
+ * for a flight recorder's snapshot) and never go back or skip one; each generation has exactly one Frequency (Sync since 1.25)
  * batch, Strings and Stacks batches, all after its event batches, and in
  * 1.26 ends with exactly one EndOfGeneration, after which no batch of it
  * comes. Also finds the largest goroutine sequence number. Returns 0, or -1
@@ -542,8 +542,10 @@ int gt_check_gens(const struct gt_buf *t, __u32 format, struct gt_gens *g)
 			goto out;
 		}
 		g->batches++;
+		if (!w.gen)
+			g->first_gen = ev.args[0];
 		if (ev.args[0] != w.gen) {
-			if (ev.args[0] != w.gen + 1) {
+			if (w.gen && ev.args[0] != w.gen + 1) {
 				gt_gens_fail(g, ev.off, "a batch of generation %llu after generation %llu",
 					     (unsigned long long)ev.args[0],
 					     (unsigned long long)w.gen);

@@ -62,7 +62,8 @@ struct gt_gens {
 	unsigned long events;		/* wire events, batch headers included */
 	unsigned long batches;		/* all batches */
 	unsigned long event_batches;	/* batches of scheduler events */
-	unsigned long nr_gens;		/* whole generations: 1 to last_gen */
+	unsigned long nr_gens;		/* whole generations: first_gen to last_gen */
+	__u64 first_gen;
 	__u64 last_gen;
 	__u64 max_seq;			/* of a goroutine's GoStart or GoUnblock */
 	char error[400];		/* why the trace is malformed */
