@@ -296,8 +296,9 @@ int gotrace_flight_snapshot(struct gotrace_dev *dev,
 		return -EINVAL;
 	if (s->snap)
 		return -EBUSY;
-	w.hi = gotrace_flight_close(s);
+	/* The duration is counted back from the call, not from its work. */
 	now = gotrace_clock(s);
+	w.hi = gotrace_flight_close(s);
 	w.lo = gotrace_flight_whole(s);
 	if (w.lo > w.hi)
 		return -ENODATA;

@@ -216,12 +216,12 @@ struct gotrace_status {
  *		the kernel wrote, as struct gotrace_status's.
  * @flags:	Input: 0; no flag is defined yet.
  * @duration_ns: Input: the snapshot holds the newest whole generations
- *		that cover at least this long before it, as far as the
+ *		that cover at least this long before the call, as far as the
  *		buffers reach; 0: every whole generation they hold.
  * @first_gen:	Output: the snapshot's first generation.
  * @generations: Output: how many it holds.
  * @span_ns:	Output: time from its first generation's start to the
- *		snapshot; less than @duration_ns when the buffers held less.
+ *		call; less than @duration_ns when the buffers held less.
  * @bytes:	Output: bytes of its batches (header and tables not counted).
  * @reserved:	Input: set to 0.
  *
