@@ -4,8 +4,9 @@
  * a streaming trace in its format, read here, says how fast the busiest CPU
  * writes. Its buffer must hold --flight's duration and the two generations a
  * snapshot loses at the ends (the one being written when it is taken, and
- * the oldest, partly overwritten), and a quarter more for the chunks that
- * generation switches leave part empty.
+ * the oldest, partly overwritten), a page per generation for the chunk each
+ * leaves part empty (a buffer chunk holds one generation's batch), and a
+ * quarter more.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -98,7 +99,7 @@ static double measure_trace(struct measure *m, struct gotrace_status *st)
 	double t0 = now_seconds(), t1 = t0 + MEASURE_SECONDS, now = t0;
 
 	while (now < t1 && !m->sig && !m->failed && !m->eof) {
-		measure_poll(m, POLL_MS);
+		measure_poll(m, t1 - now < POLL_MS / 1e3 ? (int)((t1 - now) * 1e3) + 1 : POLL_MS);
 		measure_read(m);
 		now = now_seconds();
 	}
@@ -195,7 +196,8 @@ static void set_size(const char *cmd, struct start_opts *o, double secs, double 
 {
 	double period = (o->args.gen_period_ns ? o->args.gen_period_ns :
 			 GOTRACE_GEN_PERIOD_NS) / 1e9;
-	double want = rate * (o->flight_ns / 1e9 + 2 * period) * 1.25;
+	double span = o->flight_ns / 1e9 + 2 * period;
+	double want = (rate * span + span / period * sysconf(_SC_PAGESIZE)) * 1.25;
 	uint64_t size = ((uint64_t)want + MIB - 1) / MIB * MIB, limit = SIZE_LIMIT, avail;
 	char note[200] = "";
 
@@ -211,7 +213,8 @@ static void set_size(const char *cmd, struct start_opts *o, double secs, double 
 	else if (size < SIZE_MIN)
 		snprintf(note, sizeof(note), ", raised to the least, %" PRIu64 " MiB", SIZE_MIN / MIB);
 	msg_err(cmd, "buffers sized by %.1f s of recording: the busiest CPU (%u) wrote %.2f "
-		"MiB/s%s; for --flight %s and 2 generations of %g s, and a quarter more: %" PRIu64
+		"MiB/s%s; for --flight %s and 2 generations of %g s, a page per generation and a "
+		"quarter more: %" PRIu64
 		" MiB per CPU%s (--buffer-size sets it)", secs, cpu, rate / MIB,
 		cut ? " or more (its buffer ran full)" : "", o->flight_arg, period, size / MIB,
 		note);
