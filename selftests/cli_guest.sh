@@ -251,13 +251,19 @@ snapshot_ok() {
 	check "$1: mode 0600" test "$(ls -l "$2" | cut -c1-10)" = "-rw-------"
 }
 
-# flight_on: waits up to 10 s until status says a flight recorder records.
+# flight_on: waits up to 10 s until status says a flight recorder records (once idle,
+# status still shows the last session's flags).
 flight_on() {
 	i=0
-	while [ $i -lt 100 ] && ! "$gt" status --json 2> /dev/null | grep -q '"flight": true'; do
+	while [ $i -lt 100 ]; do
+		"$gt" status --json > /tmp/flight.json 2> /dev/null
+		grep -q '"state": "tracing"' /tmp/flight.json &&
+			grep -q '"flight": true' /tmp/flight.json && return 0
 		usleep 100000
 		i=$((i + 1))
 	done
+	echo "# no flight recorder after 10 s"
+	return 1
 }
 
 flight_tests() {
