@@ -27,7 +27,11 @@ int flight_size(const char *cmd, int ctl_fd, int *rd_fd, int sig_fd, struct star
 int snapshot_take(int fd, uint64_t duration_ns, struct gotrace_snapshot *snap);
 /* Why GOTRACE_SNAPSHOT failed with @err, and the fix. */
 void snapshot_explain(const char *cmd, int fd, int err);
-/* What a snapshot file someone else took holds, read from it; false if it cannot be read. */
+/*
+ * The generations of a snapshot file someone else took, read from it (its
+ * span is unknown: the file does not say when it was taken); false if it
+ * cannot be read.
+ */
 bool snapshot_of_file(const char *path, struct gotrace_snapshot *snap);
 /*
  * The line saying what a snapshot holds: its generations, span and @bytes

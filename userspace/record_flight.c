@@ -78,8 +78,12 @@ static void snap_end(struct record *r)
 		return;
 	}
 	r->snaps++;
-	if (!ours && !snapshot_of_file(r->snap_path, &snap))
-		msg_err(CMD, "%s: cannot read it back: check it with gotrace check", r->snap_path);
+	if (!ours && !snapshot_of_file(r->snap_path, &snap)) {
+		msg_err(CMD, "wrote %s (%.2f MiB), which another program asked for, but cannot "
+			"read it back: check it with gotrace check", r->snap_path,
+			r->snap_file.bytes / (1024.0 * 1024.0));
+		return;
+	}
 	snapshot_report(CMD, r->snap_path, &snap, r->snap_file.bytes,
 			ours ? NULL : "another program asked for it (gotrace snapshot?)");
 }

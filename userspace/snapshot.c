@@ -24,6 +24,8 @@
 #include "session.h"
 
 #define MIB (1024.0 * 1024.0)
+/* The span of a snapshot another program took: the file does not say when it was taken. */
+#define SPAN_UNKNOWN UINT64_MAX
 
 int snapshot_take(int fd, uint64_t duration_ns, struct gotrace_snapshot *snap)
 {
@@ -65,7 +67,6 @@ void snapshot_explain(const char *cmd, int fd, int err)
 
 bool snapshot_of_file(const char *path, struct gotrace_snapshot *snap)
 {
-	int64_t first = INT64_MAX, last = INT64_MIN;
 	struct gt2_trace *t;
 	struct gt2_spans *s;
 	struct gt_error err;
@@ -73,29 +74,23 @@ bool snapshot_of_file(const char *path, struct gotrace_snapshot *snap)
 	int k = -1;
 
 	memset(snap, 0, sizeof(*snap));
+	snap->span_ns = SPAN_UNKNOWN;
 	if (gt2_open(path, &t, &err))
 		return false;
 	if (!gt2_spans_open(t, &s, &err)) {
-		while ((k = gt2_spans_next(s, &g, &err)) > 0) {
+		while ((k = gt2_spans_next(s, &g, &err)) > 0)
 			if (!snap->generations++)
 				snap->first_gen = g.gen;
-			if (g.first < first)
-				first = g.first;
-			if (g.last > last)
-				last = g.last;
-		}
 		gt2_spans_close(s);
 	}
 	gt2_close(t);
-	if (snap->generations)
-		snap->span_ns = (uint64_t)(last - first);
 	return !k;
 }
 
 void snapshot_report(const char *cmd, const char *path, const struct gotrace_snapshot *snap,
 		     uint64_t bytes, const char *note)
 {
-	char what[64];
+	char what[64], span[32] = "";
 
 	if (snap->generations > 1)
 		snprintf(what, sizeof(what), "generations %" PRIu64 " to %" PRIu64,
@@ -103,13 +98,14 @@ void snapshot_report(const char *cmd, const char *path, const struct gotrace_sna
 			 (uint64_t)(snap->first_gen + snap->generations - 1));
 	else
 		snprintf(what, sizeof(what), "generation %" PRIu64, (uint64_t)snap->first_gen);
+	if (snap->span_ns != SPAN_UNKNOWN)
+		snprintf(span, sizeof(span), ", %.2f s", snap->span_ns / 1e9);
 	if (!path)
-		msg_err(cmd, "snapshot taken: %s, %.2f s, %.2f MiB%s%s", what,
-			snap->span_ns / 1e9, snap->bytes / MIB, note ? "; " : "", note ?: "");
-	else
-		msg_err(cmd, "wrote %s: %s, %.2f s, %.2f MiB%s%s", strcmp(path, "-") ? path :
-			"standard output", what, snap->span_ns / 1e9, bytes / MIB,
+		msg_err(cmd, "snapshot taken: %s%s, %.2f MiB%s%s", what, span, snap->bytes / MIB,
 			note ? "; " : "", note ?: "");
+	else
+		msg_err(cmd, "wrote %s: %s%s, %.2f MiB%s%s", strcmp(path, "-") ? path :
+			"standard output", what, span, bytes / MIB, note ? "; " : "", note ?: "");
 }
 
 /* The file's own path, or a temporary one beside it for a regular file or none. */
