@@ -211,11 +211,11 @@ static void set_size(const char *cmd, struct start_opts *o, double secs, double 
 			 "quarter of MemAvailable over %u CPUs): snapshots may cover less than %s",
 			 limit / MIB, ncpus, o->flight_arg);
 	else if (size < SIZE_MIN)
-		snprintf(note, sizeof(note), ", raised to the least, %" PRIu64 " MiB", SIZE_MIN / MIB);
+		snprintf(note, sizeof(note), ", raised to the least, %" PRIu64 " MiB",
+			 SIZE_MIN / MIB);
 	msg_err(cmd, "buffers sized by %.1f s of recording: the busiest CPU (%u) wrote %.2f "
 		"%s/s%s; for --flight %s and 2 generations of %g s, a page per generation and a "
-		"quarter more: %" PRIu64
-		" MiB per CPU%s (--buffer-size sets it)", secs, cpu,
+		"quarter more: %" PRIu64 " MiB per CPU%s (--buffer-size sets it)", secs, cpu,
 		rate < MIB ? rate / 1024 : rate / MIB, rate < MIB ? "KiB" : "MiB",
 		cut ? " or more (its buffer ran full)" : "", o->flight_arg, period, size / MIB,
 		note);
