@@ -66,11 +66,11 @@ static void measure_read(struct measure *m)
 		m->cap = cap;
 	}
 	n = read(m->rd_fd, m->buf + m->len, READ_SIZE);
-	if (n > 0)
+	if (n > 0) {
 		m->len += (size_t)n;
-	else if (!n)
+	} else if (!n) {
 		m->eof = true;
-	else if (errno != EAGAIN && errno != EINTR) {
+	} else if (errno != EAGAIN && errno != EINTR) {
 		msg_err(m->cmd, "reading %s failed: %s", GOTRACE_DEVICE, strerror(errno));
 		m->failed = true;
 	}
