@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest tests of the gotrace command against the real module: load and unload and their
 # errors, record (CMD's exit status, SIGINT, --duration, --force unload during a record),
-# status --json. TAP on stdout, without a plan (scripts/cli-check.sh adds its own lines
+# flight recorders (record --flight, start --flight, snapshot), status --json. TAP on stdout, without a plan (scripts/cli-check.sh adds its own lines
 # and the plan).
 #
 # Runs as root in the busybox guest of scripts/vm.sh. Environment:
@@ -235,6 +235,139 @@ drain_test() {
 	check "SIGINTs during the drain: the trace is complete" valid "$f"
 }
 
+# A busy workload for about $1 seconds: forks, execs and pipes.
+busy() {
+	echo "end=\$((\$(date +%s) + $1)); while [ \$(date +%s) -lt \$end ]; do seq 1 100 | cat > /dev/null; done"
+}
+
+# first_gen TRACE: the generation of a Go 1.22+ trace's first batch.
+first_gen() {
+	"$gt" dump --wire "$1" 2> /dev/null | awk '/^EventBatch/ { sub(/gen=/, "", $2); print $2; exit }'
+}
+
+# snapshot_ok NAME FILE: a snapshot file is a valid trace, for its owner only.
+snapshot_ok() {
+	check "$1: valid" valid "$2"
+	check "$1: mode 0600" test "$(ls -l "$2" | cut -c1-10)" = "-rw-------"
+}
+
+# flight_on: waits up to 10 s until status says a flight recorder records (once idle,
+# status still shows the last session's flags).
+flight_on() {
+	i=0
+	while [ $i -lt 100 ]; do
+		"$gt" status --json > /tmp/flight.json 2> /dev/null
+		grep -q '"state": "tracing"' /tmp/flight.json &&
+			grep -q '"flight": true' /tmp/flight.json && return 0
+		usleep 100000
+		i=$((i + 1))
+	done
+	echo "# no flight recorder after 10 s"
+	return 1
+}
+
+flight_tests() {
+	d=/tmp/flight
+	rm -rf "$d"
+	mkdir -p "$d"
+	# A generation takes a buffer chunk (a page) at least on each CPU: at 20 a second,
+	# buffers of 256K (64 pages) overflow in 4 s of the workload (which runs 4 to 5). The
+	# oldest generations are overwritten, and with --flight 1m only that keeps
+	# generation 1 out of the snapshots.
+	expect "record --flight 1m -b 256K --gen-period 0.05: SIGUSR1, then the end" 0 \
+		"wrote $d/over.2.trace: generation" "$gt" record --flight 1m -b 256K \
+		--gen-period 0.05 -o "$d/over.trace" -- \
+		sh -c "$(busy 5); kill -USR1 \$PPID; sleep 1; $(busy 2)"
+	check "the SIGUSR1 snapshot's line" grep -q "wrote $d/over.1.trace: generation" "$err"
+	chunks=$(sed -n 's/.* \([0-9]*\) buffer chunks overwritten.*/\1/p' "$err")
+	check "the buffers overflowed: ${chunks:-no} chunks overwritten" test "${chunks:-0}" -gt 0
+	for i in 1 2; do
+		f=$d/over.$i.trace
+		snapshot_ok "record --flight snapshot $i" "$f"
+		g=$(first_gen "$f")
+		check "record --flight snapshot $i starts at generation ${g:-?} > 1" test "${g:-0}" -gt 1
+		cp "$f" "$traces/cli-flight-over.$i.trace"
+	done
+	check "no temporary files left" test "$(ls "$d")" = "$(printf 'over.1.trace\nover.2.trace')"
+
+	expect "record --flight 2s without --buffer-size: 1 s sizes the buffers" 0 \
+		"buffers sized by [0-9.]* s of recording: the busiest CPU ([0-9]*) wrote .* MiB per CPU" \
+		"$gt" record --flight 2s -o "$d/sized.trace" -- sh -c "sleep 2; kill -USR1 \$PPID; sleep 1"
+	snapshot_ok "the sized recorder's first snapshot" "$d/sized.1.trace"
+	snapshot_ok "the sized recorder's last snapshot" "$d/sized.2.trace"
+	cp "$d/sized.2.trace" "$traces/cli-flight-sized.trace"
+
+	"$gt" record --flight 5s -b 1M -o "$d/theirs.trace" -- sleep 5 > "$out" 2> /tmp/fl.err &
+	pid=$!
+	flight_on
+	expect "snapshot while record --flight reads: record writes it" 0 \
+		"snapshot taken: generation.*writes it to its next file, not to -o's" \
+		"$gt" snapshot -o "$d/mine.trace"
+	wait "$pid"
+	rc=$?
+	show /tmp/fl.err
+	check "that record exits 0 ($rc)" test "$rc" -eq 0
+	check "record wrote it: another program asked for it" \
+		grep -q "wrote $d/theirs.1.trace: .*another program asked for it" /tmp/fl.err
+	check "snapshot wrote nothing itself" test ! -e "$d/mine.trace"
+	snapshot_ok "the snapshot record wrote for gotrace snapshot" "$d/theirs.1.trace"
+	snapshot_ok "record's last snapshot after it" "$d/theirs.2.trace"
+	cp "$d/theirs.1.trace" "$traces/cli-flight-theirs.trace"
+
+	expect "record --flight 1s --duration 2: the last snapshot only" 0 \
+		"wrote $d/dur.1.trace: generation" "$gt" record --flight 1s -b 1M --duration 2 \
+		-o "$d/dur.trace"
+	check "record --flight --duration: its snapshot is valid" valid "$d/dur.1.trace"
+	check "record --flight --duration: one snapshot" test ! -e "$d/dur.2.trace"
+
+	"$gt" record --flight 1s -b 1M -o "$d/int.trace" -- sleep 60 > "$out" 2> "$err" &
+	pid=$!
+	flight_on
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	show "$err"
+	check "SIGINT to record --flight -- sleep 60: exit status $rc, expected 130" test "$rc" -eq 130
+	check "SIGINT to record --flight: the last snapshot is written" \
+		grep -q "wrote $d/int.1.trace: generation" "$err"
+	check "SIGINT to record --flight: it is valid" valid "$d/int.1.trace"
+
+	expect "start --flight 1s (sized by 1 s of recording)" 0 "buffers sized by [0-9.]* s" \
+		"$gt" start --flight 1s
+	expect "stop it" 0 "" "$gt" stop
+	expect "start --flight 1s --buffer-size 1M" 0 "" "$gt" start --flight 1s --buffer-size 1M
+	json flight
+	check "status --json says a flight recorder" grep -q '"flight": true' "$jsons/flight.json"
+	"$gt" status > "$out" 2> "$err"
+	show "$out"
+	check "status says a flight recorder" grep -q '^flight: *a flight recorder: 0 snapshots' "$out"
+	sleep 2
+	f=$d/snap.trace
+	expect "snapshot -o FILE" 0 "wrote $f: generation" "$gt" snapshot -o "$f"
+	snapshot_ok "snapshot -o FILE" "$f"
+	cp "$f" "$traces/cli-flight-snap.trace"
+	expect "snapshot -d 500ms -o FILE again" 0 "wrote $f: generation" \
+		"$gt" snapshot -d 500ms -o "$f"
+	check "the first is kept as FILE.old" valid "$f.old"
+	expect "snapshot --force -o FILE" 0 "wrote $f: generation" "$gt" snapshot --force -o "$f"
+	check "--force replaced the second: FILE.old is still the first" \
+		cmp -s "$f.old" "$traces/cli-flight-snap.trace"
+	expect "snapshot -o - > FILE" 0 "wrote standard output: generation" \
+		sh -c "$gt snapshot -o - > $d/stdout.trace"
+	check "snapshot -o -: valid" valid "$d/stdout.trace"
+	json flight-snapshots
+	check "status --json counts 4 snapshots" grep -q '"snapshots": 4' "$jsons/flight-snapshots.json"
+	expect "stop the flight recorder" 0 "" "$gt" stop
+	expect "snapshot without a flight recorder" 1 \
+		"no flight recorder is recording: start one with gotrace start --flight D or gotrace record --flight D" \
+		"$gt" snapshot -o "$d/none.trace"
+	expect "start a streaming 1.26 trace" 0 "" "$gt" start -f 1.26 -b 1M
+	expect "snapshot of a streaming trace" 1 "no flight recorder is recording" \
+		"$gt" snapshot -o "$d/none.trace"
+	expect "stop it" 0 "" "$gt" stop
+	check "the failed snapshots left no file" test -z "$(ls "$d" | grep none)"
+}
+
 unload_tests() {
 	expect "start" 0 "" "$gt" start -b 1M --clock mono
 	json tracing
@@ -306,6 +439,7 @@ else
 	record_tests
 	signal_tests
 	drain_test
+	flight_tests
 	unload_tests
 fi
 loaded && rmmod gotrace

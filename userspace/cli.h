@@ -24,5 +24,6 @@ int cmd_split(int argc, char *argv[]);
 int cmd_load(int argc, char *argv[]);
 int cmd_unload(int argc, char *argv[]);
 int cmd_record(int argc, char *argv[]);
+int cmd_snapshot(int argc, char *argv[]);
 
 #endif /* GOTRACE_CLI_H */

@@ -37,10 +37,16 @@ static void record_help(void)
 	       "  -q, --quiet            no progress line\n"
 	       "  -h, --help             show this help\n\n"
 	       "Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the recording; the trace is still\n"
-	       "complete. The signal then goes on to CMD if it still runs.\n"
+	       "complete. The signal then goes on to CMD if it still runs.\n\n"
+	       "With --flight DURATION, a flight recorder: nothing is written while it\n"
+	       "records. SIGUSR1 takes a snapshot of the last DURATION (whole generations)\n"
+	       "and writes it to the next of FILE.1.trace, FILE.2.trace, ... (FILE without\n"
+	       "its .trace); so does gotrace snapshot from another shell, and the end of the\n"
+	       "recording, after which it stops. A line per snapshot says what it holds.\n\n"
 	       "Exit status: CMD's (128+N if a signal N killed it, 127 if it cannot run);\n"
-	       "without CMD 0. 1 if the trace could not be recorded or is incomplete (and\n"
-	       "CMD succeeded).\n", program_invocation_short_name);
+	       "without CMD 0. 1 if the trace could not be recorded or is incomplete, or\n"
+	       "with --flight if a snapshot could not be written or none was (and CMD\n"
+	       "succeeded).\n", program_invocation_short_name);
 }
 
 /* The options; -1 to go on, else the exit status. */
@@ -88,6 +94,13 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		msg_err("record", "empty output file name: give -o FILE");
 		return msg_usage("record");
 	}
+	if (!start_check("record", &r->start))
+		return msg_usage("record");
+	if (r->start.flight_ns && !strcmp(r->out_path, "-")) {
+		msg_err("record", "--flight writes a file per snapshot, not standard output: "
+			"give -o FILE");
+		return msg_usage("record");
+	}
 	if (optind < argc)
 		r->argv = argv + optind;
 	return -1;
@@ -98,6 +111,7 @@ static int parse_args(struct record *r, int argc, char *argv[])
  * An ignored signal would never arrive (a shell's "&" ignores SIGINT), and
  * a SIGINT must stop the recording, as it does perf record's: the stopping
  * signals get their default action back, which their blocking then holds.
+ * With --flight, so does SIGUSR1, which asks for a snapshot.
  */
 static bool signals_block(struct record *r)
 {
@@ -109,6 +123,10 @@ static bool signals_block(struct record *r)
 	for (i = 0; i < sizeof(stoppers) / sizeof(stoppers[0]); i++)
 		sigaddset(&set, stoppers[i]);
 	sigaddset(&set, SIGCHLD);
+	if (r->start.flight_ns) {
+		sigaddset(&set, SIGUSR1);
+		signal(SIGUSR1, SIG_DFL);
+	}
 	sigprocmask(SIG_BLOCK, &set, &r->oldmask);
 	for (i = 0; i < sizeof(stoppers) / sizeof(stoppers[0]); i++)
 		signal(stoppers[i], SIG_DFL);
@@ -134,14 +152,32 @@ static bool ensure_loaded(struct record *r)
 /* The reader's open, O_RDONLY; -1 after a message. */
 static int open_reader(void)
 {
-	int fd = open(GOTRACE_DEVICE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = device_open_reader("record", O_NONBLOCK);
 
 	if (fd < 0 && errno == EBUSY)
 		msg_err("record", "another program is reading %s (a gotrace record or cat): "
 			"end it first (fuser -v %s names it)", GOTRACE_DEVICE, GOTRACE_DEVICE);
-	else if (fd < 0)
-		device_explain("record", errno);
 	return fd;
+}
+
+/*
+ * --flight without --buffer-size: the buffers sized by a measurement, which
+ * a stopping signal ends, and with it the recording. CMD, still held, cannot
+ * have exited; if something killed it, its SIGCHLD was taken with the rest.
+ */
+static bool size_buffers(struct record *r)
+{
+	int ret;
+
+	if (!r->start.flight_ns || r->start.args.buffer_size)
+		return true;
+	ret = flight_size("record", r->ctl_fd, &r->rd_fd, r->sig_fd, &r->start);
+	if (ret > 0)
+		msg_err("record", "%s while sizing the buffers: nothing recorded", strsignal(ret));
+	child_reap(r, false);
+	if (r->child_reaped)
+		r->end = END_CMD;
+	return !ret;
 }
 
 /*
@@ -169,7 +205,7 @@ static bool session_open(struct record *r)
 		close(r->rd_fd);
 		r->rd_fd = -1;
 	}
-	if (!session_start("record", r->ctl_fd, &r->start))
+	if (!size_buffers(r) || !session_start("record", r->ctl_fd, &r->start.args))
 		return false;
 	r->started = true;
 	if (r->rd_fd < 0)
@@ -183,11 +219,13 @@ static bool session_open(struct record *r)
  */
 static void session_close(struct record *r)
 {
-	if (r->end != END_EOF && !session_stop("record", r->ctl_fd, GOTRACE_STOP_NOWAIT, true))
+	if (r->start.flight_ns)
+		flight_end(r);
+	else if (r->end != END_EOF && !session_stop("record", r->ctl_fd, GOTRACE_STOP_NOWAIT, true))
 		r->failed = true;
 	else
 		record_drain(r);
-	if (!output_close(r))
+	if (!r->start.flight_ns && !output_close(r))
 		r->failed = true;
 	session_status("record", r->ctl_fd, &r->st);
 	if (r->end == END_EOF)
@@ -199,9 +237,10 @@ static int record(struct record *r)
 {
 	int status;
 
-	if (!ensure_loaded(r) || !signals_block(r) || !child_spawn(r))
+	if ((r->start.flight_ns && !flight_begin(r)) || !ensure_loaded(r) || !signals_block(r) ||
+	    !child_spawn(r))
 		return EXIT_FAILURE;
-	if (!session_open(r) || !output_open(r)) {
+	if (!session_open(r) || (!r->start.flight_ns && !output_open(r))) {
 		if (r->started && session_stop("record", r->ctl_fd, GOTRACE_STOP_NOWAIT, true) && r->rd_fd >= 0)
 			record_drain(r);	/* out_fd is -1: the trace is dropped */
 		child_cancel(r);
@@ -222,7 +261,7 @@ int cmd_record(int argc, char *argv[])
 {
 	struct record r = {
 		.out_path = "gotrace.trace",
-		.start = { .size = sizeof(r.start) },
+		.start = { .args = { .size = sizeof(r.start.args) } },
 		.ctl_fd = -1, .rd_fd = -1, .out_fd = -1, .sig_fd = -1, .cork = -1,
 	};
 	int ret = parse_args(&r, argc, argv);
@@ -235,5 +274,7 @@ int cmd_record(int argc, char *argv[])
 		close(r.rd_fd);
 	if (r.ctl_fd >= 0)
 		close(r.ctl_fd);
+	free(r.prefix);
+	free(r.snap_path);
 	return ret;
 }

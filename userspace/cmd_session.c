@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "device.h"
+#include "flight.h"
 #include "msg.h"
 #include "parse.h"
 #include "session.h"
@@ -23,7 +24,9 @@
 static void start_help(void)
 {
 	printf("Usage: %s start [OPTIONS]\n"
-	       "Start recording the scheduler into %s (read it with: cat %s > FILE).\n\n"
+	       "Start recording the scheduler into %s (read it with: cat %s > FILE).\n"
+	       "With --flight, a flight recorder: gotrace snapshot -o FILE writes its newest\n"
+	       "generations, as often as wanted; gotrace stop ends it.\n\n"
 	       START_OPTIONS_HELP
 	       "  -h, --help             show this help\n",
 	       program_invocation_short_name, GOTRACE_DEVICE, GOTRACE_DEVICE);
@@ -89,13 +92,17 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 	return false;
 }
 
-/* One of START_OPTIONS into @args; false after a message if @arg is invalid. */
-bool start_option(const char *cmd, int c, const char *arg, struct gotrace_start *args)
+/* One of START_OPTIONS into @o; false after a message if @arg is invalid. */
+bool start_option(const char *cmd, int c, const char *arg, struct start_opts *o)
 {
+	struct gotrace_start *args = &o->args;
 	uint64_t size;
 	double secs;
 
 	switch (c) {
+	case 'F':
+		o->flight_arg = arg;
+		return parse_duration(cmd, "--flight", arg, false, &o->flight_ns);
 	case 'f':
 		return parse_format(cmd, arg, &args->format);
 	case 'b':
@@ -124,6 +131,45 @@ bool start_option(const char *cmd, int c, const char *arg, struct gotrace_start 
 	return false;
 }
 
+/* A flight recorder needs generations: format 1.26 unless one of 1.22 or later is given. */
+bool start_check(const char *cmd, struct start_opts *o)
+{
+	struct gotrace_start *args = &o->args;
+
+	if (!o->flight_ns)
+		return true;
+	if (args->format == GOTRACE_FORMAT_DEFAULT) {
+		args->format = GOTRACE_FORMAT_1_26;
+	} else if (args->format < GOTRACE_FORMAT_1_22) {
+		msg_err(cmd, "--flight needs a format with generations, 1.22 or later: drop "
+			"--format 1.%u (--flight records 1.26) or give --format 1.26",
+			args->format);
+		return false;
+	}
+	if (args->flags & GOTRACE_START_KSTACKS) {
+		msg_err(cmd, "--kernel-stacks needs a format before 1.22, which --flight cannot "
+			"record: drop --kernel-stacks or --flight");
+		return false;
+	}
+	args->flags |= GOTRACE_START_FLIGHT;
+	return true;
+}
+
+/* --flight without --buffer-size: the buffers measured, with a reader of our own. */
+static bool size_buffers(int fd, struct start_opts *o)
+{
+	int rd_fd = -1, ret;
+
+	if (!o->flight_ns || o->args.buffer_size)
+		return true;
+	ret = flight_size("start", fd, &rd_fd, -1, o);
+	if (rd_fd >= 0)
+		close(rd_fd);
+	if (ret > 0)
+		msg_err("start", "%s while sizing the buffers: nothing started", strsignal(ret));
+	return !ret;
+}
+
 int cmd_start(int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -131,7 +177,7 @@ int cmd_start(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	struct gotrace_start args = { .size = sizeof(args) };
+	struct start_opts o = { .args = { .size = sizeof(o.args) } };
 	bool ok;
 	int c, fd;
 
@@ -143,7 +189,7 @@ int cmd_start(int argc, char *argv[])
 		case '?':
 			return msg_usage("start");
 		default:
-			if (!start_option("start", c, optarg, &args))
+			if (!start_option("start", c, optarg, &o))
 				return EXIT_FAILURE;
 			break;
 		}
@@ -152,10 +198,12 @@ int cmd_start(int argc, char *argv[])
 		msg_err("start", "unexpected argument '%s'", argv[optind]);
 		return msg_usage("start");
 	}
+	if (!start_check("start", &o))
+		return EXIT_FAILURE;
 	fd = device_open("start");
 	if (fd < 0)
 		return EXIT_FAILURE;
-	ok = session_start("start", fd, &args);
+	ok = size_buffers(fd, &o) && session_start("start", fd, &o.args);
 	close(fd);
 	return ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }

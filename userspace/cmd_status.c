@@ -35,7 +35,8 @@ static const char *state_name(uint32_t state)
 static void status_help(void)
 {
 	printf("Usage: %s status [--json]\n"
-	       "Show the recording session: state, events, bytes, buffers, events not recorded.\n\n"
+	       "Show the recording session: state, events, bytes, buffers, events not recorded;\n"
+	       "of a flight recorder, its snapshots and the buffer chunks it overwrote.\n\n"
 	       "  -j, --json  print one JSON object\n"
 	       "  -h, --help  show this help\n",
 	       program_invocation_short_name);
@@ -63,6 +64,9 @@ static void status_json(const struct gotrace_status *st)
 	json_u64(&j, "events_lost", st->events_lost);
 	json_u64(&j, "sessions", st->sessions);
 	json_u64(&j, "generations", st->generations);
+	json_bool(&j, "flight", st->flags & GOTRACE_STATUS_FLIGHT);
+	json_u64(&j, "snapshots", st->snapshots);
+	json_u64(&j, "chunks_dropped", st->chunks_dropped);
 	json_end(&j, '}');
 }
 
@@ -79,6 +83,10 @@ static void status_text(const struct gotrace_status *st)
 	}
 	if (st->generations)
 		printf("generations:  %" PRIu64 "\n", (uint64_t)st->generations);
+	if (st->flags & GOTRACE_STATUS_FLIGHT)
+		printf("flight:       a flight recorder: %" PRIu64 " snapshots, %" PRIu64
+		       " chunks overwritten\n", (uint64_t)st->snapshots,
+		       (uint64_t)st->chunks_dropped);
 	printf("cpus:         %u\n"
 	       "max tid:      %u\n"
 	       "buffer:       %" PRIu64 " bytes per CPU\n"

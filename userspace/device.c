@@ -10,17 +10,10 @@
 #include "device.h"
 #include "msg.h"
 
-/*
- * Write-only: reading is exclusive to the one reader of the trace, and the
- * ioctls need no read access. Returns the descriptor, or -1 after a message.
- */
-int device_open(const char *cmd)
+/* Why opening the device failed, with the fix. */
+static void open_failed(const char *cmd, int err)
 {
-	int fd = open(GOTRACE_DEVICE, O_WRONLY | O_CLOEXEC);
-
-	if (fd >= 0)
-		return fd;
-	switch (errno) {
+	switch (err) {
 	case ENOENT:
 		msg_err(cmd, "%s missing: load the module: gotrace load (or insmod gotrace.ko)",
 			GOTRACE_DEVICE);
@@ -35,10 +28,32 @@ int device_open(const char *cmd)
 			GOTRACE_DEVICE);
 		break;
 	default:
-		msg_err(cmd, "cannot open %s: %s", GOTRACE_DEVICE, strerror(errno));
+		msg_err(cmd, "cannot open %s: %s", GOTRACE_DEVICE, strerror(err));
 		break;
 	}
-	return -1;
+}
+
+/*
+ * Write-only: reading is exclusive to the one reader of the trace, and the
+ * ioctls need no read access. Returns the descriptor, or -1 after a message.
+ */
+int device_open(const char *cmd)
+{
+	int fd = open(GOTRACE_DEVICE, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		open_failed(cmd, errno);
+	return fd;
+}
+
+int device_open_reader(const char *cmd, int flags)
+{
+	int fd = open(GOTRACE_DEVICE, O_RDONLY | O_CLOEXEC | flags), err = errno;
+
+	if (fd < 0 && err != EBUSY)
+		open_failed(cmd, err);
+	errno = err;
+	return fd;
 }
 
 void device_explain(const char *cmd, int err)

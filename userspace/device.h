@@ -10,6 +10,12 @@
 
 /* A write-only open of the device (see the uapi header). */
 int device_open(const char *cmd);
+/*
+ * The reader's open, O_RDONLY and @flags (O_NONBLOCK or 0): the descriptor,
+ * or -1 with errno set, after a message unless another program reads it
+ * (EBUSY), which the caller explains.
+ */
+int device_open_reader(const char *cmd, int flags);
 /* Explains an ioctl failure that no subcommand handles itself. */
 void device_explain(const char *cmd, int err);
 /* Is gotrace.ko loaded (/sys/module/gotrace)? */

@@ -18,6 +18,7 @@ static const struct gt_cmd cmds[] = {
 	{ "unload", cmd_unload, "unload the gotrace module" },
 	{ "start", cmd_start, "start recording the scheduler into " GOTRACE_DEVICE },
 	{ "stop", cmd_stop, "stop the running trace" },
+	{ "snapshot", cmd_snapshot, "write a flight recorder's newest generations to a file" },
 	{ "status", cmd_status, "show the session's state and counters" },
 	{ "check", cmd_check, "check a trace file with the rules of Go's parser" },
 	{ "dump", cmd_dump, "print a trace's events in Go's merged order" },

@@ -10,6 +10,9 @@
 
 #include <linux/gotrace.h>
 
+#include "flight.h"
+#include "session.h"
+
 /* Why the recording ended. */
 enum record_end {
 	END_NONE,
@@ -26,7 +29,7 @@ struct record {
 	double duration;		/* seconds; 0: until CMD exits or a signal */
 	bool quiet;			/* no progress line */
 	const char *module_path;	/* --path, for loading the module */
-	struct gotrace_start start;
+	struct start_opts start;	/* with --flight: a file per snapshot */
 	char **argv;			/* CMD ARGS..., or NULL */
 
 	/* The session. */
@@ -48,6 +51,17 @@ struct record {
 	int child_status;		/* wait status once reaped */
 	bool child_reaped;
 
+	/* --flight (record_flight.c). */
+	char *prefix;			/* FILE without .trace: PREFIX.N.trace */
+	unsigned int snaps;		/* snapshots written */
+	bool snap_wanted;		/* SIGUSR1 asked for one */
+	bool in_snap;			/* reading one into @snap_file */
+	bool snap_ours;			/* @snap is what the ioctl said of it */
+	bool done;			/* read() said the session has ended */
+	struct gotrace_snapshot snap;
+	struct snap_file snap_file;
+	char *snap_path;		/* @snap_file's, allocated */
+
 	/* The progress line. */
 	bool tty;			/* the line is drawn (on the last of @rows) */
 	int rows;
@@ -60,8 +74,16 @@ double now_seconds(void);
 /* record_stream.c: the loop that copies /dev/gotrace while recording, and the drain. */
 void record_stream(struct record *r);
 void record_drain(struct record *r);
+/* Waits up to @ms for the device or a signal, takes the signals, then reads once. */
+void record_poll(struct record *r, char *buf, bool draining, int ms);
 /* The signals that arrived, taken from the signalfd. */
 void record_signals(struct record *r, bool draining);
+
+/* record_flight.c: with --flight, the loop that writes snapshots, and the last one. */
+bool flight_begin(struct record *r);
+/* One read of the device (a snapshot's bytes or end), then a snapshot SIGUSR1 asked for. */
+void flight_step(struct record *r, char *buf);
+void flight_end(struct record *r);
 
 /* record_output.c: FILE, the previous one kept as FILE.old. */
 bool output_open(struct record *r);

@@ -93,7 +93,8 @@ void child_reap(struct record *r, bool block)
 /*
  * The signal that ended the recording goes on to CMD if it still runs (a
  * kill of gotrace alone must end CMD too; a Ctrl-C reached both already),
- * and so does any signal while we wait for it.
+ * and so does any signal while we wait for it, but --flight's SIGUSR1,
+ * which asked us for a snapshot.
  */
 int child_finish(struct record *r)
 {
@@ -112,7 +113,7 @@ int child_finish(struct record *r)
 		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
 			break;
 		while (read(r->sig_fd, &si, sizeof(si)) == sizeof(si))
-			if (si.ssi_signo != SIGCHLD)
+			if (si.ssi_signo != SIGCHLD && si.ssi_signo != SIGUSR1)
 				kill(r->child, (int)si.ssi_signo);
 		child_reap(r, false);
 	}

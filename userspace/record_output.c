@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "msg.h"
+#include "output.h"
 #include "record.h"
 
-/* A regular FILE that exists becomes FILE.old, replacing an older one. */
-static bool keep_old(const char *path)
+bool output_keep_old(const char *cmd, const char *path)
 {
 	struct stat st;
 	char *old;
@@ -23,12 +23,12 @@ static bool keep_old(const char *path)
 	if (stat(path, &st) || !S_ISREG(st.st_mode))
 		return true;
 	if (asprintf(&old, "%s.old", path) < 0) {
-		msg_err("record", "out of memory");
+		msg_err(cmd, "out of memory");
 		return false;
 	}
 	ok = !rename(path, old);
 	if (!ok)
-		msg_err("record", "cannot keep the previous %s as %s: %s", path, old,
+		msg_err(cmd, "cannot keep the previous %s as %s: %s", path, old,
 			strerror(errno));
 	free(old);
 	return ok;
@@ -46,7 +46,7 @@ bool output_open(struct record *r)
 		r->out_fd = STDOUT_FILENO;
 		return true;
 	}
-	if (!keep_old(r->out_path))
+	if (!output_keep_old("record", r->out_path))
 		return false;
 	r->out_fd = open(r->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (r->out_fd >= 0) {
@@ -58,29 +58,36 @@ bool output_open(struct record *r)
 	return false;
 }
 
-/* All of @buf, or false after a message; then the output is closed and later data dropped. */
-bool output_write(struct record *r, const void *buf, size_t len)
+bool output_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 	ssize_t n;
 
 	while (len) {
-		n = write(r->out_fd, p, len);
+		n = write(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			progress_note(r, "writing %s failed: %s: the trace is incomplete; "
-				      "stopping", r->out_path, strerror(errno));
-			if (r->out_fd != STDOUT_FILENO)
-				close(r->out_fd);
-			r->out_fd = -1;
+		if (n < 0)
 			return false;
-		}
 		p += n;
 		len -= (size_t)n;
-		r->bytes += (uint64_t)n;
 	}
 	return true;
+}
+
+/* All of @buf, or false after a message; then the output is closed and later data dropped. */
+bool output_write(struct record *r, const void *buf, size_t len)
+{
+	if (output_write_all(r->out_fd, buf, len)) {
+		r->bytes += len;
+		return true;
+	}
+	progress_note(r, "writing %s failed: %s: the trace is incomplete; stopping", r->out_path,
+		      strerror(errno));
+	if (r->out_fd != STDOUT_FILENO)
+		close(r->out_fd);
+	r->out_fd = -1;
+	return false;
 }
 
 bool output_close(struct record *r)

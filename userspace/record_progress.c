@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -60,9 +61,14 @@ static void warn_cut(struct record *r)
 	if (r->cut_told || !(r->st.flags & GOTRACE_STATUS_CUT))
 		return;
 	r->cut_told = true;
-	progress_note(r, "the buffers ran full and recording was cut: the trace ends there; "
-		      "a larger --buffer-size (now %" PRIu64 " KiB per CPU) keeps up",
-		      (uint64_t)r->st.buffer_size / 1024);
+	if (r->start.flight_ns)
+		progress_note(r, "recording was cut short: the snapshots end there; a larger "
+			      "--buffer-size (now %" PRIu64 " KiB per CPU) or --max-tid may keep up",
+			      (uint64_t)r->st.buffer_size / 1024);
+	else
+		progress_note(r, "the buffers ran full and recording was cut: the trace ends "
+			      "there; a larger --buffer-size (now %" PRIu64 " KiB per CPU) keeps up",
+			      (uint64_t)r->st.buffer_size / 1024);
 }
 
 /* Every tick: the session's counters; on a terminal, the line redrawn. */
@@ -99,12 +105,39 @@ static void print_path(const char *path)
 	fputc('\'', stderr);
 }
 
+/* With --flight: the snapshots written, and how to open the last. */
+static void flight_summary(struct record *r)
+{
+	char last[PATH_MAX];
+
+	snprintf(last, sizeof(last), "%s.%u.trace", r->prefix, r->snaps);
+	fprintf(stderr, "%s record: %.1f s, %" PRIu64 " events, %u snapshot%s (%.2f MiB) written",
+		program_invocation_short_name, r->t_end - r->t0, (uint64_t)r->st.events, r->snaps,
+		r->snaps == 1 ? "" : "s", r->bytes / MIB);
+	if (r->snaps > 1)
+		fprintf(stderr, " to %s.1.trace to %s", r->prefix, last);
+	else if (r->snaps)
+		fprintf(stderr, " to %s", last);
+	fprintf(stderr, ", %" PRIu64 " buffer chunks overwritten, %" PRIu64 " events not "
+		"recorded\n", (uint64_t)r->st.chunks_dropped, (uint64_t)r->st.events_lost);
+	if (!r->snaps)
+		return;
+	fputs(r->snaps > 1 ? "Open the last with: go tool trace " : "Open it with: go tool trace ",
+	      stderr);
+	print_path(last);
+	fputc('\n', stderr);
+}
+
 void record_summary(struct record *r)
 {
 	bool file = strcmp(r->out_path, "-");
 
 	progress_end(r);
 	warn_cut(r);
+	if (r->start.flight_ns) {
+		flight_summary(r);
+		return;
+	}
 	fprintf(stderr, "%s record: %.1f s, %" PRIu64 " events, %.2f MiB written to %s, "
 		"%" PRIu64 " events not recorded\n", program_invocation_short_name,
 		r->t_end - r->t0, (uint64_t)r->st.events, r->bytes / MIB,

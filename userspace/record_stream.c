@@ -39,8 +39,13 @@ void record_signals(struct record *r, bool draining)
 			child_reap(r, false);
 			if (r->child_reaped && r->end == END_NONE)
 				r->end = END_CMD;
+		} else if (si.ssi_signo == SIGUSR1) {	/* --flight: a snapshot */
+			r->snap_wanted |= !draining;
 		} else if (draining) {
-			if (!r->drain_told)
+			if (!r->drain_told && r->start.flight_ns)
+				progress_note(r, "stopping: writing the last snapshot whole; it "
+					      "takes a moment");
+			else if (!r->drain_told)
 				progress_note(r, "stopping: writing the rest of the trace so that %s "
 					      "stays complete; it takes a moment", r->out_path);
 			r->drain_told = true;
@@ -81,7 +86,7 @@ static int wait_ms(const struct record *r, double now)
 	return wait > 0 ? (int)(wait * 1000) + 1 : 0;
 }
 
-static void poll_once(struct record *r, char *buf, bool draining, int ms)
+void record_poll(struct record *r, char *buf, bool draining, int ms)
 {
 	struct pollfd fds[2] = {
 		{ .fd = r->rd_fd, .events = POLLIN },
@@ -91,13 +96,17 @@ static void poll_once(struct record *r, char *buf, bool draining, int ms)
 
 	if (poll(fds, 2, ms) < 0 && errno != EINTR) {
 		msg_err("record", "poll: %s", strerror(errno));
-		r->failed = true;
+		r->failed = r->done = true;
 		r->end = END_ERROR;
 		return;
 	}
 	if (fds[1].revents)
 		record_signals(r, draining);
 	/* Non-blocking: a read when poll() said nothing costs an EAGAIN. */
+	if (r->start.flight_ns) {
+		flight_step(r, buf);
+		return;
+	}
 	n = copy_once(r, buf);
 	if (n == 0 && r->end == END_NONE)
 		r->end = END_EOF;
@@ -118,7 +127,7 @@ void record_stream(struct record *r)
 	}
 	r->tick = now;
 	while (r->end == END_NONE) {
-		poll_once(r, buf, false, wait_ms(r, now));
+		record_poll(r, buf, false, wait_ms(r, now));
 		now = now_seconds();
 		if (r->end == END_NONE && r->duration > 0 && now >= r->t0 + r->duration)
 			r->end = END_DURATION;

@@ -4,6 +4,7 @@
 #define GOTRACE_SESSION_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <linux/gotrace.h>
 
@@ -12,9 +13,17 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args);
 bool session_stop(const char *cmd, int fd, __u32 flags, bool idle_ok);
 bool session_status(const char *cmd, int fd, struct gotrace_status *st);
 
+/* What the options of start and record ask for. */
+struct start_opts {
+	struct gotrace_start args;
+	int64_t flight_ns;		/* --flight; 0: a streaming trace */
+	const char *flight_arg;		/* as given, for messages */
+};
+
 /* The options start and record share; start_option() takes one of them. */
 #define START_SHORTOPTS "f:b:t:kc:"
 #define START_LONGOPTS \
+	{ "flight", required_argument, NULL, 'F' }, \
 	{ "format", required_argument, NULL, 'f' }, \
 	{ "buffer-size", required_argument, NULL, 'b' }, \
 	{ "max-tid", required_argument, NULL, 't' }, \
@@ -23,6 +32,11 @@ bool session_status(const char *cmd, int fd, struct gotrace_status *st);
 	{ "gen-period", required_argument, NULL, 'P' }, \
 	{ "gen-size", required_argument, NULL, 'G' }
 #define START_OPTIONS_HELP \
+	"      --flight DURATION  a flight recorder keeping at least the last\n" \
+	"                         DURATION (e.g. 10s): its buffers overwrite their\n" \
+	"                         oldest data; format 1.26 unless --format says 1.22\n" \
+	"                         or later; without --buffer-size, 1 s of recording\n" \
+	"                         first sizes the buffers\n" \
 	"  -f, --format VER       trace format: 1.11, 1.19 or 1.21 (Go's before 1.22;\n" \
 	"                         the default is 1.21), or 1.22, 1.23, 1.25, 1.26\n" \
 	"                         (with generations, read by that Go and later)\n" \
@@ -39,6 +53,8 @@ bool session_status(const char *cmd, int fd, struct gotrace_status *st);
 	"                         the kernel trusts it, else mono; the default), mono\n" \
 	"                         (CLOCK_MONOTONIC) or tsc (even if the kernel\n" \
 	"                         has marked it unstable)\n"
-bool start_option(const char *cmd, int c, const char *arg, struct gotrace_start *args);
+bool start_option(const char *cmd, int c, const char *arg, struct start_opts *o);
+/* After the options: --flight's format and flag; false after a message. */
+bool start_check(const char *cmd, struct start_opts *o);
 
 #endif /* GOTRACE_SESSION_H */

@@ -110,7 +110,28 @@ refuse "invalid --max-size '16': a piece holds the 16-byte header" split --max-s
 refuse "--from is after --to" split --from 2s --to 1500ms x.trace
 refuse "empty output prefix" split --every 1s -o '' x.trace
 
-for cmd in record load unload start stop status check dump stats split; do
+refuse "invalid --flight '0': give a duration above 0, a number and a unit" record --flight 0
+refuse "invalid --flight '2x': give a duration above 0, a number and a unit" record --flight 2x -- true
+refuse "option '--flight' requires an argument" record --flight
+refuse "\-\-flight needs a format with generations, 1.22 or later: drop --format 1.21 (--flight records 1.26) or give --format 1.26" \
+	record --flight 2s --format 1.21
+refuse "\-\-flight needs a format with generations, 1.22 or later: drop --format 1.19" \
+	start -f 1.19 --flight 2s
+refuse "\-\-kernel-stacks needs a format before 1.22, which --flight cannot record: drop --kernel-stacks or --flight" \
+	record -k --flight 2s
+refuse "\-\-flight writes a file per snapshot, not standard output: give -o FILE" \
+	record --flight 2s -o -
+refuse "cannot create the snapshots /nonexistent/x.N.trace in /nonexistent: No such file or directory: choose another -o FILE" \
+	record --flight 2s -o /nonexistent/x.trace -- true
+refuse "invalid --flight '1h2m'" start --flight 1h2m
+refuse "unexpected argument 'now'" snapshot now
+refuse "invalid --duration 'x': give a duration, a number and a unit" snapshot -d x
+refuse "invalid --duration '-1s'" snapshot --duration -1s
+refuse "empty output file name: give -o FILE" snapshot -o ''
+refuse "option requires an argument -- 'o'" snapshot -o
+refuse "unrecognized option '--bogus'" snapshot --bogus
+
+for cmd in record load unload start stop snapshot status check dump stats split; do
 	helps "$cmd"
 done
 
