@@ -23,6 +23,7 @@
 #include "flight.h"
 #include "probes.h"
 #include "session.h"
+#include "trigger.h"
 
 static unsigned long buffer_size = 2UL << 20;
 module_param(buffer_size, ulong, 0644);
@@ -85,8 +86,14 @@ static __poll_t gotrace_poll(struct file *file, poll_table *wait)
 {
 	struct gotrace_dev *dev = file->private_data;
 
+	__poll_t mask = 0;
+
 	poll_wait(file, &dev->wq, wait);
-	return gotrace_readable(dev) ? EPOLLIN | EPOLLRDNORM : 0;
+	if (gotrace_readable(dev))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (gotrace_trig_pollpri(dev))
+		mask |= EPOLLPRI;
+	return mask;
 }
 
 /* The first versions end with their reserved fields; new fields follow. */
@@ -98,6 +105,8 @@ static_assert(GOTRACE_STATUS_SIZE_VER0 ==
 	      offsetofend(struct gotrace_status, reserved));
 static_assert(GOTRACE_SNAPSHOT_SIZE_VER0 ==
 	      offsetofend(struct gotrace_snapshot, reserved));
+static_assert(GOTRACE_TRIGGER_SIZE_VER0 ==
+	      offsetofend(struct gotrace_trigger, reserved));
 
 /*
  * Each ioctl structure starts with its size as user space knows it. Accept
@@ -134,6 +143,11 @@ static int gotrace_copy_args(void *args, size_t ksize, size_t ver0,
 /* Formats 1.22 and later: the generation parameters, defaults filled in. */
 static int gotrace_start_gens(struct gotrace_start *args)
 {
+	if (args->latency_ns &&
+	    (!(args->flags & GOTRACE_START_FLIGHT) ||
+	     args->latency_ns < GOTRACE_LATENCY_MIN_NS ||
+	     args->latency_ns > GOTRACE_LATENCY_MAX_NS))
+		return -EINVAL;
 	if (args->format < GOTRACE_FORMAT_1_22)
 		return args->gen_period_ns || args->gen_bytes ||
 		       (args->flags & GOTRACE_START_FLIGHT) ? -EINVAL : 0;
@@ -218,6 +232,7 @@ static long gotrace_ioctl_start(struct gotrace_dev *dev,
 		.buffer_size = args.buffer_size,
 		.gen_period_ns = args.gen_period_ns,
 		.gen_bytes = args.gen_bytes,
+		.latency_ns = args.latency_ns,
 	};
 	mutex_lock(&dev->lock);
 	ret = gotrace_session_start(dev, &sa);
@@ -318,6 +333,31 @@ static long gotrace_ioctl_snapshot(struct gotrace_dev *dev,
 	return 0;
 }
 
+static long gotrace_ioctl_trigger(struct gotrace_dev *dev,
+				  struct gotrace_trigger __user *uargs)
+{
+	struct gotrace_trigger args;
+	u32 usize;
+	int ret;
+
+	if (!perfmon_capable())
+		return -EPERM;
+	ret = gotrace_copy_args(&args, sizeof(args), GOTRACE_TRIGGER_SIZE_VER0,
+				uargs, &usize);
+	if (ret)
+		return ret;
+	if ((args.flags & ~GOTRACE_TRIGGER_FLAGS) ||
+	    memchr_inv(args.reserved, 0, sizeof(args.reserved)))
+		return -EINVAL;
+	ret = gotrace_trig_wait(dev, args.flags & GOTRACE_TRIGGER_NOWAIT, &args);
+	if (ret)
+		return ret;
+	args.size = min_t(u32, usize, sizeof(args));
+	if (copy_to_user(uargs, &args, args.size))
+		return -EFAULT;
+	return 0;
+}
+
 /*
  * An ioctl number without its size field: the size of the structure that
  * counts is the one in the structure (gotrace_arg_size()), so a command
@@ -341,6 +381,8 @@ static long gotrace_ioctl(struct file *file, unsigned int cmd,
 		return gotrace_ioctl_status(dev, argp);
 	case GOTRACE_IOC_CMD(GOTRACE_SNAPSHOT):
 		return gotrace_ioctl_snapshot(dev, argp);
+	case GOTRACE_IOC_CMD(GOTRACE_TRIGGER):
+		return gotrace_ioctl_trigger(dev, argp);
 	default:
 		return -ENOIOCTLCMD;
 	}

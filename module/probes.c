@@ -41,6 +41,7 @@
 #include "stacks.h"
 #include "threads.h"
 #include "transitions.h"
+#include "trigger.h"
 
 static void gotrace_probe_switch(void *data, bool preempt,
 				 struct task_struct *prev,
@@ -266,6 +267,8 @@ static __always_inline void gotrace_switch(struct gotrace_session *s,
 	}
 	if (run && !fast && !gotrace_g_start(s, c, run, next, ts, v2))
 		goto cut;
+	if (v2 && unlikely(s->trig))
+		gotrace_trig_switch(s, stop, prev->pid, run ? next : NULL, ts);
 	return;
 cut:
 	gotrace_cut(s, c, ts);
@@ -388,6 +391,8 @@ static __always_inline void gotrace_wakeup(struct gotrace_session *s,
 	if (!found || !gotrace_proc_start(s, c, ts) ||
 	    !gotrace_g_unblock(s, c, t, p->pid, ts, v2))
 		gotrace_cut(s, c, ts);
+	else if (v2 && unlikely(s->trig))
+		gotrace_trig_ready(s, p->pid, ts);
 out:
 	local_irq_restore(flags);
 }
@@ -453,6 +458,8 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 	    !gotrace_g_create(s, c, t, child, pt->prog,
 			      gotrace_stack(s->stacks, pt->prog, GOTRACE_R_FORK), ts))
 		gotrace_cut(s, c, ts);
+	else if (unlikely(s->trig))
+		gotrace_trig_ready(s, child->pid, ts);
 out:
 	local_irq_restore(flags);
 }

@@ -30,6 +30,7 @@
 #include "stacks.h"
 #include "threads.h"
 #include "transitions.h"
+#include "trigger.h"
 
 /*
  * Free the buffers and the tables; counters stay for status. Once: when the
@@ -43,6 +44,7 @@ static void gotrace_session_release(struct gotrace_session *s)
 		gotrace_buf_free(&per_cpu_ptr(s->cpus, cpu)->ring);
 	gotrace_flight_free(s->snap);
 	s->snap = NULL;
+	gotrace_trig_release(s->trig);
 	gotrace_threads_free(s->threads);
 	kvfree(s->tids_seen);
 	kfree(s->aliases);
@@ -56,6 +58,7 @@ static void gotrace_session_free(struct gotrace_session *s)
 {
 	if (s->state != GOTRACE_SESS_DONE)
 		gotrace_session_release(s);
+	gotrace_trig_free(s->trig);
 	free_percpu(s->cpus);
 	kfree(s);
 }
@@ -127,11 +130,17 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 			goto err_free;
 		gotrace_gens_init(s, args->gen_period_ns, args->gen_bytes);
 	}
+	if (args->latency_ns) {
+		s->trig = gotrace_trig_alloc(s, args->latency_ns);
+		if (!s->trig)
+			goto err_free;
+	}
 	return s;
 
 err_free:
 	if (s->cpus)
 		gotrace_session_release(s);
+	gotrace_trig_free(s->trig);
 	free_percpu(s->cpus);
 	kfree(s);
 	return NULL;
@@ -227,6 +236,7 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 	gotrace_probes_publish(NULL);
 	if (s->v2)
 		gotrace_gens_stop(s);
+	gotrace_trig_stop(s->trig);
 	if (s->cut_ts)
 		ts = s->cut_ts;
 
@@ -338,6 +348,7 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 	if (s->flight)
 		st->flags |= GOTRACE_STATUS_FLIGHT;
 	st->snapshots = s->snapshots;
+	st->triggers = s->trig ? READ_ONCE(s->trig->fired) : 0;
 	if (gotrace_clock_unstable(s))
 		st->flags |= GOTRACE_STATUS_CLOCK_UNSTABLE;
 	st->clock = s->clock;

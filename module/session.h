@@ -43,6 +43,7 @@ struct gotrace_kstacks;
 struct gotrace_progs;
 struct gotrace_stacks;
 struct gotrace_thread;
+struct gotrace_trig;
 
 /* Recording modes, read by every probe. */
 enum gotrace_mode {
@@ -77,6 +78,8 @@ enum gotrace_sess_state {
  *		reader (acquire), freed and set to NULL by the reader under
  *		gotrace_dev.lock; poll() tests it locklessly.
  * @snapshots:	snapshots taken; under gotrace_dev.lock.
+ * @trig:	a flight recorder's latency trigger (trigger.c), or NULL; read
+ *		by every probe.
  * @gen:	formats 1.22 and later: the current generation, from 1; read
  *		by every probe, written by the generation work. 0 otherwise.
  * @gen_closed:	the last generation whose batches are all committed: the
@@ -136,6 +139,7 @@ struct gotrace_session {
 	bool flight;
 	struct gotrace_flight_snap *snap;
 	u64 snapshots;
+	struct gotrace_trig *trig;
 	u32 gen;
 	u32 gen_closed;
 	unsigned long gen_period;
@@ -183,6 +187,7 @@ struct gotrace_session {
  * @buffer_size: bytes per CPU, whole chunks.
  * @gen_period_ns: formats 1.22 and later: nanoseconds between generations.
  * @gen_bytes:	formats 1.22 and later: a CPU's bytes that start the next.
+ * @latency_ns:	flight recorders: the latency trigger's threshold, 0 for none.
  */
 struct gotrace_start_args {
 	u32 flags;
@@ -191,6 +196,7 @@ struct gotrace_start_args {
 	u64 buffer_size;
 	u64 gen_period_ns;
 	u64 gen_bytes;
+	u64 latency_ns;
 };
 
 int gotrace_session_start(struct gotrace_dev *dev,

@@ -6,16 +6,20 @@
  *
  * Each snapshot is checked at the wire level (gt_check_gens(): whole
  * generations from the one GOTRACE_SNAPSHOT names, in order, each with its
- * tables) and by libgtrace's reader (every rule of Go's); one of each kind
+ * tables) and by libgtrace's reader (every rule of Go's parser, as `gotrace
+ * check`); one of each kind
  * is kept in GOTRACE_TRACE_DIR, where the host's scripts/go-check.sh parses
  * it with every Go that reads its version.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,6 +89,38 @@ static __u64 gen_start_ns(const struct gt_buf *t, __u64 gen)
 }
 
 /*
+ * Parse a trace with libgtrace's reader, every rule of Go's (as `gotrace
+ * check`); count the GoStart and GoUnblock events of goroutine @goid.
+ * Returns 0, or -1 with the reason in @err.
+ */
+static int parse_trace(const struct gt_buf *t, __u64 goid, unsigned long *starts,
+		       unsigned long *unblocks, struct gt_error *err)
+{
+	struct gt2_reader *r = NULL;
+	struct gt2_trace *trace;
+	struct gt2_event ev;
+	int n = -1;
+
+	*starts = *unblocks = 0;
+	if (gt2_open_mem(t->data, t->len, &trace, err))
+		return -1;
+	if (gt2_reader_open(trace, &r, err))
+		goto out;
+	while ((n = gt2_reader_next(r, &ev, err)) > 0) {
+		if (ev.args[0] != goid)
+			continue;
+		if (ev.type == GT2_EV_GO_START)
+			(*starts)++;
+		else if (ev.type == GT2_EV_GO_UNBLOCK)
+			(*unblocks)++;
+	}
+	gt2_reader_close(r);
+out:
+	gt2_close(trace);
+	return n;
+}
+
+/*
  * Read the snapshot @args describes to its end of file, check it, keep it
  * as NAME.trace (not if @keep is false).
  */
@@ -92,7 +128,8 @@ static void read_snapshot(struct __test_metadata *_metadata, int fd,
 			  __u32 format, const struct gotrace_snapshot *args,
 			  struct gt_buf *t, const char *name, bool keep)
 {
-	struct gt_stats st;
+	unsigned long starts, unblocks;
+	struct gt_error err;
 	struct gt_gens g;
 
 	memset(t, 0, sizeof(*t));
@@ -112,8 +149,9 @@ static void read_snapshot(struct __test_metadata *_metadata, int fd,
 	EXPECT_EQ(args->generations, g.nr_gens);
 	EXPECT_EQ(args->first_gen + args->generations - 1, g.last_gen);
 	EXPECT_LT(args->bytes, t->len);
-	EXPECT_EQ(0, gt_check_trace(t, format, &st)) {
-		TH_LOG("%s: %s", name, st.error);
+	EXPECT_EQ(0, parse_trace(t, 0, &starts, &unblocks, &err)) {
+		TH_LOG("%s: byte offset %llu: %s", name,
+		       (unsigned long long)err.off, err.msg);
 	}
 }
 
@@ -449,6 +487,289 @@ TEST_F(flight, bad_requests)
 	EXPECT_EQ(0, gt_stop_flags(self->s.ctl, GOTRACE_STOP_NOWAIT));
 	EXPECT_EQ(-1, snapshot(self->s.ctl, 0, &args));
 	EXPECT_EQ(EINVAL, errno);
+}
+
+/* --- the latency trigger --- */
+
+static int start_trigger(int fd, __u32 format, __u64 latency_ns)
+{
+	struct gotrace_start args = {
+		.size = sizeof(args),
+		.flags = GOTRACE_START_FLIGHT | GOTRACE_START_CLOCK_MONO,
+		.format = format,
+		.buffer_size = 4 << 20,
+		.gen_period_ns = PERIOD_NS,
+		.latency_ns = latency_ns,
+	};
+
+	return ioctl(fd, GOTRACE_START, &args);
+}
+
+static int trigger(int fd, __u32 flags, struct gotrace_trigger *t)
+{
+	*t = (struct gotrace_trigger){ .size = sizeof(*t), .flags = flags };
+	return ioctl(fd, GOTRACE_TRIGGER, t);
+}
+
+/* Whether poll() says a firing waits, within @ms. */
+static bool pollpri(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLPRI };
+
+	return poll(&pfd, 1, ms) == 1 && (pfd.revents & POLLPRI);
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * A real-time thread on CPU 0 that wakes every 2 ms: the stall's victim.
+ * Other threads of CPU 0 wait behind the hog too, but it runs before them.
+ */
+struct victim {
+	pthread_t thread;
+	pid_t tid;
+	bool stop;
+};
+
+static void *victim_thread(void *p)
+{
+	struct victim *v = p;
+
+	struct sched_param sp = { .sched_priority = 10 };
+
+	pin(0);
+	prctl(PR_SET_NAME, "gt-victim", 0, 0, 0);
+	/* Real-time below the hog: it runs first when the hog ends. */
+	sched_setscheduler(0, SCHED_FIFO, &sp);
+	__atomic_store_n(&v->tid, gettid(), __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&v->stop, __ATOMIC_ACQUIRE))
+		usleep(2000);
+	return NULL;
+}
+
+/* A real-time thread on CPU 0 that spins for @ms: the victim waits behind it. */
+static void *hog_thread(void *p)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	__u64 end = mono_ns() + (unsigned long)p * MS;
+
+	if (pin(0) || sched_setscheduler(0, SCHED_FIFO, &sp))
+		return (void *)1;
+	while (mono_ns() < end)
+		;
+	return NULL;
+}
+
+static void stall(struct __test_metadata *_metadata, unsigned long ms)
+{
+	pthread_t hog;
+	void *ret;
+
+	ASSERT_EQ(0, pthread_create(&hog, NULL, hog_thread, (void *)ms));
+	ASSERT_EQ(0, pthread_join(hog, &ret));
+	ASSERT_EQ(NULL, ret) {
+		TH_LOG("the hog could not run SCHED_FIFO on CPU 0");
+	}
+}
+
+struct waiter {
+	int fd;
+	int ret;
+	int err;
+	struct gotrace_trigger t;
+};
+
+static void *waiter_thread(void *p)
+{
+	struct waiter *w = p;
+
+	w->ret = trigger(w->fd, 0, &w->t);
+	w->err = errno;
+	return NULL;
+}
+
+/*
+ * Take firings that name other threads (a TCG guest's vCPU may itself wait
+ * on the host) until one names the victim; each try arms the trigger (by
+ * @waiting call, else by a call that returns EAGAIN), makes a stall of
+ * @ms and takes the firing. 5 tries at most.
+ */
+static void fire_on_victim(struct __test_metadata *_metadata, int fd,
+			   const struct victim *v, bool waiting, unsigned long ms,
+			   struct gotrace_trigger *t)
+{
+	struct waiter w = { .fd = fd };
+	pthread_t wt;
+	__u64 before;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		if (waiting) {
+			ASSERT_EQ(0, pthread_create(&wt, NULL, waiter_thread, &w));
+			gt_msleep(200);
+		} else {
+			while (!trigger(fd, GOTRACE_TRIGGER_NOWAIT, t))
+				TH_LOG("before the stall: %s waited %llu ms", t->comm,
+				       (unsigned long long)(t->wait_ns / MS));
+			ASSERT_EQ(EAGAIN, errno);
+		}
+		before = mono_ns();
+		stall(_metadata, ms);
+		if (waiting) {
+			ASSERT_EQ(0, pthread_join(wt, NULL));
+			ASSERT_EQ(0, w.ret) {
+				TH_LOG("waiting for the trigger: %s", strerror(w.err));
+			}
+			*t = w.t;
+		} else {
+			ASSERT_TRUE(pollpri(fd, 5000));
+			ASSERT_EQ(0, trigger(fd, GOTRACE_TRIGGER_NOWAIT, t));
+		}
+		TH_LOG("fired: thread %u (%s, process %u) waited %llu ms",
+		       t->tid, t->comm, t->tgid,
+		       (unsigned long long)(t->wait_ns / MS));
+		EXPECT_LE(before, t->time_ns);
+		EXPECT_GE(mono_ns(), t->time_ns);
+		if (t->tid == (__u32)v->tid)
+			break;
+	}
+	ASSERT_EQ(v->tid, t->tid);
+	EXPECT_EQ(getpid(), t->tgid);
+	EXPECT_STREQ("gt-victim", (const char *)t->comm);
+	EXPECT_LE(ms / 2 * MS, t->wait_ns);
+	EXPECT_GE(ms * 4 * MS, t->wait_ns);
+}
+
+/*
+ * A thread kept runnable behind a real-time hog on its CPU for 600 ms
+ * fires a 200 ms trigger armed by a call that does not wait (poll() then
+ * says so), and again armed by a waiting call; a stall while it is not
+ * armed fires nothing; a snapshot then holds the victim's runs.
+ */
+TEST_F_TIMEOUT(flight, trigger_fires, 180)
+{
+	struct victim v = { 0 };
+	struct gotrace_snapshot args;
+	struct gotrace_status st;
+	struct gotrace_trigger t;
+	unsigned long starts, unblocks;
+	struct gt_error err;
+	struct gt_buf buf = { 0 };
+	char name[64];
+	__u64 fired;
+
+	ASSERT_EQ(0, pin(1));
+	ASSERT_EQ(0, start_trigger(self->s.ctl, variant->format, 200 * MS));
+	ASSERT_EQ(0, pthread_create(&v.thread, NULL, victim_thread, &v));
+	gt_msleep(300);
+	fire_on_victim(_metadata, self->s.ctl, &v, false, 600, &t);
+	EXPECT_FALSE(pollpri(self->s.ctl, 0));
+
+	/* Unarmed until asked again: this stall fires nothing. */
+	ASSERT_EQ(0, gt_status(self->s.ctl, &st));
+	fired = st.triggers;
+	EXPECT_LE(1, fired);
+	stall(_metadata, 600);
+	EXPECT_FALSE(pollpri(self->s.ctl, 200));
+	ASSERT_EQ(0, gt_status(self->s.ctl, &st));
+	EXPECT_EQ(fired, st.triggers);
+	fire_on_victim(_metadata, self->s.ctl, &v, true, 600, &t);
+	ASSERT_EQ(0, gt_status(self->s.ctl, &st));
+	EXPECT_LT(fired, st.triggers);
+
+	ASSERT_EQ(0, snapshot(self->s.ctl, 1000 * MS, &args));
+	__atomic_store_n(&v.stop, true, __ATOMIC_RELEASE);
+	pthread_join(v.thread, NULL);
+	snprintf(name, sizeof(name), "flight-trigger-%s", variant->name);
+	read_snapshot(_metadata, self->s.fd, variant->format, &args, &buf, name, true);
+	ASSERT_EQ(0, parse_trace(&buf, v.tid, &starts, &unblocks, &err)) {
+		TH_LOG("byte offset %llu: %s", (unsigned long long)err.off, err.msg);
+	}
+	TH_LOG("the victim ran %lu times and was woken %lu times", starts, unblocks);
+	EXPECT_LE(100, starts);
+	EXPECT_LE(100, unblocks);
+	gt_buf_free(&buf);
+	EXPECT_EQ(0, gt_stop_flags(self->s.ctl, GOTRACE_STOP_NOWAIT));
+}
+
+/*
+ * Without a stall, a 500 ms trigger armed for a second of work stays
+ * quiet (above what a loaded host makes a TCG guest's threads wait).
+ */
+TEST_F_TIMEOUT(flight, trigger_quiet, 60)
+{
+	struct gotrace_status st;
+	struct gotrace_trigger t;
+
+	ASSERT_EQ(0, start_trigger(self->s.ctl, variant->format, 500 * MS));
+	EXPECT_EQ(-1, trigger(self->s.ctl, GOTRACE_TRIGGER_NOWAIT, &t));
+	EXPECT_EQ(EAGAIN, errno);
+	gt_pingpong(~0UL, 1000);
+	EXPECT_FALSE(pollpri(self->s.ctl, 100));
+	EXPECT_EQ(-1, trigger(self->s.ctl, GOTRACE_TRIGGER_NOWAIT, &t));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, gt_status(self->s.ctl, &st));
+	EXPECT_EQ(0, st.triggers);
+	EXPECT_EQ(0, gt_stop_flags(self->s.ctl, GOTRACE_STOP_NOWAIT));
+}
+
+/* Bad thresholds and requests get their errno; a stop ends a wait. */
+TEST_F_TIMEOUT(flight, trigger_bad_requests, 60)
+{
+	struct gotrace_start start = {
+		.size = sizeof(start),
+		.format = variant->format,
+		.latency_ns = 100 * MS,
+	};
+	struct waiter w = { .fd = self->s.ctl };
+	struct gotrace_trigger t;
+	pthread_t wt;
+
+	EXPECT_EQ(-1, trigger(self->s.ctl, 0, &t));
+	EXPECT_EQ(EINVAL, errno);
+	/* A threshold needs a flight recorder... */
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &start));
+	EXPECT_EQ(EINVAL, errno);
+	/* ...and a sane value. */
+	EXPECT_EQ(-1, start_trigger(self->s.ctl, variant->format,
+				    GOTRACE_LATENCY_MIN_NS - 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, start_trigger(self->s.ctl, variant->format,
+				    GOTRACE_LATENCY_MAX_NS + 1));
+	EXPECT_EQ(EINVAL, errno);
+	/* A flight recorder without a trigger. */
+	ASSERT_EQ(0, start_flight(self->s.ctl, variant->format, 1 << 20));
+	EXPECT_EQ(-1, trigger(self->s.ctl, GOTRACE_TRIGGER_NOWAIT, &t));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, gt_stop_flags(self->s.ctl, GOTRACE_STOP_NOWAIT));
+	EXPECT_EQ(0, gt_read_to_eof(self->s.fd, &(struct gt_buf){ 0 }, GT_READ_CHUNK));
+
+	ASSERT_EQ(0, start_trigger(self->s.ctl, variant->format, GOTRACE_LATENCY_MAX_NS));
+	t = (struct gotrace_trigger){ .size = sizeof(t), .flags = 2 };
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_TRIGGER, &t));
+	EXPECT_EQ(EINVAL, errno);
+	t = (struct gotrace_trigger){ .size = sizeof(t), .reserved[0] = 1 };
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_TRIGGER, &t));
+	EXPECT_EQ(EINVAL, errno);
+	t = (struct gotrace_trigger){ .size = GOTRACE_TRIGGER_SIZE_VER0 - 8 };
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_TRIGGER, &t));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_TRIGGER, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	/* A waiting call ends when the recording stops. */
+	ASSERT_EQ(0, pthread_create(&wt, NULL, waiter_thread, &w));
+	gt_msleep(300);
+	EXPECT_EQ(0, gt_stop_flags(self->s.ctl, GOTRACE_STOP_NOWAIT));
+	ASSERT_EQ(0, pthread_join(wt, NULL));
+	EXPECT_EQ(-1, w.ret);
+	EXPECT_EQ(EINVAL, w.err);
 }
 
 TEST_HARNESS_MAIN

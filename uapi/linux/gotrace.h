@@ -86,6 +86,10 @@
  *		once some CPU has written this many bytes in the current one;
  *		0 means a quarter of @buffer_size. At least
  *		GOTRACE_GEN_BYTES_MIN. Must be 0 with the older formats.
+ * @latency_ns:	Input: with GOTRACE_START_FLIGHT only: a latency trigger
+ *		(GOTRACE_TRIGGER) fires when a thread waits longer than this
+ *		between becoming runnable and running, between
+ *		GOTRACE_LATENCY_MIN_NS and GOTRACE_LATENCY_MAX_NS; 0: none.
  * @reserved:	Input: set to 0.
  */
 struct gotrace_start {
@@ -96,7 +100,8 @@ struct gotrace_start {
 	__u64 buffer_size;
 	__u64 gen_period_ns;
 	__u64 gen_bytes;
-	__u64 reserved[2];
+	__u64 latency_ns;
+	__u64 reserved[1];
 };
 
 /* Generations (formats 1.22 and later): Go's runtime starts one every second. */
@@ -104,6 +109,10 @@ struct gotrace_start {
 #define GOTRACE_GEN_PERIOD_MIN_NS	10000000ULL	/* 10 ms */
 #define GOTRACE_GEN_PERIOD_MAX_NS	3600000000000ULL	/* an hour */
 #define GOTRACE_GEN_BYTES_MIN		65536
+
+/* The latency trigger's threshold: 1 ms to a minute. */
+#define GOTRACE_LATENCY_MIN_NS		1000000ULL
+#define GOTRACE_LATENCY_MAX_NS		60000000000ULL
 
 #define GOTRACE_START_SIZE_VER0	56	/* sizeof first published struct */
 
@@ -179,6 +188,7 @@ struct gotrace_stop {
  *		first at start).
  * @reserved:	Output: zero.
  * @snapshots:	Output: a flight recorder's snapshots taken.
+ * @triggers:	Output: times its latency trigger fired.
  * @chunks_dropped: Output: a flight recorder's buffer chunks overwritten
  *		(one page each), not counted in @events_lost: recording
  *		goes on.
@@ -205,6 +215,7 @@ struct gotrace_status {
 	__u64 reserved[1];
 	__u64 snapshots;
 	__u64 chunks_dropped;
+	__u64 triggers;
 };
 
 #define GOTRACE_STATUS_SIZE_VER0 120	/* sizeof first published struct */
@@ -245,6 +256,44 @@ struct gotrace_snapshot {
 
 #define GOTRACE_SNAPSHOT_SIZE_VER0 64	/* sizeof first published struct */
 
+/* Trigger flags: GOTRACE_TRIGGER_NOWAIT returns EAGAIN instead of waiting. */
+#define GOTRACE_TRIGGER_NOWAIT	0x1
+#define GOTRACE_TRIGGER_FLAGS	GOTRACE_TRIGGER_NOWAIT
+
+/**
+ * struct gotrace_trigger - argument of GOTRACE_TRIGGER
+ * @size:	Input: sizeof(struct gotrace_trigger) as user space knows it,
+ *		at least GOTRACE_TRIGGER_SIZE_VER0. Output: the bytes the
+ *		kernel wrote, as struct gotrace_status's.
+ * @flags:	Input: GOTRACE_TRIGGER_* flags.
+ * @tid:	Output: the thread that waited.
+ * @tgid:	Output: its process.
+ * @wait_ns:	Output: how long it was runnable before it ran.
+ * @time_ns:	Output: CLOCK_MONOTONIC when it ran.
+ * @comm:	Output: its name, NUL-terminated.
+ * @reserved:	Input: set to 0.
+ *
+ * GOTRACE_TRIGGER arms the latency trigger of a flight recorder started
+ * with @latency_ns and waits until it fires; or, if it fired since it was
+ * last armed, returns at once with the details and leaves it unarmed until
+ * the next call: the caller decides how often it may fire. poll() reports
+ * EPOLLPRI while a firing waits to be taken. Errors: EINVAL when no flight
+ * recorder with a trigger is recording (also when it stops during the
+ * wait); EAGAIN with GOTRACE_TRIGGER_NOWAIT when none fired; EINTR.
+ */
+struct gotrace_trigger {
+	__u32 size;
+	__u32 flags;
+	__u32 tid;
+	__u32 tgid;
+	__u64 wait_ns;
+	__u64 time_ns;
+	__u8 comm[16];
+	__u64 reserved[2];
+};
+
+#define GOTRACE_TRIGGER_SIZE_VER0 64	/* sizeof first published struct */
+
 /*
  * The kernel matches the type, number and direction of these commands, not
  * their size field: a command with another size reaches the same ioctl.
@@ -255,5 +304,6 @@ struct gotrace_snapshot {
 #define GOTRACE_STOP	_IOW(GOTRACE_IOC_MAGIC, 0x02, struct gotrace_stop)
 #define GOTRACE_STATUS	_IOWR(GOTRACE_IOC_MAGIC, 0x03, struct gotrace_status)
 #define GOTRACE_SNAPSHOT _IOWR(GOTRACE_IOC_MAGIC, 0x04, struct gotrace_snapshot)
+#define GOTRACE_TRIGGER	_IOWR(GOTRACE_IOC_MAGIC, 0x05, struct gotrace_trigger)
 
 #endif /* _UAPI_LINUX_GOTRACE_H */

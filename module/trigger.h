@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The latency trigger: a thread kept runnable too long (trigger.c). */
+#ifndef _GOTRACE_TRIGGER_H
+#define _GOTRACE_TRIGGER_H
+
+#include <linux/compiler.h>
+#include <linux/irq_work.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+struct gotrace_dev;
+struct gotrace_session;
+struct gotrace_thread;
+struct gotrace_trigger;
+
+/* States of a latency trigger. */
+enum gotrace_trig_state {
+	GOTRACE_TRIG_IDLE,	/* not armed: nobody asked for the next one */
+	GOTRACE_TRIG_ARMED,	/* GOTRACE_TRIGGER asked: the next wait fires */
+	GOTRACE_TRIG_FIRING,	/* a probe fills the details in */
+	GOTRACE_TRIG_FIRED,	/* details ready for GOTRACE_TRIGGER */
+};
+
+/**
+ * struct gotrace_trig - a session's latency trigger
+ * @ready:	per thread id: the low 32 bits of the trace clock when the
+ *		thread became runnable, 0 while it is not (vmalloc). Written
+ *		by the probes the scheduler serialises for the thread.
+ * @ticks:	the threshold, in trace ticks.
+ * @state:	enum gotrace_trig_state; ARMED by GOTRACE_TRIGGER under
+ *		gotrace_dev.lock, FIRING by a probe (cmpxchg), FIRED by it
+ *		(release), IDLE again by GOTRACE_TRIGGER.
+ * @work:	wakes GOTRACE_TRIGGER and poll() from outside the scheduler.
+ * @wq:		where they wait, the device's.
+ * @tid:	the thread that waited.
+ * @tgid:	its process.
+ * @comm:	its name.
+ * @wait_ns:	how long it was runnable before it ran.
+ * @time_ns:	CLOCK_MONOTONIC when it ran.
+ * @fired:	triggers fired; written by the firing probe.
+ *
+ * @tid to @time_ns are written by the probe that moved @state to FIRING,
+ * and read by GOTRACE_TRIGGER once it sees FIRED.
+ */
+struct gotrace_trig {
+	u32 *ready;
+	u32 ticks;
+	int state;
+	struct irq_work work;
+	wait_queue_head_t *wq;
+	u32 tid;
+	u32 tgid;
+	char comm[TASK_COMM_LEN];
+	u64 wait_ns;
+	u64 time_ns;
+	u64 fired;
+};
+
+struct gotrace_trig *gotrace_trig_alloc(struct gotrace_session *s,
+					u64 latency_ns);
+void gotrace_trig_release(struct gotrace_trig *trig);
+void gotrace_trig_free(struct gotrace_trig *trig);
+void gotrace_trig_stop(struct gotrace_trig *trig);
+bool gotrace_trig_pollpri(struct gotrace_dev *dev);
+void gotrace_trig_ready(struct gotrace_session *s, pid_t tid, u64 ts);
+void gotrace_trig_switch(struct gotrace_session *s,
+			 const struct gotrace_thread *stop, pid_t prev,
+			 struct task_struct *next, u64 ts);
+int gotrace_trig_wait(struct gotrace_dev *dev, bool nowait,
+		      struct gotrace_trigger *out);
+
+#endif /* _GOTRACE_TRIGGER_H */
