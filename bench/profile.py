@@ -88,7 +88,8 @@ def main():
     ap.add_argument("workload")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--mode", default="gotrace",
-                    help="the traced windows to profile: gotrace (format 1.21) or gotrace-1.26")
+                    help="the traced windows to profile: gotrace (format 1.21), gotrace-1.26 "
+                         "or gotrace-flight (1.26, flight recorder)")
     a = ap.parse_args()
 
     # The chosen traced mode's windows stand for "gotrace" below.
