@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Where gotrace's overhead on one workload goes, by kernel function.
 
-Usage: bench/profile.py GUEST_TXT PROFILE_TXT KALLSYMS WORKLOAD [--top N]
+Usage: bench/profile.py GUEST_TXT PROFILE_TXT KALLSYMS WORKLOAD [--top N] [--mode MODE]
+                        [--base MODE]
 
 GUEST_TXT is gotrace_bench's output (its "win seq=N ... workload=W mode=M round=R" lines),
 PROFILE_TXT the insn_window plugin's prof= file ("N VADDR INSNS EXECS" per block and
@@ -10,7 +11,11 @@ window), KALLSYMS the guest's /proc/kallsyms with gotrace.ko loaded. For each ro
 instructions of WORKLOAD's gotrace window and of its untraced window are summed by the
 function that holds each block (user space is one row, "[user]"); the table gives the
 median over the rounds of each function's instructions per Go event in both, and the
-difference: what tracing added there. Rows are sorted by that difference.
+difference: what tracing added there. Rows are sorted by that difference. --mode picks
+the traced windows (gotrace, gotrace-1.26, gotrace-flight), --base what they are compared
+with (untraced; or another traced mode, e.g. --mode gotrace-flight --base gotrace-1.26:
+where the flight recorder's windows ran more than the 1.26 streaming ones, per Go event of
+the --mode windows).
 """
 import argparse
 import bisect
@@ -88,16 +93,21 @@ def main():
     ap.add_argument("workload")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--mode", default="gotrace",
-                    help="the traced windows to profile: gotrace (format 1.21) or gotrace-1.26")
+                    help="the traced windows to profile: gotrace (format 1.21), gotrace-1.26 "
+                         "or gotrace-flight (1.26, flight recorder)")
+    ap.add_argument("--base", default="untraced",
+                    help="the windows to compare with: untraced (default) or a traced mode")
     a = ap.parse_args()
+    if a.base == a.mode:
+        fail("--mode and --base are the same")
 
-    # The chosen traced mode's windows stand for "gotrace" below.
-    wins = {(r, "gotrace" if m == a.mode else m): v
+    # The chosen traced mode's windows stand for "gotrace" below, the base's for "untraced".
+    wins = {(r, "gotrace" if m == a.mode else "untraced"): v
             for (r, m), v in parse_windows(a.guest, a.workload).items()
-            if m in ("untraced", a.mode)}
+            if m in (a.base, a.mode)}
     rounds = sorted({r for r, m in wins if (r, "untraced") in wins and (r, "gotrace") in wins})
     if not rounds:
-        fail(f"no round of {a.workload} has both an untraced and a gotrace window")
+        fail(f"no round of {a.workload} has both a {a.base} and a {a.mode} window")
     addrs, names = parse_kallsyms(a.kallsyms)
     prof = parse_profile(a.profile, {wins[(r, m)][0] for r in rounds
                                      for m in ("untraced", "gotrace")})
@@ -119,14 +129,15 @@ def main():
         g, u = statistics.median(v["gotrace"]), statistics.median(v["untraced"])
         rows.append((g - u, g, u, fn))
     rows.sort(reverse=True)
-    print(f"workload {a.workload}: instructions per Go event, medians over rounds {rounds}; "
-          f"overhead {statistics.median(totals):.1f} per event in all")
-    print(f"{'added':>8} {'gotrace':>8} {'untraced':>8}  function")
+    print(f"workload {a.workload}: {a.mode} against {a.base}, instructions per Go event of "
+          f"{a.mode}, medians over rounds {rounds}; difference {statistics.median(totals):.1f} "
+          "per event in all")
+    print(f"{'added':>8} {a.mode[:14]:>14} {a.base[:14]:>14}  function")
     for d, g, u, fn in rows[:a.top]:
-        print(f"{d:8.1f} {g:8.1f} {u:8.1f}  {fn}")
+        print(f"{d:8.1f} {g:14.1f} {u:14.1f}  {fn}")
     rest = rows[a.top:]
     if rest:
-        print(f"{sum(r[0] for r in rest):8.1f} {'':8} {'':8}  ({len(rest)} more functions)")
+        print(f"{sum(r[0] for r in rest):8.1f} {'':14} {'':14}  ({len(rest)} more functions)")
 
 
 if __name__ == "__main__":

@@ -109,6 +109,7 @@ def summarize_workload(name, mode, pick, rounds):
         "events": med(events), "events_rounds": events,
         "events_lost": max([g[r]["lost"] for r in rs], default=0),
         "gotrace_bytes": med([g[r]["bytes"] for r in rs]),
+        "gens": med([g[r].get("gens", 0) for r in rs]),
         "ftrace_bytes": med([f[r]["ft_bytes"] for r in rs]),
         "ftrace_entries": med([f[r]["ft_entries"] for r in rs]),
         "spread_untraced": spread(ui), "spread_gotrace": spread(gi),
@@ -149,6 +150,16 @@ def summarize(guest, counts):
         modern = summarize_workload(name, "gotrace-1.26", pick, rounds)
         if modern["rounds"]:
             work[name]["modern"] = modern
+        flight = summarize_workload(name, "gotrace-flight", pick, rounds)
+        if flight["rounds"]:
+            fl = pick(name, "gotrace-flight")
+            rs = [r for r in rounds if r in fl]
+            dropped = [fl[r].get("chunks_dropped", 0) for r in rs]
+            flight["chunks_dropped"] = med(dropped)
+            flight["chunks_dropped_min"] = min(dropped, default=None)
+            flight["chunks_dropped_rounds"] = dropped
+            flight["buffer"] = fl[rs[0]].get("buffer") if rs else None
+            work[name]["flight"] = flight
 
     # Without the fixed cost of a session (the empty workload's overhead).
     empty = work.get("empty")
@@ -160,6 +171,13 @@ def summarize(guest, counts):
         ev = s["events"] - empty["events"]
         s["marginal_ratio"] = div(g, f)
         s["marginal_insns_per_event"] = div(g, ev)
+        # The same for the 1.26 streaming and flight windows, each against its own empty one.
+        for key in ("modern", "flight"):
+            m, e = s.get(key), empty.get(key)
+            if not m or not e or m["gotrace_overhead"] is None or e["gotrace_overhead"] is None:
+                continue
+            m["marginal_overhead"] = m["gotrace_overhead"] - e["gotrace_overhead"]
+            m["marginal_insns_per_event"] = div(m["marginal_overhead"], m["events"] - e["events"])
 
     snap = {}
     for threads in sorted({x["threads"] for x in guest["snap"]}):
@@ -192,6 +210,49 @@ def summarize(guest, counts):
     }
     return {"workloads": work, "snapshot": snap, "rate": rate,
             "rate_summary": rate_summary}
+
+
+def flight_table(work):
+    """The flight recorder's windows beside the 1.26 streaming ones."""
+    out = []
+    p = out.append
+    buf = next((s["flight"]["buffer"] for s in work.values() if s.get("flight")), None)
+    p("flight recorder: 1.26 format with GOTRACE_START_FLIGHT, "
+      f"{fmt(div(buf, 1024)) if buf else '?'} KiB/CPU rings that overflow, no reader, same rounds:")
+    hdr = (f"{'workload':<9} {'1.26 insns':>11} {'flight insns':>12} {'flight/1.26':>11}"
+           f" {'w/o fixed':>9} {'1.26 marg/ev':>12} {'flight marg/ev':>14} {'1.26 events':>11}"
+           f" {'flight events':>13} {'1.26 gens':>9} {'flight gens':>11} {'dropped':>8}"
+           f" {'spread%':>7}")
+    p(hdr)
+    p("-" * len(hdr))
+    for name, s in work.items():
+        m, f = s.get("modern"), s.get("flight")
+        if not f:
+            continue
+        m = m or {}
+        p(f"{name:<9} {fmt(m.get('gotrace_overhead'), 0, 11)} {fmt(f['gotrace_overhead'], 0, 12)}"
+          f" {fmt(div(f['gotrace_overhead'], m.get('gotrace_overhead')), 3, 11)}"
+          f" {fmt(div(f.get('marginal_overhead'), m.get('marginal_overhead')), 3, 9)}"
+          f" {fmt(m.get('marginal_insns_per_event'), 1, 12)}"
+          f" {fmt(f.get('marginal_insns_per_event'), 1, 14)}"
+          f" {fmt(m.get('events'), 0, 11)} {fmt(f['events'], 0, 13)}"
+          f" {fmt(m.get('gens'), 0, 9)} {fmt(f['gens'], 0, 11)}"
+          f" {fmt(f['chunks_dropped'], 0, 8)} {fmt(f['spread_gotrace_overhead'], 1, 7)}")
+    p("flight/1.26: the flight window's overhead over the 1.26 streaming one's (the streaming")
+    p("window also holds its reader; the flight window frees its rings with a read() of end of")
+    p("file after STOP). w/o fixed: the same after taking off each mode's empty-workload overhead")
+    p("(its rings are smaller); marg/ev: that overhead over the Go events beyond the empty")
+    p("workload's. gens: generations started. dropped: chunks_dropped, the chunks (a page each)")
+    p("the rings overwrote, median over the rounds. spread%: of the flight overhead, as below.")
+    pp = work.get("pingpong", {}).get("flight")
+    if pp and not pp["chunks_dropped_min"]:
+        p(f"WARNING: the flight recorder dropped no chunk on the ping-pong in some round"
+          f" ({pp['chunks_dropped_rounds']}): its drop path was not measured; lower"
+          " --flight-buffer-kb")
+    elif not pp:
+        p("note: no ping-pong window: whether the flight recorder's rings overflow was not checked")
+    p("")
+    return "\n".join(out)
 
 
 def table(summary, meta, guest):
@@ -241,6 +302,8 @@ def table(summary, meta, guest):
         p("B/ft: trace bytes over ftrace's ring-buffer bytes for the same workload. Events differ:")
         p("the 1.26 format writes a blocked-and-woken system call as 3 events where 1.21 needs 6.")
         p("")
+    if any("flight" in s for s in work.values()):
+        p(flight_table(work))
     hdr = (f"{'workload':<9} {'untraced':>13} {'events/unit':>11} {'gt insns/ev':>11}"
            f" {'w/o fixed':>9} {'gt kernel%':>10} {'ft entries':>10} {'ft insns/ent':>12}"
            f" {'ft B/ent':>8} {'idle probes':>11}")
