@@ -68,10 +68,14 @@ static void gotrace_session_free(struct gotrace_session *s)
  * now. As ftrace checks before growing its ring buffers: asking for more
  * would only make the kernel reclaim all it can before failing anyway.
  */
-static bool gotrace_session_fits(u64 buffer_size, u32 max_tid)
+static bool gotrace_session_fits(const struct gotrace_start_args *args)
 {
-	u64 bytes = num_possible_cpus() * buffer_size +
-		    (u64)max_tid * sizeof(struct gotrace_thread);
+	u64 bytes = num_possible_cpus() * args->buffer_size +
+		    (u64)args->max_tid * sizeof(struct gotrace_thread);
+
+	/* A latency trigger's slot per thread id (trigger.c). */
+	if (args->latency_ns)
+		bytes += (u64)args->max_tid * sizeof(u32);
 
 	return (bytes >> PAGE_SHIFT) < (u64)si_mem_available();
 }
@@ -177,7 +181,7 @@ int gotrace_session_start(struct gotrace_dev *dev,
 		     !old->rd_broken)))
 		return -EBUSY;
 
-	if (!gotrace_session_fits(args->buffer_size, args->max_tid))
+	if (!gotrace_session_fits(args))
 		return -ENOMEM;
 	s = gotrace_session_alloc(dev, args);
 	if (!s)
