@@ -189,7 +189,9 @@ static bool allowed(unsigned long cmd, int err)
 	if (same_cmd(cmd, GOTRACE_START))
 		return err == EFAULT || err == EINVAL || err == E2BIG ||
 		       err == EBUSY;
-	if (same_cmd(cmd, GOTRACE_STATUS))
+	/* SNAPSHOT and TRIGGER: the session is no flight recorder. */
+	if (same_cmd(cmd, GOTRACE_STATUS) || same_cmd(cmd, GOTRACE_SNAPSHOT) ||
+	    same_cmd(cmd, GOTRACE_TRIGGER))
 		return err == EFAULT || err == EINVAL || err == E2BIG;
 	return err == ENOTTY || err == EINVAL;
 }

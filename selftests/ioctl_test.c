@@ -122,7 +122,7 @@ TEST_F(ioctl, unknown_command)
 		_IO(GOTRACE_IOC_MAGIC, 0xff),
 		_IOW(GOTRACE_IOC_MAGIC, 0x00, struct gotrace_start),
 		_IOW(GOTRACE_IOC_MAGIC, 0x04, struct gotrace_start),
-		_IOWR(GOTRACE_IOC_MAGIC, 0x04, struct gotrace_status),
+		_IOWR(GOTRACE_IOC_MAGIC, 0x06, struct gotrace_status),
 		_IOWR(GOTRACE_IOC_MAGIC, 0xff, struct gotrace_status),
 		/* Known numbers in another direction. */
 		_IOR(GOTRACE_IOC_MAGIC, 0x01, struct gotrace_start),
@@ -131,6 +131,8 @@ TEST_F(ioctl, unknown_command)
 		_IOWR(GOTRACE_IOC_MAGIC, 0x02, struct gotrace_stop),
 		_IOR(GOTRACE_IOC_MAGIC, 0x03, struct gotrace_status),
 		_IOW(GOTRACE_IOC_MAGIC, 0x03, struct gotrace_status),
+		_IOW(GOTRACE_IOC_MAGIC, 0x04, struct gotrace_snapshot),
+		_IOR(GOTRACE_IOC_MAGIC, 0x05, struct gotrace_trigger),
 		_IOWR(GOTRACE_IOC_MAGIC + 1, 0x03, struct gotrace_status),
 		_IO(GOTRACE_IOC_MAGIC + 1, 0x02),
 	};
