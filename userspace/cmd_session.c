@@ -217,10 +217,8 @@ int cmd_start(int argc, char *argv[])
 			break;
 		}
 	}
-	if (optind < argc) {
-		msg_err("start", "unexpected argument '%s'", argv[optind]);
-		return msg_usage("start");
-	}
+	if (!msg_no_args("start", argc, argv))
+		return EXIT_FAILURE;
 	if (!start_check("start", &o))
 		return EXIT_FAILURE;
 	fd = device_open("start");
@@ -290,10 +288,8 @@ int cmd_stop(int argc, char *argv[])
 			return msg_usage("stop");
 		}
 	}
-	if (optind < argc) {
-		msg_err("stop", "unexpected argument '%s'", argv[optind]);
-		return msg_usage("stop");
-	}
+	if (!msg_no_args("stop", argc, argv))
+		return EXIT_FAILURE;
 	fd = device_open("stop");
 	if (fd < 0)
 		return EXIT_FAILURE;

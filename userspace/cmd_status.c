@@ -137,10 +137,8 @@ int cmd_status(int argc, char *argv[])
 			return msg_usage("status");
 		}
 	}
-	if (optind < argc) {
-		msg_err("status", "unexpected argument '%s'", argv[optind]);
-		return msg_usage("status");
-	}
+	if (!msg_no_args("status", argc, argv))
+		return EXIT_FAILURE;
 	fd = device_open("status");
 	if (fd < 0)
 		return EXIT_FAILURE;

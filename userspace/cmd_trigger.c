@@ -124,10 +124,8 @@ int cmd_trigger(int argc, char *argv[])
 			return msg_usage(CMD);
 		}
 	}
-	if (optind < argc) {
-		msg_err(CMD, "unexpected argument '%s'", argv[optind]);
-		return msg_usage(CMD);
-	}
+	if (!msg_no_args(CMD, argc, argv))
+		return EXIT_FAILURE;
 	fd = device_open(CMD);
 	if (fd < 0)
 		return EXIT_FAILURE;
