@@ -404,15 +404,17 @@ trigger_tests() {
 		test "$(grep -c "^gotrace record: wrote $d/stall\.[0-9]*\.trace: .*; for trigger [0-9]*\$" \
 		"$err")" -eq "${fired:-0}"
 
+	# Without --buffer-size: 1 s of a streaming trace, without the trigger, sizes them.
 	expect "record --flight 2s --trigger-latency 500ms -- sleep 2: nothing fires" 0 \
-		" 0 triggers fired$" "$gt" record --flight 2s -b 1M --trigger-latency 500ms \
+		" 0 triggers fired$" "$gt" record --flight 2s --trigger-latency 500ms \
 		-o "$d/quiet.trace" -- sleep 2
+	check "the buffers were sized first" grep -q "buffers sized by" "$err"
 	check "only the last snapshot" test "$(echo "$d"/quiet*)" = "$d/quiet.1.trace"
 	snapshot_ok "the quiet recorder's snapshot" "$d/quiet.1.trace"
 	cp "$d/quiet.1.trace" "$traces/cli-trigger-quiet.trace"
 
-	expect "start --flight 2s --trigger-latency 100ms" 0 "" \
-		"$gt" start --flight 2s -b 1M --trigger-latency 100ms
+	expect "start --flight 2s --trigger-latency 100ms (sized by 1 s of recording)" 0 \
+		"buffers sized by" "$gt" start --flight 2s --trigger-latency 100ms
 	"$gt" status > "$out" 2> "$err"
 	show "$out"
 	check "status says 0 triggers fired" grep -q '^flight: .* 0 triggers fired$' "$out"
