@@ -8,9 +8,10 @@
 # knows; the gotrace CLI, dynamic for libkmod, which Debian ships only as a shared library
 # and gotrace dlopen()s for load and unload: its libraries, libkmod.so.2 and its
 # dependencies and the dynamic loader go along (OUTDIR/share/sysroot, copied into the
-# guest's / by the guest script); and selftests/json_check, static. Then it boots
-# three guests: the main tests, and two that stand for Secure Boot (lockdown=integrity:
-# EPERM; module.sig_enforce=1: EKEYREJECTED), for which gotrace load must point to signing.
+# guest's / by the guest script); and selftests/json_check and stall_helper, static.
+# Then it boots three guests: the main tests, and two that stand for Secure Boot
+# (lockdown=integrity: EPERM; module.sig_enforce=1: EKEYREJECTED), for which gotrace load
+# must point to signing.
 # The traces the guest records are copied to TRACEDIR (default OUTDIR/traces) for
 # scripts/go-check.sh; each status --json output is parsed again here with Python.
 # Console logs: OUTDIR/console-*.log. Exit status 0 only if every test passed.
@@ -71,6 +72,8 @@ if ! bundle_libs "$share/bin/gotrace" "$share/sysroot" || ! bundle_libs "$kmod" 
 fi
 ${CC:-gcc} -static -O2 -Wall -Wextra -Werror -o "$share/bin/json_check" \
 	"$ROOT/selftests/json_check.c" || die "cannot build selftests/json_check.c"
+${CC:-gcc} -static -pthread -O2 -Wall -Wextra -Werror -o "$share/bin/stall_helper" \
+	"$ROOT/selftests/stall_helper.c" || die "cannot build selftests/stall_helper.c"
 cp "$ROOT/selftests/cli_guest.sh" "$share/bin/"
 echo "# libraries for the guest: $(cd "$share/sysroot" && find . -type f | tr '\n' ' ')"
 

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest tests of the gotrace command against the real module: load and unload and their
 # errors, record (CMD's exit status, SIGINT, --duration, --force unload during a record),
-# flight recorders (record --flight, start --flight, snapshot), status --json. TAP on stdout, without a plan (scripts/cli-check.sh adds its own lines
-# and the plan).
+# flight recorders (record --flight, start --flight, snapshot), latency triggers (record
+# --trigger-latency, trigger), status --json. TAP on stdout, without a plan
+# (scripts/cli-check.sh adds its own lines and the plan).
 #
 # Runs as root in the busybox guest of scripts/vm.sh. Environment:
 #   GOTRACE_CLI         the dynamic gotrace (load and unload dlopen() libkmod.so.2)
@@ -12,7 +13,7 @@
 #   GOTRACE_KO          gotrace.ko built for the running kernel
 #   GOTRACE_KO_OTHER    gotrace.ko built for another kernel, GOTRACE_KVER_OTHER that
 #                       kernel (optional: the ENOEXEC test is skipped without them)
-#   GOTRACE_BIN         where json_check is
+#   GOTRACE_BIN         where json_check and stall_helper are
 #   GOTRACE_TRACE_DIR   every trace recorded here goes there as cli-*.trace
 #   GOTRACE_JSON_DIR    every status --json output goes there as *.json
 # With module.sig_enforce=1 or lockdown= on the kernel command line, only the signature
@@ -368,6 +369,83 @@ flight_tests() {
 	check "the failed snapshots left no file" test -z "$(ls "$d" | grep none)"
 }
 
+# A stall: a thread (gt-victim) kept runnable behind a SCHED_FIFO hog on CPU 0 for $1 ms, $2
+# times, $3 ms apart.
+STALL="$GOTRACE_BIN/stall_helper"
+
+trigger_tests() {
+	d=/tmp/trigger
+	rm -rf "$d"
+	mkdir -p "$d"
+	# Armed at the start; the first stall 1 s later, then two more (another thread, a
+	# vCPU the host held, may fire first): each firing is re-armed 1 s after it.
+	expect "record --flight 2s --trigger-latency 100ms --after 500ms --trigger-every 1s" 0 \
+		"trigger [0-9]*: thread [0-9]* (gt-victim, process [0-9]*) waited [0-9.]* ms to run" \
+		"$gt" record --flight 2s -b 1M --trigger-latency 100ms --after 500ms \
+		--trigger-every 1s -o "$d/stall.trace" -- sh -c "sleep 1; $STALL 400 3 1500; sleep 1"
+	line=$(grep "trigger [0-9]*: thread [0-9]* (gt-victim, " "$err" | head -n 1)
+	num=$(echo "$line" | sed -n 's/.* trigger \([0-9]*\): thread.*/\1/p')
+	ms=$(echo "$line" | sed -n 's/.* waited \([0-9]*\)\.[0-9] ms to run$/\1/p')
+	check "the victim's firing (trigger ${num:-none}) says a wait of ${ms:-?} ms >= 150" \
+		test "${ms:-0}" -ge 150
+	snap=$(grep "wrote $d/stall\.[0-9]*\.trace: .*; for trigger ${num:-none}\$" "$err")
+	f=$(echo "$snap" | sed -n 's/.* wrote \([^:]*\): .*/\1/p')
+	check "a snapshot for trigger ${num:-none}: ${f:-none}" test -n "$f" -a -f "${f:-/}"
+	[ -n "$f" ] && snapshot_ok "the trigger's snapshot" "$f"
+	first=$(echo "$snap" | sed -n 's/.*: generations \([0-9]*\) to \([0-9]*\),.*/\1/p')
+	last=$(echo "$snap" | sed -n 's/.*: generations \([0-9]*\) to \([0-9]*\),.*/\2/p')
+	check "it holds generations ${first:-?} to ${last:-?}: 2 or more, from before the stall" \
+		test "${last:-0}" -gt "${first:-0}"
+	[ -n "$f" ] && cp "$f" "$traces/cli-trigger-stall.trace"
+	fired=$(sed -n 's/.* \([0-9]*\) triggers\{0,1\} fired$/\1/p' "$err")
+	check "the summary counts ${fired:-no} firings, as many as lines" \
+		test "${fired:-0}" -ge 1 -a "${fired:-0}" -eq "$(grep -c ': trigger [0-9]*: thread' "$err")"
+	check "a snapshot for each firing" \
+		test "$(grep -c "^gotrace record: wrote $d/stall\.[0-9]*\.trace: .*; for trigger [0-9]*\$" \
+		"$err")" -eq "${fired:-0}"
+
+	# Without --buffer-size: 1 s of a streaming trace, without the trigger, sizes them.
+	expect "record --flight 2s --trigger-latency 500ms -- sleep 2: nothing fires" 0 \
+		" 0 triggers fired$" "$gt" record --flight 2s --trigger-latency 500ms \
+		-o "$d/quiet.trace" -- sleep 2
+	check "the buffers were sized first" grep -q "buffers sized by" "$err"
+	check "only the last snapshot" test "$(echo "$d"/quiet*)" = "$d/quiet.1.trace"
+	snapshot_ok "the quiet recorder's snapshot" "$d/quiet.1.trace"
+	cp "$d/quiet.1.trace" "$traces/cli-trigger-quiet.trace"
+
+	expect "start --flight 2s --trigger-latency 100ms (sized by 1 s of recording)" 0 \
+		"buffers sized by" "$gt" start --flight 2s --trigger-latency 100ms
+	"$gt" status > "$out" 2> "$err"
+	show "$out"
+	check "status says 0 triggers fired" grep -q '^flight: .* 0 triggers fired$' "$out"
+	expect "trigger --timeout 300ms: nothing fires" 1 \
+		"the trigger did not fire in 300ms" "$gt" trigger --timeout 300ms
+	(sleep 1; "$STALL" 400 3 1000 > /dev/null) &
+	stall=$!
+	expect "trigger --json during stalls" 0 "" "$gt" trigger --json --timeout 20s
+	show "$out"
+	check "trigger --json names a thread and its wait" \
+		grep -q '"wait_ns": [1-9][0-9]*,$' "$out"
+	"$GOTRACE_BIN/json_check" < "$out"
+	result $? "trigger --json parses"
+	cp "$out" "$jsons/trigger.json"
+	expect "snapshot after it" 0 "wrote $d/script.trace: generation" \
+		"$gt" snapshot -o "$d/script.trace"
+	snapshot_ok "the script's snapshot" "$d/script.trace"
+	wait "$stall"
+	json trigger-status
+	check "status --json counts the firing" \
+		grep -q '"triggers": [1-9]' "$jsons/trigger-status.json"
+	expect "stop it" 0 "" "$gt" stop
+	expect "trigger without a flight recorder" 1 \
+		"no flight recorder with a latency trigger is recording: start one with gotrace start --flight D --trigger-latency L" \
+		"$gt" trigger --timeout 1s
+	expect "start --flight 1s without a trigger" 0 "" "$gt" start --flight 1s -b 1M
+	expect "trigger without a latency trigger" 1 \
+		"no flight recorder with a latency trigger is recording" "$gt" trigger
+	expect "stop it" 0 "" "$gt" stop
+}
+
 unload_tests() {
 	expect "start" 0 "" "$gt" start -b 1M --clock mono
 	json tracing
@@ -440,6 +518,7 @@ else
 	signal_tests
 	drain_test
 	flight_tests
+	trigger_tests
 	unload_tests
 fi
 loaded && rmmod gotrace

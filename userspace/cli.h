@@ -25,5 +25,6 @@ int cmd_load(int argc, char *argv[]);
 int cmd_unload(int argc, char *argv[]);
 int cmd_record(int argc, char *argv[]);
 int cmd_snapshot(int argc, char *argv[]);
+int cmd_trigger(int argc, char *argv[]);
 
 #endif /* GOTRACE_CLI_H */

@@ -123,10 +123,8 @@ int cmd_unload(int argc, char *argv[])
 			return msg_usage("unload");
 		}
 	}
-	if (optind < argc) {
-		msg_err("unload", "unexpected argument '%s'", argv[optind]);
-		return msg_usage("unload");
-	}
+	if (!msg_no_args("unload", argc, argv))
+		return EXIT_FAILURE;
 	if (!device_module_loaded()) {
 		msg_err("unload", "%s is not loaded", GOTRACE_MODULE);
 		return EXIT_FAILURE;

@@ -32,6 +32,10 @@ static void record_help(void)
 	       "                         existing FILE is kept as FILE.old; - for stdout)\n"
 	       "  -d, --duration SECS    stop after SECS seconds (CMD keeps running)\n"
 	       START_OPTIONS_HELP
+	       "      --after A          with --trigger-latency: from a firing to its\n"
+	       "                         snapshot (default 1s)\n"
+	       "      --trigger-every R  with --trigger-latency: from a firing to re-arming\n"
+	       "                         the trigger (default 10s)\n"
 	       "  -p, --path FILE        the module file to load if none is loaded\n"
 	       "                         (default: the installed one)\n"
 	       "  -q, --quiet            no progress line\n"
@@ -43,6 +47,11 @@ static void record_help(void)
 	       "and writes it to the next of FILE.1.trace, FILE.2.trace, ... (FILE without\n"
 	       "its .trace); so does gotrace snapshot from another shell, and the end of the\n"
 	       "recording, after which it stops. A line per snapshot says what it holds.\n\n"
+	       "With --trigger-latency L too, a latency trigger: when a thread waits longer\n"
+	       "than L to run, a line names it, and once --after has passed the next file\n"
+	       "gets a snapshot of DURATION before the firing and --after A after it. The\n"
+	       "trigger is armed again --trigger-every R after the firing (not before its\n"
+	       "snapshot); nothing fires in between. The summary counts the firings.\n\n"
 	       "Exit status: CMD's (128+N if a signal N killed it, 127 if it cannot run);\n"
 	       "without CMD 0. 1 if the trace could not be recorded or is incomplete, or\n"
 	       "with --flight if a snapshot could not be written or none was (and CMD\n"
@@ -57,6 +66,8 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		{ "duration", required_argument, NULL, 'd' },
 		{ "path", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "after", required_argument, NULL, 'A' },
+		{ "trigger-every", required_argument, NULL, 'E' },
 		START_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -79,6 +90,16 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		case 'q':
 			r->quiet = true;
 			break;
+		case 'A':
+			if (!parse_duration("record", "--after", optarg, true, &r->after_ns))
+				return msg_usage("record");
+			r->after_given = true;
+			break;
+		case 'E':
+			if (!parse_duration("record", "--trigger-every", optarg, false, &r->every_ns))
+				return msg_usage("record");
+			r->every_given = true;
+			break;
 		case 'h':
 			record_help();
 			return EXIT_SUCCESS;
@@ -96,6 +117,11 @@ static int parse_args(struct record *r, int argc, char *argv[])
 	}
 	if (!start_check("record", &r->start))
 		return msg_usage("record");
+	if ((r->after_given || r->every_given) && !r->start.latency_arg) {
+		msg_err("record", "%s goes with --trigger-latency: give --flight D "
+			"--trigger-latency L too", r->after_given ? "--after" : "--trigger-every");
+		return msg_usage("record");
+	}
 	if (r->start.flight_ns && !strcmp(r->out_path, "-")) {
 		msg_err("record", "--flight writes a file per snapshot, not standard output: "
 			"give -o FILE");
@@ -263,6 +289,7 @@ int cmd_record(int argc, char *argv[])
 		.out_path = "gotrace.trace",
 		.start = { .args = { .size = sizeof(r.start.args) } },
 		.ctl_fd = -1, .rd_fd = -1, .out_fd = -1, .sig_fd = -1, .cork = -1,
+		.after_ns = 1000000000, .every_ns = 10000000000,
 	};
 	int ret = parse_args(&r, argc, argv);
 

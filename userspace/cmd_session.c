@@ -92,6 +92,22 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 	return false;
 }
 
+/* --trigger-latency: a duration the module takes, 1 ms to a minute. */
+static bool parse_latency(const char *cmd, const char *arg, struct start_opts *o)
+{
+	int64_t ns;
+
+	if (!parse_duration(cmd, "--trigger-latency", arg, false, &ns))
+		return false;
+	if (ns < (int64_t)GOTRACE_LATENCY_MIN_NS || ns > (int64_t)GOTRACE_LATENCY_MAX_NS) {
+		msg_err(cmd, "invalid --trigger-latency '%s': give a duration from 1ms to 60s", arg);
+		return false;
+	}
+	o->latency_arg = arg;
+	o->args.latency_ns = (uint64_t)ns;
+	return true;
+}
+
 /* One of START_OPTIONS into @o; false after a message if @arg is invalid. */
 bool start_option(const char *cmd, int c, const char *arg, struct start_opts *o)
 {
@@ -127,6 +143,8 @@ bool start_option(const char *cmd, int c, const char *arg, struct start_opts *o)
 			return false;
 		args->gen_bytes = size;
 		return true;
+	case 'L':
+		return parse_latency(cmd, arg, o);
 	}
 	return false;
 }
@@ -136,6 +154,11 @@ bool start_check(const char *cmd, struct start_opts *o)
 {
 	struct gotrace_start *args = &o->args;
 
+	if (o->latency_arg && !o->flight_ns) {
+		msg_err(cmd, "--trigger-latency needs --flight: the trigger watches a flight "
+			"recorder (e.g. --flight 10s --trigger-latency %s)", o->latency_arg);
+		return false;
+	}
 	if (!o->flight_ns)
 		return true;
 	if (args->format == GOTRACE_FORMAT_DEFAULT) {
@@ -194,10 +217,8 @@ int cmd_start(int argc, char *argv[])
 			break;
 		}
 	}
-	if (optind < argc) {
-		msg_err("start", "unexpected argument '%s'", argv[optind]);
-		return msg_usage("start");
-	}
+	if (!msg_no_args("start", argc, argv))
+		return EXIT_FAILURE;
 	if (!start_check("start", &o))
 		return EXIT_FAILURE;
 	fd = device_open("start");
@@ -267,10 +288,8 @@ int cmd_stop(int argc, char *argv[])
 			return msg_usage("stop");
 		}
 	}
-	if (optind < argc) {
-		msg_err("stop", "unexpected argument '%s'", argv[optind]);
-		return msg_usage("stop");
-	}
+	if (!msg_no_args("stop", argc, argv))
+		return EXIT_FAILURE;
 	fd = device_open("stop");
 	if (fd < 0)
 		return EXIT_FAILURE;

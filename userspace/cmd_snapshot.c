@@ -81,10 +81,8 @@ static int parse_args(struct snapshot *s, int argc, char *argv[])
 			return msg_usage(CMD);
 		}
 	}
-	if (optind < argc) {
-		msg_err(CMD, "unexpected argument '%s'", argv[optind]);
-		return msg_usage(CMD);
-	}
+	if (!msg_no_args(CMD, argc, argv))
+		return EXIT_FAILURE;
 	if (!*s->out_path) {
 		msg_err(CMD, "empty output file name: give -o FILE");
 		return msg_usage(CMD);

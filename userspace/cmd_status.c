@@ -36,7 +36,8 @@ static void status_help(void)
 {
 	printf("Usage: %s status [--json]\n"
 	       "Show the recording session: state, events, bytes, buffers, events not recorded;\n"
-	       "of a flight recorder, its snapshots and the buffer chunks it overwrote.\n\n"
+	       "of a flight recorder, its snapshots, the buffer chunks it overwrote and the\n"
+	       "times its latency trigger fired.\n\n"
 	       "  -j, --json  print one JSON object\n"
 	       "  -h, --help  show this help\n",
 	       program_invocation_short_name);
@@ -67,6 +68,7 @@ static void status_json(const struct gotrace_status *st)
 	json_bool(&j, "flight", st->flags & GOTRACE_STATUS_FLIGHT);
 	json_u64(&j, "snapshots", st->snapshots);
 	json_u64(&j, "chunks_dropped", st->chunks_dropped);
+	json_u64(&j, "triggers", st->triggers);
 	json_end(&j, '}');
 }
 
@@ -85,8 +87,9 @@ static void status_text(const struct gotrace_status *st)
 		printf("generations:  %" PRIu64 "\n", (uint64_t)st->generations);
 	if (st->flags & GOTRACE_STATUS_FLIGHT)
 		printf("flight:       a flight recorder: %" PRIu64 " snapshots, %" PRIu64
-		       " chunks overwritten\n", (uint64_t)st->snapshots,
-		       (uint64_t)st->chunks_dropped);
+		       " chunks overwritten, %" PRIu64 " triggers fired\n",
+		       (uint64_t)st->snapshots, (uint64_t)st->chunks_dropped,
+		       (uint64_t)st->triggers);
 	printf("cpus:         %u\n"
 	       "max tid:      %u\n"
 	       "buffer:       %" PRIu64 " bytes per CPU\n"
@@ -134,10 +137,8 @@ int cmd_status(int argc, char *argv[])
 			return msg_usage("status");
 		}
 	}
-	if (optind < argc) {
-		msg_err("status", "unexpected argument '%s'", argv[optind]);
-		return msg_usage("status");
-	}
+	if (!msg_no_args("status", argc, argv))
+		return EXIT_FAILURE;
 	fd = device_open("status");
 	if (fd < 0)
 		return EXIT_FAILURE;

@@ -8,6 +8,7 @@
 #define GOTRACE_FLIGHT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <linux/gotrace.h>
@@ -39,6 +40,17 @@ bool snapshot_of_file(const char *path, struct gotrace_snapshot *snap);
  */
 void snapshot_report(const char *cmd, const char *path, const struct gotrace_snapshot *snap,
 		     uint64_t bytes, const char *note);
+
+/*
+ * GOTRACE_TRIGGER with @flags into @t (trigger.c): 0 (it fired: @t says
+ * who waited), EAGAIN (GOTRACE_TRIGGER_NOWAIT: armed, nothing fired) or the
+ * errno.
+ */
+int trigger_take(int fd, __u32 flags, struct gotrace_trigger *t);
+/* Why GOTRACE_TRIGGER failed with @err, and the fix. */
+void trigger_explain(const char *cmd, int err);
+/* "thread TID (COMM, process TGID) waited W ms to run" into @buf. */
+void trigger_describe(const struct gotrace_trigger *t, char *buf, size_t len);
 
 /*
  * A snapshot's file, written under a temporary name next to @path and

@@ -256,9 +256,11 @@ int flight_size(const char *cmd, int ctl_fd, int *rd_fd, int sig_fd, struct star
 			return -1;
 		}
 	}
+	/* A streaming trace: no flight recorder, no latency trigger. */
 	args.flags &= ~(uint32_t)GOTRACE_START_FLIGHT;
 	args.buffer_size = 0;
 	args.gen_bytes = 0;
+	args.latency_ns = 0;
 	if (!session_start(cmd, ctl_fd, &args))
 		goto out;
 	o->args.max_tid = args.max_tid;	/* pid_max, read once */

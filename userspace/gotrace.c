@@ -19,6 +19,7 @@ static const struct gt_cmd cmds[] = {
 	{ "start", cmd_start, "start recording the scheduler into " GOTRACE_DEVICE },
 	{ "stop", cmd_stop, "stop the running trace" },
 	{ "snapshot", cmd_snapshot, "write a flight recorder's newest generations to a file" },
+	{ "trigger", cmd_trigger, "wait for a flight recorder's latency trigger to fire" },
 	{ "status", cmd_status, "show the session's state and counters" },
 	{ "check", cmd_check, "check a trace file with the rules of Go's parser" },
 	{ "dump", cmd_dump, "print a trace's events in Go's merged order" },

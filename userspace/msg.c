@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Messages on stderr, prefixed with the program and subcommand name. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,4 +30,13 @@ int msg_usage(const char *cmd)
 	fprintf(stderr, "Try '%s %s --help' for more information.\n",
 		program_invocation_short_name, cmd);
 	return EXIT_FAILURE;
+}
+
+bool msg_no_args(const char *cmd, int argc, char *argv[])
+{
+	if (optind >= argc)
+		return true;
+	msg_err(cmd, "unexpected argument '%s'", argv[optind]);
+	msg_usage(cmd);
+	return false;
 }

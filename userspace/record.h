@@ -23,6 +23,14 @@ enum record_end {
 	END_ERROR,	/* reading the device or writing the output failed */
 };
 
+/* The latency trigger of record --flight --trigger-latency (record_trigger.c). */
+enum trigger_state {
+	TRIG_OFF,	/* none, or it failed */
+	TRIG_ARMED,	/* armed: poll() says POLLPRI when it fires */
+	TRIG_AFTER,	/* fired: recording --after before its snapshot */
+	TRIG_REST,	/* its snapshot taken: --trigger-every from the firing to re-arm */
+};
+
 struct record {
 	/* Options. */
 	const char *out_path;		/* "-": standard output */
@@ -61,6 +69,15 @@ struct record {
 	struct gotrace_snapshot snap;
 	struct snap_file snap_file;
 	char *snap_path;		/* @snap_file's, allocated */
+	unsigned int snap_trigger;	/* the firing our snapshot is for; 0: none */
+
+	/* --trigger-latency (record_trigger.c). */
+	int64_t after_ns;		/* --after: from the firing to its snapshot */
+	int64_t every_ns;		/* --trigger-every: from a firing to re-arming */
+	bool after_given, every_given;
+	enum trigger_state trig;
+	struct gotrace_trigger fired;	/* the last firing */
+	unsigned int triggers;		/* firings taken */
 
 	/* The progress line. */
 	bool tty;			/* the line is drawn (on the last of @rows) */
@@ -84,6 +101,19 @@ bool flight_begin(struct record *r);
 /* One read of the device (a snapshot's bytes or end), then a snapshot SIGUSR1 asked for. */
 void flight_step(struct record *r, char *buf);
 void flight_end(struct record *r);
+/* GOTRACE_SNAPSHOT of the newest @duration_ns, for firing @trigger (0: none); read() brings it. */
+void flight_snapshot(struct record *r, uint64_t duration_ns, unsigned int trigger);
+
+/* record_trigger.c: --trigger-latency's firings, and a snapshot a little after each. */
+void trigger_begin(struct record *r);
+/* After a poll(): @pri, it said POLLPRI. Takes a firing, its snapshot, or re-arms. */
+void trigger_step(struct record *r, bool pri);
+/* Is it armed (poll() for POLLPRI)? */
+bool trigger_armed(const struct record *r);
+/* Seconds from @now to the trigger's next step; a day when there is none. */
+double trigger_wait(const struct record *r, double now);
+/* The end's snapshot: the duration for a firing still waiting for its own; its number or 0. */
+unsigned int trigger_pending(struct record *r, uint64_t *duration_ns);
 
 /* record_output.c: FILE, the previous one kept as FILE.old. */
 bool output_open(struct record *r);

@@ -70,9 +70,12 @@ static void snap_end(struct record *r)
 {
 	struct gotrace_snapshot snap = r->snap;
 	bool ours = r->snap_ours;
+	unsigned int trigger = ours ? r->snap_trigger : 0;
+	char note[32];
 
 	r->in_snap = false;
 	r->snap_ours = false;
+	r->snap_trigger = 0;
 	if (!snap_file_commit(&r->snap_file, false)) {
 		r->failed = true;
 		return;
@@ -84,18 +87,19 @@ static void snap_end(struct record *r)
 			r->snap_file.bytes / (1024.0 * 1024.0));
 		return;
 	}
+	snprintf(note, sizeof(note), "for trigger %u", trigger);
 	snapshot_report(CMD, r->snap_path, &snap, r->snap_file.bytes,
-			ours ? NULL : "another program asked for it (gotrace snapshot?)");
+			!ours ? "another program asked for it (gotrace snapshot?)" :
+			trigger ? note : NULL);
 }
 
-/* GOTRACE_SNAPSHOT of --flight's duration; its bytes arrive through read(). */
-static void flight_take(struct record *r)
+void flight_snapshot(struct record *r, uint64_t duration_ns, unsigned int trigger)
 {
-	int err = snapshot_take(r->ctl_fd, (uint64_t)r->start.flight_ns, &r->snap);
+	int err = snapshot_take(r->ctl_fd, duration_ns, &r->snap);
 
-	r->snap_wanted = false;
 	if (!err) {
 		r->snap_ours = true;
+		r->snap_trigger = trigger;
 		snap_begin(r);
 	} else if (err == EBUSY) {
 		msg_err(CMD, "a snapshot another program asked for (gotrace snapshot?) is "
@@ -104,6 +108,13 @@ static void flight_take(struct record *r)
 		snapshot_explain(CMD, r->ctl_fd, err);
 		msg_err(CMD, "no snapshot this time; recording goes on");
 	}
+}
+
+/* GOTRACE_SNAPSHOT of --flight's duration, as SIGUSR1 asked. */
+static void flight_take(struct record *r)
+{
+	r->snap_wanted = false;
+	flight_snapshot(r, (uint64_t)r->start.flight_ns, 0);
 }
 
 /* One read of the device: a snapshot's bytes, its end, or the session's end. */
@@ -170,7 +181,10 @@ void flight_end(struct record *r)
 		snap_finish(r, buf);
 	}
 	if (!r->done) {
-		flight_take(r);
+		uint64_t duration_ns;
+		unsigned int trigger = trigger_pending(r, &duration_ns);
+
+		flight_snapshot(r, duration_ns, trigger);
 		snap_finish(r, buf);
 	}
 	if (!r->done && !session_stop(CMD, r->ctl_fd, GOTRACE_STOP_NOWAIT, true))

@@ -119,7 +119,10 @@ static void flight_summary(struct record *r)
 	else if (r->snaps)
 		fprintf(stderr, " to %s", last);
 	fprintf(stderr, ", %" PRIu64 " buffer chunks overwritten, %" PRIu64 " events not "
-		"recorded\n", (uint64_t)r->st.chunks_dropped, (uint64_t)r->st.events_lost);
+		"recorded", (uint64_t)r->st.chunks_dropped, (uint64_t)r->st.events_lost);
+	if (r->start.args.latency_ns)
+		fprintf(stderr, ", %u trigger%s fired", r->triggers, r->triggers == 1 ? "" : "s");
+	fputc('\n', stderr);
 	if (!r->snaps)
 		return;
 	fputs(r->snaps > 1 ? "Open the last with: go tool trace " : "Open it with: go tool trace ",

@@ -83,13 +83,15 @@ static int wait_ms(const struct record *r, double now)
 
 	if (r->duration > 0 && r->t0 + r->duration - now < wait)
 		wait = r->t0 + r->duration - now;
+	if (trigger_wait(r, now) < wait)
+		wait = trigger_wait(r, now);
 	return wait > 0 ? (int)(wait * 1000) + 1 : 0;
 }
 
 void record_poll(struct record *r, char *buf, bool draining, int ms)
 {
 	struct pollfd fds[2] = {
-		{ .fd = r->rd_fd, .events = POLLIN },
+		{ .fd = r->rd_fd, .events = POLLIN | (!draining && trigger_armed(r) ? POLLPRI : 0) },
 		{ .fd = r->sig_fd, .events = POLLIN },
 	};
 	ssize_t n;
@@ -105,6 +107,8 @@ void record_poll(struct record *r, char *buf, bool draining, int ms)
 	/* Non-blocking: a read when poll() said nothing costs an EAGAIN. */
 	if (r->start.flight_ns) {
 		flight_step(r, buf);
+		if (!draining)
+			trigger_step(r, fds[0].revents & POLLPRI);
 		return;
 	}
 	n = copy_once(r, buf);
@@ -126,6 +130,7 @@ void record_stream(struct record *r)
 		return;
 	}
 	r->tick = now;
+	trigger_begin(r);
 	while (r->end == END_NONE) {
 		record_poll(r, buf, false, wait_ms(r, now));
 		now = now_seconds();

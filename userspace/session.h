@@ -18,6 +18,7 @@ struct start_opts {
 	struct gotrace_start args;
 	int64_t flight_ns;		/* --flight; 0: a streaming trace */
 	const char *flight_arg;		/* as given, for messages */
+	const char *latency_arg;	/* --trigger-latency as given, or NULL */
 };
 
 /* The options start and record share; start_option() takes one of them. */
@@ -30,13 +31,18 @@ struct start_opts {
 	{ "kernel-stacks", no_argument, NULL, 'k' }, \
 	{ "clock", required_argument, NULL, 'c' }, \
 	{ "gen-period", required_argument, NULL, 'P' }, \
-	{ "gen-size", required_argument, NULL, 'G' }
+	{ "gen-size", required_argument, NULL, 'G' }, \
+	{ "trigger-latency", required_argument, NULL, 'L' }
 #define START_OPTIONS_HELP \
 	"      --flight DURATION  a flight recorder keeping at least the last\n" \
 	"                         DURATION (e.g. 10s): its buffers overwrite their\n" \
 	"                         oldest data; format 1.26 unless --format says 1.22\n" \
 	"                         or later; without --buffer-size, 1 s of recording\n" \
 	"                         first sizes the buffers\n" \
+	"      --trigger-latency L\n" \
+	"                         with --flight: a latency trigger, which fires when\n" \
+	"                         a thread waits longer than L (1ms to 60s) between\n" \
+	"                         becoming runnable and running\n" \
 	"  -f, --format VER       trace format: 1.11, 1.19 or 1.21 (Go's before 1.22;\n" \
 	"                         the default is 1.21), or 1.22, 1.23, 1.25, 1.26\n" \
 	"                         (with generations, read by that Go and later)\n" \
@@ -54,7 +60,7 @@ struct start_opts {
 	"                         (CLOCK_MONOTONIC) or tsc (even if the kernel\n" \
 	"                         has marked it unstable)\n"
 bool start_option(const char *cmd, int c, const char *arg, struct start_opts *o);
-/* After the options: --flight's format and flag; false after a message. */
+/* After the options: --flight's format and flag, --trigger-latency's; false after a message. */
 bool start_check(const char *cmd, struct start_opts *o);
 
 #endif /* GOTRACE_SESSION_H */

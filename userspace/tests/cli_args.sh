@@ -124,6 +124,33 @@ refuse "\-\-flight writes a file per snapshot, not standard output: give -o FILE
 refuse "cannot create the snapshots /nonexistent/x.N.trace in /nonexistent: No such file or directory: choose another -o FILE" \
 	record --flight 2s -o /nonexistent/x.trace -- true
 refuse "invalid --flight '1h2m'" start --flight 1h2m
+refuse "\-\-trigger-latency needs --flight: the trigger watches a flight recorder (e.g. --flight 10s --trigger-latency 20ms)" \
+	record --trigger-latency 20ms -- true
+refuse "\-\-trigger-latency needs --flight" start --trigger-latency 20ms
+refuse "invalid --trigger-latency '500us': give a duration from 1ms to 60s" \
+	record --flight 2s --trigger-latency 500us
+refuse "invalid --trigger-latency '61s': give a duration from 1ms to 60s" \
+	start --flight 2s --trigger-latency 61s
+refuse "invalid --trigger-latency '0': give a duration above 0" record --flight 2s --trigger-latency 0
+refuse "invalid --trigger-latency '2m': give a duration from 1ms to 60s" \
+	record --flight 2s --trigger-latency 2m
+refuse "option '--trigger-latency' requires an argument" record --flight 2s --trigger-latency
+refuse "invalid --after 'soon': give a duration, a number and a unit" \
+	record --flight 2s --trigger-latency 20ms --after soon
+refuse "invalid --after '-1s': give a duration, a number and a unit" \
+	record --flight 2s --trigger-latency 20ms --after -1s
+refuse "invalid --trigger-every '0': give a duration above 0, a number and a unit" \
+	record --flight 2s --trigger-latency 20ms --trigger-every 0
+refuse "invalid --trigger-every '5x': give a duration above 0" \
+	record --flight 2s --trigger-latency 20ms --trigger-every 5x
+refuse "\-\-after goes with --trigger-latency: give --flight D --trigger-latency L too" \
+	record --flight 2s --after 1s
+refuse "\-\-trigger-every goes with --trigger-latency: give --flight D --trigger-latency L too" \
+	record --flight 2s --trigger-every 5s
+refuse "unrecognized option '--after'" start --flight 2s --trigger-latency 20ms --after 1s
+refuse "invalid --timeout '1y': give a duration, a number and a unit" trigger --timeout 1y
+refuse "unexpected argument 'now'" trigger now
+refuse "unrecognized option '--bogus'" trigger --bogus
 refuse "unexpected argument 'now'" snapshot now
 refuse "invalid --duration 'x': give a duration, a number and a unit" snapshot -d x
 refuse "invalid --duration '-1s'" snapshot --duration -1s
@@ -131,7 +158,7 @@ refuse "empty output file name: give -o FILE" snapshot -o ''
 refuse "option requires an argument -- 'o'" snapshot -o
 refuse "unrecognized option '--bogus'" snapshot --bogus
 
-for cmd in record load unload start stop snapshot status check dump stats split; do
+for cmd in record load unload start stop snapshot trigger status check dump stats split; do
 	helps "$cmd"
 done
 
