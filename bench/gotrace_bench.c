@@ -9,14 +9,15 @@
  *
  *   bare      each workload's untraced window once a round, before
  *             gotrace.ko is loaded (no probes attached to the tracepoints);
- *   rounds    a warm-up round, then for each round and workload five
+ *   rounds    a warm-up round, then for each round and workload six
  *             windows, in an order that turns from round to round:
  *             untraced, gotrace in the 1.21 and the 1.26 format
  *             (START, a reader process copying /dev/gotrace to tmpfs, the
  *             workload, STOP, the reader at end of file: all inside),
  *             gotrace's flight recorder (1.26, small rings that overflow,
  *             no reader: START, the workload, STOP, a read() of end of file
- *             that frees the buffers), ftrace
+ *             that frees the buffers), the same with a latency trigger set
+ *             and armed (a threshold it does not reach), ftrace
  *             (the same six tracepoints as trace events into the ring buffer,
  *             enabled beforehand; the window holds tracing_on 1, the
  *             workload, tracing_on 0);
@@ -81,6 +82,7 @@ static struct {
 	unsigned int rate_secs;
 	unsigned long rate_buffer_kb;
 	unsigned long flight_buffer_kb;
+	unsigned long trigger_latency_ms;
 	unsigned long ftrace_buffer_kb;
 	unsigned int settle_ms;
 	const char *workloads;
@@ -100,6 +102,7 @@ static struct {
 	.rate_secs = 1,
 	.rate_buffer_kb = 64,
 	.flight_buffer_kb = 64,
+	.trigger_latency_ms = 1000,
 	.ftrace_buffer_kb = 32768,
 	.settle_ms = 100,
 	.clock = GOTRACE_START_CLOCK_TSC,
@@ -610,7 +613,8 @@ static struct workload workloads[] = {
 
 /* --- gotrace: control and a reader process --- */
 
-static int gt_start_flags(__u64 buffer_size, __u32 format, __u32 flags)
+static int gt_start_latency(__u64 buffer_size, __u32 format, __u32 flags,
+			    __u64 latency_ns)
 {
 	struct gotrace_start st = {
 		.size = sizeof(st),
@@ -619,9 +623,15 @@ static int gt_start_flags(__u64 buffer_size, __u32 format, __u32 flags)
 		/* As `gotrace start` does: the table covers pid_max. */
 		.max_tid = read_ulong("/proc/sys/kernel/pid_max"),
 		.buffer_size = buffer_size,
+		.latency_ns = latency_ns,
 	};
 
 	return ioctl(gt_ctl, GOTRACE_START, &st);
+}
+
+static int gt_start_flags(__u64 buffer_size, __u32 format, __u32 flags)
+{
+	return gt_start_latency(buffer_size, format, flags, 0);
 }
 
 static int gt_start_format(__u64 buffer_size, __u32 format)
@@ -900,6 +910,26 @@ static void run_gotrace(const char *phase, unsigned int round,
 }
 
 /*
+ * GOTRACE_TRIGGER with GOTRACE_TRIGGER_NOWAIT: arms the latency trigger.
+ * Nothing fired yet, so it must fail with EAGAIN, leaving it armed.
+ */
+static void gt_trigger_arm(void)
+{
+	struct gotrace_trigger tr = {
+		.size = sizeof(tr),
+		.flags = GOTRACE_TRIGGER_NOWAIT,
+	};
+
+	if (!ioctl(gt_ctl, GOTRACE_TRIGGER, &tr)) {
+		errno = 0;
+		die("GOTRACE_TRIGGER|NOWAIT right after START reported a firing (tid %u)",
+		    tr.tid);
+	}
+	if (errno != EAGAIN)
+		die("GOTRACE_TRIGGER|NOWAIT right after START");
+}
+
+/*
  * A window under gotrace's flight recorder (mode "gotrace-flight"): the
  * 1.26 format with GOTRACE_START_FLIGHT and opt.flight_buffer_kb per CPU,
  * small enough that the rings drop their oldest chunks during the window;
@@ -918,10 +948,19 @@ static void run_gotrace(const char *phase, unsigned int round,
  * the window, its children's pids took 0.6% more instructions in the pid
  * IDR's radix tree, the slab allocator and RCU, 150 a Go event: twice
  * gotrace's overhead on that workload).
+ *
+ * With @trigger (mode "gotrace-trigger") the same, plus a latency trigger:
+ * START with latency_ns = opt.trigger_latency_ms, and GOTRACE_TRIGGER
+ * with NOWAIT right after it, which arms it (EAGAIN: nothing fired), so
+ * that the probes stamp and check every thread's slot, armed, for the whole
+ * workload. The threshold is far above any wait in these workloads: it
+ * must not fire (the window's triggers= says whether it did), so the
+ * difference from the flight window is the check alone.
  */
 static void run_flight(const char *phase, unsigned int round,
-		       struct workload *w)
+		       struct workload *w, bool trigger)
 {
+	const char *mode = trigger ? "gotrace-trigger" : "gotrace-flight";
 	static char buf[64];
 	struct gotrace_status st;
 	unsigned int seq;
@@ -947,15 +986,18 @@ static void run_flight(const char *phase, unsigned int round,
 	settle();
 	t = now_ns();
 	seq = window_open();
-	if (gt_start_flags(opt.flight_buffer_kb * 1024, GOTRACE_FORMAT_1_26,
-			   GOTRACE_START_FLIGHT))
-		die("GOTRACE_START (flight)");
+	if (gt_start_latency(opt.flight_buffer_kb * 1024, GOTRACE_FORMAT_1_26,
+			     GOTRACE_START_FLIGHT,
+			     trigger ? opt.trigger_latency_ms * 1000000ULL : 0))
+		die("GOTRACE_START (%s)", mode);
+	if (trigger)
+		gt_trigger_arm();
 	w->run(w);
 	if (gt_stop())
-		die("GOTRACE_STOP (flight)");
+		die("GOTRACE_STOP (%s)", mode);
 	rd = open(DEV, O_RDONLY | O_CLOEXEC);
 	if (rd < 0)
-		die("open %s for reading (flight)", DEV);
+		die("open %s for reading (%s)", DEV, mode);
 	do {
 		n = read(rd, buf, sizeof(buf));
 	} while (n < 0 && errno == EINTR);
@@ -972,15 +1014,20 @@ static void run_flight(const char *phase, unsigned int round,
 	gt_status(&st);
 	if (!(st.flags & GOTRACE_STATUS_FLIGHT) || st.state != GOTRACE_STATE_IDLE) {
 		errno = 0;
-		die("the flight session is not a flight recorder, or not done (state %u)",
-		    st.state);
+		die("the %s session is not a flight recorder, or not done (state %u)",
+		    mode, st.state);
 	}
-	print_window(seq, phase, round, w, "gotrace-flight", t);
+	print_window(seq, phase, round, w, mode, t);
 	print_status(&st);
-	out(" gens=%llu chunks_dropped=%llu snapshots=%llu buffer=%lu\n",
+	out(" gens=%llu chunks_dropped=%llu snapshots=%llu buffer=%lu",
 	    (unsigned long long)st.generations,
 	    (unsigned long long)st.chunks_dropped,
 	    (unsigned long long)st.snapshots, opt.flight_buffer_kb * 1024);
+	if (trigger)
+		out(" latency_ns=%llu triggers=%llu",
+		    opt.trigger_latency_ms * 1000000ULL,
+		    (unsigned long long)st.triggers);
+	out("\n");
 }
 
 static void run_ftrace(const char *phase, unsigned int round,
@@ -1053,8 +1100,9 @@ static void warm_up(void)
 
 /*
  * Each round runs each workload untraced, under gotrace in each format,
- * under gotrace's flight recorder and under ftrace, starting one mode later
- * than the previous round (U G G2 FL F, G G2 FL F U, ...),
+ * under gotrace's flight recorder without and with a latency trigger and
+ * under ftrace, starting one mode later than the previous round
+ * (U G G2 FL TR F, G G2 FL TR F U, ...),
  * so that no mode always follows the same one: what a window leaves behind
  * (freed buffers, RCU callbacks) weighs on the next one. Round 0 is a
  * warm-up, left out of the figures: the first traced fork storm made every
@@ -1075,8 +1123,8 @@ static void run_rounds(void)
 
 			if (w->skip)
 				continue;
-			for (m = 0; m < 5; m++) {
-				switch ((round + 4 + m) % 5) {
+			for (m = 0; m < 6; m++) {
+				switch ((round + 5 + m) % 6) {
 				case 0:
 					run_untraced(phase, round, w);
 					break;
@@ -1089,7 +1137,10 @@ static void run_rounds(void)
 					run_gotrace(phase, round, w, name, GOTRACE_FORMAT_1_26);
 					break;
 				case 3:
-					run_flight(phase, round, w);
+					run_flight(phase, round, w, false);
+					break;
+				case 4:
+					run_flight(phase, round, w, true);
 					break;
 				default:
 					run_ftrace(phase, round, w);
@@ -1395,6 +1446,8 @@ static void usage(void)
 		"  --rate-buffer-kb N     gotrace buffer per CPU in the rate steps (64)\n"
 		"  --flight-buffer-kb N   flight recorder's buffer per CPU (64: the rings\n"
 		"                         must overflow in the window)\n"
+		"  --trigger-latency-ms N the gotrace-trigger windows' latency threshold\n"
+		"                         (1000: it must not fire; 1 to 60000)\n"
 		"  --ftrace-buffer-kb N   ftrace ring buffer per CPU (32768)\n"
 		"  --settle-ms N          idle time before each window (100)\n"
 		"  --workloads LIST       the workloads to run, comma-separated\n"
@@ -1432,6 +1485,7 @@ int main(int argc, char **argv)
 		{ "rate-secs", required_argument, NULL, 'R' },
 		{ "rate-buffer-kb", required_argument, NULL, 'b' },
 		{ "flight-buffer-kb", required_argument, NULL, 'B' },
+		{ "trigger-latency-ms", required_argument, NULL, 'L' },
 		{ "ftrace-buffer-kb", required_argument, NULL, 'F' },
 		{ "settle-ms", required_argument, NULL, 'w' },
 		{ "workloads", required_argument, NULL, 'W' },
@@ -1497,6 +1551,9 @@ int main(int argc, char **argv)
 		case 'B':
 			opt.flight_buffer_kb = num_arg(optarg);
 			break;
+		case 'L':
+			opt.trigger_latency_ms = num_arg(optarg);
+			break;
 		case 'F':
 			opt.ftrace_buffer_kb = num_arg(optarg);
 			break;
@@ -1520,7 +1577,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || !opt.ko || !opt.mutex_threads ||
-	    opt.mutex_threads > MAX_THREADS || !opt.rate_secs)
+	    opt.mutex_threads > MAX_THREADS || !opt.rate_secs ||
+	    opt.trigger_latency_ms < GOTRACE_LATENCY_MIN_NS / 1000000 ||
+	    opt.trigger_latency_ms > GOTRACE_LATENCY_MAX_NS / 1000000)
 		usage();
 	forker_start();
 	if (mkdir(opt.trace_dir, 0755) && errno != EEXIST)

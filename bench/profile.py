@@ -12,10 +12,11 @@ instructions of WORKLOAD's gotrace window and of its untraced window are summed 
 function that holds each block (user space is one row, "[user]"); the table gives the
 median over the rounds of each function's instructions per Go event in both, and the
 difference: what tracing added there. Rows are sorted by that difference. --mode picks
-the traced windows (gotrace, gotrace-1.26, gotrace-flight), --base what they are compared
-with (untraced; or another traced mode, e.g. --mode gotrace-flight --base gotrace-1.26:
-where the flight recorder's windows ran more than the 1.26 streaming ones, per Go event of
-the --mode windows).
+the traced windows (gotrace, gotrace-1.26, gotrace-flight, gotrace-trigger), --base what
+they are compared with (untraced; or another traced mode, e.g. --mode gotrace-flight --base
+gotrace-1.26: where the flight recorder's windows ran more than the 1.26 streaming ones, per
+Go event of the --mode windows; --mode gotrace-trigger --base gotrace-flight: where the
+latency trigger's instructions go).
 """
 import argparse
 import bisect
@@ -93,8 +94,9 @@ def main():
     ap.add_argument("workload")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--mode", default="gotrace",
-                    help="the traced windows to profile: gotrace (format 1.21), gotrace-1.26 "
-                         "or gotrace-flight (1.26, flight recorder)")
+                    help="the traced windows to profile: gotrace (format 1.21), gotrace-1.26, "
+                         "gotrace-flight (1.26, flight recorder) or gotrace-trigger (the "
+                         "same with a latency trigger armed)")
     ap.add_argument("--base", default="untraced",
                     help="the windows to compare with: untraced (default) or a traced mode")
     a = ap.parse_args()

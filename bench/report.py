@@ -160,6 +160,21 @@ def summarize(guest, counts):
             flight["chunks_dropped_rounds"] = dropped
             flight["buffer"] = fl[rs[0]].get("buffer") if rs else None
             work[name]["flight"] = flight
+        trig = summarize_workload(name, "gotrace-trigger", pick, rounds)
+        if trig["rounds"]:
+            tr, fl = pick(name, "gotrace-trigger"), pick(name, "gotrace-flight")
+            rs = [r for r in rounds if r in tr]
+            fired = [tr[r].get("triggers", 0) for r in rs]
+            trig["triggers"] = max(fired, default=0)
+            trig["triggers_rounds"] = fired
+            trig["latency_ns"] = tr[rs[0]].get("latency_ns") if rs else None
+            # Against the same round's flight window directly: the untraced window cancels.
+            d = [tr[r]["insns"] - fl[r]["insns"] for r in rs if r in fl]
+            trig["minus_flight"] = med(d)
+            trig["minus_flight_rounds"] = d
+            trig["spread_minus_flight"] = spread(d)
+            trig["flight_events_rounds"] = [fl[r]["events"] for r in rs if r in fl]
+            work[name]["trigger"] = trig
 
     # Without the fixed cost of a session (the empty workload's overhead).
     empty = work.get("empty")
@@ -171,13 +186,22 @@ def summarize(guest, counts):
         ev = s["events"] - empty["events"]
         s["marginal_ratio"] = div(g, f)
         s["marginal_insns_per_event"] = div(g, ev)
-        # The same for the 1.26 streaming and flight windows, each against its own empty one.
-        for key in ("modern", "flight"):
+        # The same for the 1.26 streaming, flight and trigger windows, each against its own
+        # empty one.
+        for key in ("modern", "flight", "trigger"):
             m, e = s.get(key), empty.get(key)
             if not m or not e or m["gotrace_overhead"] is None or e["gotrace_overhead"] is None:
                 continue
             m["marginal_overhead"] = m["gotrace_overhead"] - e["gotrace_overhead"]
             m["marginal_insns_per_event"] = div(m["marginal_overhead"], m["events"] - e["events"])
+        # The trigger's own cost beyond the empty session's (its slots' allocation, the
+        # GOTRACE_TRIGGER call), per Go event and per unit of the workload.
+        t, e = s.get("trigger"), empty.get("trigger")
+        if t and e and t["minus_flight"] is not None and e["minus_flight"] is not None:
+            t["marginal_minus_flight"] = t["minus_flight"] - e["minus_flight"]
+            t["extra_insns_per_event"] = div(t["marginal_minus_flight"],
+                                             t["events"] - e["events"])
+            t["extra_insns_per_unit"] = div(t["marginal_minus_flight"], t["units"])
 
     snap = {}
     for threads in sorted({x["threads"] for x in guest["snap"]}):
@@ -255,6 +279,57 @@ def flight_table(work):
     return "\n".join(out)
 
 
+def trigger_table(work):
+    """The flight recorder's windows with a latency trigger beside those without."""
+    out = []
+    p = out.append
+    lat = next((s["trigger"]["latency_ns"] for s in work.values() if s.get("trigger")), None)
+    p("latency trigger: the flight recorder's windows again with latency_ns "
+      f"{fmt(div(lat, 1e6)) if lat else '?'} ms, armed by GOTRACE_TRIGGER|NOWAIT after START"
+      " (never reached), same rounds:")
+    hdr = (f"{'workload':<9} {'flight insns':>12} {'trigger insns':>13} {'trig/flight':>11}"
+           f" {'w/o fixed':>9} {'trig-flight':>11} {'flight marg/ev':>14} {'trig marg/ev':>12}"
+           f" {'extra/ev':>8} {'extra/unit':>10} {'trig events':>11} {'fired':>5}"
+           f" {'spread%':>7}")
+    p(hdr)
+    p("-" * len(hdr))
+    for name, s in work.items():
+        f, t = s.get("flight"), s.get("trigger")
+        if not t:
+            continue
+        f = f or {}
+        p(f"{name:<9} {fmt(f.get('gotrace_overhead'), 0, 12)} {fmt(t['gotrace_overhead'], 0, 13)}"
+          f" {fmt(div(t['gotrace_overhead'], f.get('gotrace_overhead')), 3, 11)}"
+          f" {fmt(div(t.get('marginal_overhead'), f.get('marginal_overhead')), 3, 9)}"
+          f" {fmt(t['minus_flight'], 0, 11)}"
+          f" {fmt(f.get('marginal_insns_per_event'), 1, 14)}"
+          f" {fmt(t.get('marginal_insns_per_event'), 1, 12)}"
+          f" {fmt(t.get('extra_insns_per_event'), 1, 8)}"
+          f" {fmt(t.get('extra_insns_per_unit'), 1, 10)}"
+          f" {fmt(t['events'], 0, 11)} {fmt(t['triggers'], 0, 5)}"
+          f" {fmt(t['spread_minus_flight'], 1, 7)}")
+    p("flight insns, trigger insns: overheads over the untraced window; trig/flight their ratio,")
+    p("w/o fixed the same after taking off each mode's empty-workload overhead; marg/ev: those")
+    p("over the Go events beyond the empty workload's. trig-flight: the trigger window minus the")
+    p("same round's flight window (median); extra/ev: that minus the empty workload's, over the Go")
+    p("events beyond the empty workload's: what the trigger's stamps and checks cost per Go event")
+    p("(extra/unit: per round trip, fork, acquisition). fired: triggers (max over the rounds),")
+    p("which must be 0. spread%: of trig-flight, (max - min) / median over the rounds.")
+    for name, s in work.items():
+        t = s.get("trigger")
+        if not t:
+            continue
+        if t["triggers"]:
+            p(f"WARNING: the latency trigger fired in {name}'s windows ({t['triggers_rounds']}):"
+              " raise --trigger-latency-ms")
+        fe = med(t["flight_events_rounds"])
+        if fe and abs(t["events"] - fe) > fe / 1000:
+            p(f"note: {name}: the trigger windows recorded {t['events_rounds']} Go events, the"
+              f" flight windows {t['flight_events_rounds']}: extra/ev holds the difference's cost")
+    p("")
+    return "\n".join(out)
+
+
 def table(summary, meta, guest):
     out = []
     p = out.append
@@ -304,6 +379,8 @@ def table(summary, meta, guest):
         p("")
     if any("flight" in s for s in work.values()):
         p(flight_table(work))
+    if any("trigger" in s for s in work.values()):
+        p(trigger_table(work))
     hdr = (f"{'workload':<9} {'untraced':>13} {'events/unit':>11} {'gt insns/ev':>11}"
            f" {'w/o fixed':>9} {'gt kernel%':>10} {'ft entries':>10} {'ft insns/ent':>12}"
            f" {'ft B/ent':>8} {'idle probes':>11}")
