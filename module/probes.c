@@ -268,7 +268,7 @@ static __always_inline void gotrace_switch(struct gotrace_session *s,
 	if (run && !fast && !gotrace_g_start(s, c, run, next, ts, v2))
 		goto cut;
 	if (v2 && unlikely(s->trig))
-		gotrace_trig_switch(s, stop, prev->pid, run ? next : NULL, ts);
+		gotrace_trig_switch(s->trig, stop, prev->pid, run ? next : NULL, ts);
 	return;
 cut:
 	gotrace_cut(s, c, ts);
@@ -392,7 +392,7 @@ static __always_inline void gotrace_wakeup(struct gotrace_session *s,
 	    !gotrace_g_unblock(s, c, t, p->pid, ts, v2))
 		gotrace_cut(s, c, ts);
 	else if (v2 && unlikely(s->trig))
-		gotrace_trig_ready(s, p->pid, ts);
+		gotrace_trig_ready(s->trig, p->pid, ts);
 out:
 	local_irq_restore(flags);
 }
@@ -459,7 +459,7 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 			      gotrace_stack(s->stacks, pt->prog, GOTRACE_R_FORK), ts))
 		gotrace_cut(s, c, ts);
 	else if (unlikely(s->trig))
-		gotrace_trig_ready(s, child->pid, ts);
+		gotrace_trig_ready(s->trig, child->pid, ts);
 out:
 	local_irq_restore(flags);
 }

@@ -62,6 +62,8 @@ struct gotrace_trig *gotrace_trig_alloc(struct gotrace_session *s,
 		kfree(trig);
 		return NULL;
 	}
+	trig->nr = s->max_tid;
+	trig->freq = s->ts_freq;
 	trig->ticks = mul_u64_u64_div_u64(latency_ns, s->ts_freq, NSEC_PER_SEC);
 	trig->wq = s->wq;
 	init_irq_work(&trig->work, gotrace_trig_wake);
@@ -101,23 +103,14 @@ void gotrace_trig_stop(struct gotrace_trig *trig)
 }
 
 /**
- * gotrace_trig_ready - a thread became runnable
- * @s: the session, which has a trigger
- * @tid: the thread
- * @ts: when, in trace ticks
+ * gotrace_trig_fire - a thread waited longer than the threshold: fire if armed
+ * @trig: the session's trigger
+ * @p: the thread, being switched in
+ * @ticks: how long it waited, in trace ticks
  */
-void gotrace_trig_ready(struct gotrace_session *s, pid_t tid, u64 ts)
+void gotrace_trig_fire(struct gotrace_trig *trig, struct task_struct *p,
+		       u32 ticks)
 {
-	if ((u32)tid < s->max_tid)
-		WRITE_ONCE(s->trig->ready[tid], (u32)ts ?: 1);
-}
-
-/* @p waited @ticks to run: fire if armed. */
-static void gotrace_trig_fire(struct gotrace_session *s, struct task_struct *p,
-			      u32 ticks)
-{
-	struct gotrace_trig *trig = s->trig;
-
 	if (cmpxchg(&trig->state, GOTRACE_TRIG_ARMED, GOTRACE_TRIG_FIRING) !=
 	    GOTRACE_TRIG_ARMED)
 		return;
@@ -126,39 +119,12 @@ static void gotrace_trig_fire(struct gotrace_session *s, struct task_struct *p,
 	/* A rename by another thread may race: the name is a hint. */
 	data_race(memcpy(trig->comm, p->comm, sizeof(trig->comm)));
 	trig->comm[sizeof(trig->comm) - 1] = '\0';
-	trig->wait_ns = mul_u64_u64_div_u64(ticks, NSEC_PER_SEC, s->ts_freq);
+	trig->wait_ns = mul_u64_u64_div_u64(ticks, NSEC_PER_SEC, trig->freq);
 	trig->time_ns = ktime_get_mono_fast_ns();
 	WRITE_ONCE(trig->fired, trig->fired + 1);
-	/* Pairs with the acquire in gotrace_trig_wait(): details first. */
+	/* Pairs with the acquire in gotrace_trig_take(): details first. */
 	smp_store_release(&trig->state, GOTRACE_TRIG_FIRED);
 	irq_work_queue(&trig->work);
-}
-
-/**
- * gotrace_trig_switch - a switch was written: stamp and check
- * @s: the session, which has a trigger
- * @stop: the entry of the thread switched out, or NULL
- * @prev: its id
- * @next: the thread switched in, if it has an entry; else NULL
- * @ts: when, in trace ticks
- */
-void gotrace_trig_switch(struct gotrace_session *s,
-			 const struct gotrace_thread *stop, pid_t prev,
-			 struct task_struct *next, u64 ts)
-{
-	u32 *ready = s->trig->ready;
-	u32 then;
-
-	if (stop && stop->state == GOTRACE_T_RUNNABLE)
-		gotrace_trig_ready(s, prev, ts);
-	if (!next || (u32)next->pid >= s->max_tid)
-		return;
-	then = READ_ONCE(ready[next->pid]);
-	if (!then)
-		return;
-	WRITE_ONCE(ready[next->pid], 0);
-	if ((u32)ts - then > s->trig->ticks)
-		gotrace_trig_fire(s, next, (u32)ts - then);
 }
 
 /*

@@ -8,6 +8,7 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include "threads.h"
 
 struct gotrace_dev;
 struct gotrace_session;
@@ -27,7 +28,9 @@ enum gotrace_trig_state {
  * @ready:	per thread id: the low 32 bits of the trace clock when the
  *		thread became runnable, 0 while it is not (vmalloc). Written
  *		by the probes the scheduler serialises for the thread.
+ * @nr:		slots in @ready: the session's max_tid.
  * @ticks:	the threshold, in trace ticks.
+ * @freq:	trace ticks per second.
  * @state:	enum gotrace_trig_state; ARMED by GOTRACE_TRIGGER under
  *		gotrace_dev.lock, FIRING by a probe (cmpxchg), FIRED by it
  *		(release), IDLE again by GOTRACE_TRIGGER.
@@ -45,7 +48,9 @@ enum gotrace_trig_state {
  */
 struct gotrace_trig {
 	u32 *ready;
+	u32 nr;
 	u32 ticks;
+	u64 freq;
 	int state;
 	struct irq_work work;
 	wait_queue_head_t *wq;
@@ -63,11 +68,55 @@ void gotrace_trig_release(struct gotrace_trig *trig);
 void gotrace_trig_free(struct gotrace_trig *trig);
 void gotrace_trig_stop(struct gotrace_trig *trig);
 bool gotrace_trig_pollpri(struct gotrace_dev *dev);
-void gotrace_trig_ready(struct gotrace_session *s, pid_t tid, u64 ts);
-void gotrace_trig_switch(struct gotrace_session *s,
-			 const struct gotrace_thread *stop, pid_t prev,
-			 struct task_struct *next, u64 ts);
+void gotrace_trig_fire(struct gotrace_trig *trig, struct task_struct *p,
+		       u32 ticks);
 int gotrace_trig_wait(struct gotrace_dev *dev, bool nowait,
 		      struct gotrace_trigger *out);
+
+/*
+ * The probes' part is inline: it runs at every switch and wakeup of a
+ * session with a trigger, and is a few loads, stores and a comparison.
+ */
+
+/**
+ * gotrace_trig_ready - a thread became runnable: stamp its slot
+ * @trig: the session's trigger
+ * @tid: the thread
+ * @ts: when, in trace ticks
+ */
+static __always_inline void gotrace_trig_ready(struct gotrace_trig *trig,
+					       pid_t tid, u64 ts)
+{
+	if ((u32)tid < trig->nr)
+		WRITE_ONCE(trig->ready[tid], (u32)ts ?: 1);
+}
+
+/**
+ * gotrace_trig_switch - a switch was written: stamp and check
+ * @trig: the session's trigger
+ * @stop: the entry of the thread switched out, or NULL
+ * @prev: its id
+ * @next: the thread switched in, if it has an entry; else NULL
+ * @ts: when, in trace ticks
+ */
+static __always_inline void gotrace_trig_switch(struct gotrace_trig *trig,
+						const struct gotrace_thread *stop,
+						pid_t prev,
+						struct task_struct *next,
+						u64 ts)
+{
+	u32 then;
+
+	if (stop && stop->state == GOTRACE_T_RUNNABLE)
+		gotrace_trig_ready(trig, prev, ts);
+	if (!next || (u32)next->pid >= trig->nr)
+		return;
+	then = READ_ONCE(trig->ready[next->pid]);
+	if (!then)
+		return;
+	WRITE_ONCE(trig->ready[next->pid], 0);
+	if (unlikely((u32)ts - then > trig->ticks))
+		gotrace_trig_fire(trig, next, (u32)ts - then);
+}
 
 #endif /* _GOTRACE_TRIGGER_H */
