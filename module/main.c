@@ -282,9 +282,21 @@ static long gotrace_ioctl_stop(struct gotrace_dev *dev,
 
 /*
  * As sched_getattr(): write what both the kernel and user space know, the
- * smaller of their sizes, and say how much in @size. User space bytes after
- * those are left alone.
+ * smaller of their sizes (@ksize, @usize), and say how much in the
+ * structure's first field, its size. User space bytes after those are left
+ * alone.
  */
+static int gotrace_copy_back(void __user *uargs, void *args, size_t ksize,
+			     u32 usize)
+{
+	u32 *size = args;
+
+	*size = min_t(u32, usize, ksize);
+	if (copy_to_user(uargs, args, *size))
+		return -EFAULT;
+	return 0;
+}
+
 static long gotrace_ioctl_status(struct gotrace_dev *dev,
 				 struct gotrace_status __user *ust)
 {
@@ -299,11 +311,7 @@ static long gotrace_ioctl_status(struct gotrace_dev *dev,
 	mutex_lock(&dev->lock);
 	gotrace_session_status(dev, &st);
 	mutex_unlock(&dev->lock);
-
-	st.size = min_t(u32, usize, sizeof(st));
-	if (copy_to_user(ust, &st, st.size))
-		return -EFAULT;
-	return 0;
+	return gotrace_copy_back(ust, &st, sizeof(st), usize);
 }
 
 static long gotrace_ioctl_snapshot(struct gotrace_dev *dev,
@@ -324,13 +332,7 @@ static long gotrace_ioctl_snapshot(struct gotrace_dev *dev,
 	mutex_lock(&dev->lock);
 	ret = gotrace_flight_snapshot(dev, &args);
 	mutex_unlock(&dev->lock);
-	if (ret)
-		return ret;
-	/* As GOTRACE_STATUS: what both sides know. */
-	args.size = min_t(u32, usize, sizeof(args));
-	if (copy_to_user(uargs, &args, args.size))
-		return -EFAULT;
-	return 0;
+	return ret ?: gotrace_copy_back(uargs, &args, sizeof(args), usize);
 }
 
 static long gotrace_ioctl_trigger(struct gotrace_dev *dev,
@@ -350,12 +352,7 @@ static long gotrace_ioctl_trigger(struct gotrace_dev *dev,
 	    memchr_inv(args.reserved, 0, sizeof(args.reserved)))
 		return -EINVAL;
 	ret = gotrace_trig_wait(dev, args.flags & GOTRACE_TRIGGER_NOWAIT, &args);
-	if (ret)
-		return ret;
-	args.size = min_t(u32, usize, sizeof(args));
-	if (copy_to_user(uargs, &args, args.size))
-		return -EFAULT;
-	return 0;
+	return ret ?: gotrace_copy_back(uargs, &args, sizeof(args), usize);
 }
 
 /*

@@ -186,12 +186,7 @@ FIXTURE_VARIANT_ADD(flight, go1_26) {
 FIXTURE_SETUP(flight)
 {
 	GT_REQUIRE_DEVICE();
-	memset(&self->s, 0, sizeof(self->s));
-	self->s.fd = gt_open_reader();
-	ASSERT_LE(0, self->s.fd);
-	self->s.ctl = gt_dev_open(O_WRONLY);
-	ASSERT_LE(0, self->s.ctl);
-	self->s.format = variant->format;
+	ASSERT_EQ(0, gt_session_open(&self->s, variant->format));
 }
 
 FIXTURE_TEARDOWN(flight)

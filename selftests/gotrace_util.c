@@ -629,7 +629,11 @@ int gt_keep_trace(const struct gt_buf *t, __u32 format, struct gt_stats *st,
  * in @format with start @flags and a recorder reading it. On failure,
  * gt_session_close() still cleans up.
  */
-int gt_session_start_flags(struct gt_session *s, __u32 format, __u32 flags)
+/*
+ * Open the device for a session in @format, not started: the reader (from
+ * an idle device, see gt_open_reader()) and a control file.
+ */
+int gt_session_open(struct gt_session *s, __u32 format)
 {
 	memset(s, 0, sizeof(*s));
 	s->format = format;
@@ -638,7 +642,12 @@ int gt_session_start_flags(struct gt_session *s, __u32 format, __u32 flags)
 	if (s->fd < 0)
 		return -1;
 	s->ctl = gt_dev_open(O_WRONLY);
-	if (s->ctl < 0 || gt_start_flags(s->ctl, format, flags, 0))
+	return s->ctl < 0 ? -1 : 0;
+}
+
+int gt_session_start_flags(struct gt_session *s, __u32 format, __u32 flags)
+{
+	if (gt_session_open(s, format) || gt_start_flags(s->ctl, format, flags, 0))
 		return -1;
 	if (gt_recorder_start(&s->rec, s->fd, GT_READ_CHUNK))
 		return -1;

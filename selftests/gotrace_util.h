@@ -128,6 +128,7 @@ int gt_keep_trace(const struct gt_buf *t, __u32 format, struct gt_stats *st,
 unsigned long gt_starts(const struct gt_stats *st);
 unsigned long gt_wakeups(const struct gt_stats *st);
 
+int gt_session_open(struct gt_session *s, __u32 format);
 int gt_session_start(struct gt_session *s, __u32 format);
 int gt_session_start_flags(struct gt_session *s, __u32 format, __u32 flags);
 int gt_session_stop(struct gt_session *s, struct gt_stats *st, const char *name);
