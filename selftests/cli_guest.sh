@@ -275,7 +275,7 @@ max_size_tests() {
 	mkdir -p "$d"
 	expect "record --format 1.26 --gen-period 0.05 --max-size 64K" 0 \
 		"[0-9]* files (.* MiB) written to $d/roll.1.trace to " "$gt" record --format 1.26 \
-		--gen-period 0.05 --max-size 64K -o "$d/roll.trace" -- sh -c "$(busy 2)"
+		--gen-period 0.05 --max-size 64K -o "$d/roll.trace" -- sh -c "$(busy 3)"
 	nfiles=$(sed -n 's/.* \([0-9]*\) files (.*/\1/p' "$err")
 	check "record --max-size: ${nfiles:-no} files, at least 2" test "${nfiles:-0}" -ge 2
 	check "record --max-size: a line per file" \

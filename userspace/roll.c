@@ -87,12 +87,13 @@ static void file_open(struct roll *rl)
 	file_write(rl, rl->head, rl->head_len);
 }
 
+/* Closed, also after a failed write: the callback drops such a file. */
 static void file_close(struct roll *rl)
 {
 	rl->open = false;
-	if (rl->failed || !rl->ops->close(rl->ctx, &rl->file))
+	if (!rl->ops->close(rl->ctx, &rl->file))
 		rl->failed = true;
-	else
+	else if (!rl->failed)
 		rl->files++;
 }
 

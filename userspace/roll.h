@@ -25,6 +25,7 @@ struct roll_file {
 struct roll_ops {
 	bool (*open)(void *ctx, unsigned int n);
 	bool (*write)(void *ctx, const void *buf, size_t len);
+	/* Also after a failed write, to drop the file: false then. */
 	bool (*close)(void *ctx, const struct roll_file *f);
 };
 
