@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Guest tests of the gotrace command against the real module: load and unload and their
-# errors, record (CMD's exit status, SIGINT, --duration, --force unload during a record),
-# flight recorders (record --flight, start --flight, snapshot), latency triggers (record
-# --trigger-latency, trigger), status --json. TAP on stdout, without a plan
+# errors, record (CMD's exit status, SIGINT, --duration, --force unload during a record,
+# --max-size), flight recorders (record --flight, start --flight, snapshot), latency
+# triggers (record --trigger-latency, trigger), status --json. TAP on stdout, without a plan
 # (scripts/cli-check.sh adds its own lines and the plan).
 #
 # Runs as root in the busybox guest of scripts/vm.sh. Environment:
@@ -267,6 +267,39 @@ flight_on() {
 	return 1
 }
 
+# record --max-size: files of whole generations, at most 64K unless one generation is
+# larger, each valid and for its owner only, the generations running on across them.
+max_size_tests() {
+	d=/tmp/maxsize
+	rm -rf "$d"
+	mkdir -p "$d"
+	expect "record --format 1.26 --gen-period 0.05 --max-size 64K" 0 \
+		"[0-9]* files (.* MiB) written to $d/roll.1.trace to " "$gt" record --format 1.26 \
+		--gen-period 0.05 --max-size 64K -o "$d/roll.trace" -- sh -c "$(busy 3)"
+	nfiles=$(sed -n 's/.* \([0-9]*\) files (.*/\1/p' "$err")
+	check "record --max-size: ${nfiles:-no} files, at least 2" test "${nfiles:-0}" -ge 2
+	check "record --max-size: a line per file" \
+		test "$(grep -c "^gotrace record: wrote $d/roll\.[0-9]*\.trace: generation" "$err")" \
+		= "${nfiles:-x}"
+	next=""
+	i=1
+	while [ "$i" -le "${nfiles:-0}" ]; do
+		f=$d/roll.$i.trace
+		snapshot_ok "record --max-size file $i" "$f"
+		g=$(first_gen "$f")
+		check "record --max-size file $i starts at generation ${g:-?}, after the last file's" \
+			test -n "$g" -a "${next:-$g}" = "$g"
+		line=$(grep "wrote $f: " "$err")
+		last=$(echo "$line" | sed -n 's/.*: generations* [0-9]* to \([0-9]*\),.*/\1/p')
+		[ -n "$last" ] || last=$g
+		next=$((last + 1))
+		i=$((i + 1))
+	done
+	cp "$d/roll.1.trace" "$traces/cli-max-size.1.trace"
+	cp "$d/roll.2.trace" "$traces/cli-max-size.2.trace"
+	check "no temporary files left" test "$(find "$d" -type f | wc -l)" = "${nfiles:-x}"
+}
+
 flight_tests() {
 	d=/tmp/flight
 	rm -rf "$d"
@@ -517,6 +550,7 @@ else
 	record_tests
 	signal_tests
 	drain_test
+	max_size_tests
 	flight_tests
 	trigger_tests
 	unload_tests

@@ -31,6 +31,10 @@ static void record_help(void)
 	       "  -o, --output FILE      write the trace to FILE (default gotrace.trace; an\n"
 	       "                         existing FILE is kept as FILE.old; - for stdout)\n"
 	       "  -d, --duration SECS    stop after SECS seconds (CMD keeps running)\n"
+	       "      --max-size SIZE    with --format 1.22 or later: files of whole\n"
+	       "                         generations of SIZE at most (e.g. 512M), FILE.1.trace,\n"
+	       "                         FILE.2.trace, ... (FILE without its .trace), each\n"
+	       "                         small enough for go tool trace\n"
 	       START_OPTIONS_HELP
 	       "      --after A          with --trigger-latency: from a firing to its\n"
 	       "                         snapshot (default 1s)\n"
@@ -58,6 +62,37 @@ static void record_help(void)
 	       "succeeded).\n", program_invocation_short_name);
 }
 
+static bool max_size_option(struct record *r, const char *arg)
+{
+	if (!parse_size("record", "--max-size", arg, &r->max_size))
+		return false;
+	if (r->max_size > 16)
+		return true;
+	msg_err("record", "invalid --max-size '%s': a file holds the 16-byte header and a "
+		"generation, give more (e.g. 512M)", arg);
+	return false;
+}
+
+/* --max-size cuts at generations, in files: a streaming trace of a format with them. */
+static bool max_size_check(const struct record *r)
+{
+	unsigned int format = r->start.args.format;
+
+	if (r->start.flight_ns)
+		msg_err("record", "--max-size and --flight do not go together: the flight "
+			"recorder's snapshots are already separate files");
+	else if (!strcmp(r->out_path, "-"))
+		msg_err("record", "--max-size writes a file per piece, not standard output: "
+			"give -o FILE");
+	else if (format < GOTRACE_FORMAT_1_22)
+		msg_err("record", "--max-size cuts files at generations, which format 1.%u does "
+			"not have: use --format 1.26", format == GOTRACE_FORMAT_DEFAULT ? GOTRACE_FORMAT_1_21 :
+			format);
+	else
+		return true;
+	return false;
+}
+
 /* The options; -1 to go on, else the exit status. */
 static int parse_args(struct record *r, int argc, char *argv[])
 {
@@ -68,6 +103,7 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "after", required_argument, NULL, 'A' },
 		{ "trigger-every", required_argument, NULL, 'E' },
+		{ "max-size", required_argument, NULL, 'S' },
 		START_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -100,6 +136,10 @@ static int parse_args(struct record *r, int argc, char *argv[])
 				return msg_usage("record");
 			r->every_given = true;
 			break;
+		case 'S':
+			if (!max_size_option(r, optarg))
+				return msg_usage("record");
+			break;
 		case 'h':
 			record_help();
 			return EXIT_SUCCESS;
@@ -127,6 +167,8 @@ static int parse_args(struct record *r, int argc, char *argv[])
 			"give -o FILE");
 		return msg_usage("record");
 	}
+	if (r->max_size && !max_size_check(r))
+		return msg_usage("record");
 	if (optind < argc)
 		r->argv = argv + optind;
 	return -1;
@@ -263,8 +305,9 @@ static int record(struct record *r)
 {
 	int status;
 
-	if ((r->start.flight_ns && !flight_begin(r)) || !ensure_loaded(r) || !signals_block(r) ||
-	    !child_spawn(r))
+	/* --flight and --max-size write PREFIX.N.trace: their directory first. */
+	if (((r->start.flight_ns || r->max_size) && !flight_begin(r)) || !ensure_loaded(r) ||
+	    !signals_block(r) || !child_spawn(r))
 		return EXIT_FAILURE;
 	if (!session_open(r) || (!r->start.flight_ns && !output_open(r))) {
 		if (r->started && session_stop("record", r->ctl_fd, GOTRACE_STOP_NOWAIT, true) && r->rd_fd >= 0)

@@ -31,6 +31,8 @@ enum trigger_state {
 	TRIG_REST,	/* its snapshot taken: --trigger-every from the firing to re-arm */
 };
 
+struct roll;
+
 struct record {
 	/* Options. */
 	const char *out_path;		/* "-": standard output */
@@ -59,7 +61,11 @@ struct record {
 	int child_status;		/* wait status once reaped */
 	bool child_reaped;
 
-	/* --flight (record_flight.c). */
+	/* --max-size (record_roll.c): files of whole generations, PREFIX.N.trace. */
+	uint64_t max_size;		/* 0: one file */
+	struct roll *roll;
+
+	/* --flight (record_flight.c); with --max-size its file names too. */
 	char *prefix;			/* FILE without .trace: PREFIX.N.trace */
 	unsigned int snaps;		/* snapshots written */
 	bool snap_wanted;		/* SIGUSR1 asked for one */
@@ -97,7 +103,10 @@ void record_poll(struct record *r, char *buf, bool draining, int ms);
 void record_signals(struct record *r, bool draining);
 
 /* record_flight.c: with --flight, the loop that writes snapshots, and the last one. */
+/* The prefix of the files PREFIX.N.trace, in a directory they can be made in. */
 bool flight_begin(struct record *r);
+/* @snap_path: PREFIX.@n.trace; false after a message. */
+bool record_file_path(struct record *r, unsigned int n);
 /* One read of the device (a snapshot's bytes or end), then a snapshot SIGUSR1 asked for. */
 void flight_step(struct record *r, char *buf);
 void flight_end(struct record *r);
@@ -114,6 +123,11 @@ bool trigger_armed(const struct record *r);
 double trigger_wait(const struct record *r, double now);
 /* The end's snapshot: the duration for a firing still waiting for its own; its number or 0. */
 unsigned int trigger_pending(struct record *r, uint64_t *duration_ns);
+
+/* record_roll.c: with --max-size, the output cut into files (roll.h); false after a message. */
+bool roll_begin(struct record *r);
+/* The last file closed; false if one could not be written or none was. */
+bool roll_end(struct record *r);
 
 /* record_output.c: FILE, the previous one kept as FILE.old. */
 bool output_open(struct record *r);

@@ -43,20 +43,28 @@ bool flight_begin(struct record *r)
 	}
 	ok = !access(dirname(dir), W_OK | X_OK);
 	if (!ok)
-		msg_err(CMD, "cannot create the snapshots %s.N%s in %s: %s: choose another "
-			"-o FILE", r->prefix, SUFFIX, dir, strerror(errno));
+		msg_err(CMD, "cannot create the %s %s.N%s in %s: %s: choose another -o FILE",
+			r->max_size ? "files" : "snapshots", r->prefix, SUFFIX, dir, strerror(errno));
 	free(dir);
 	return ok;
+}
+
+bool record_file_path(struct record *r, unsigned int n)
+{
+	free(r->snap_path);
+	if (asprintf(&r->snap_path, "%s.%u%s", r->prefix, n, SUFFIX) >= 0)
+		return true;
+	r->snap_path = NULL;
+	msg_err(CMD, "out of memory");
+	return false;
 }
 
 /* The next file, for a snapshot that begins; without one its bytes are dropped. */
 static void snap_begin(struct record *r)
 {
 	r->in_snap = true;
-	free(r->snap_path);
-	if (asprintf(&r->snap_path, "%s.%u%s", r->prefix, r->snaps + 1, SUFFIX) < 0) {
-		r->snap_path = NULL;
-		msg_err(CMD, "out of memory: the snapshot is dropped");
+	if (!record_file_path(r, r->snaps + 1)) {
+		msg_err(CMD, "the snapshot is dropped");
 		r->snap_file = (struct snap_file){ .fd = -1, .failed = true };
 	} else if (!snap_file_open(&r->snap_file, CMD, r->snap_path)) {
 		msg_err(CMD, "the snapshot is dropped; recording goes on");

@@ -13,6 +13,7 @@
 #include "msg.h"
 #include "output.h"
 #include "record.h"
+#include "roll.h"
 
 bool output_keep_old(const char *cmd, const char *path)
 {
@@ -46,6 +47,8 @@ bool output_open(struct record *r)
 		r->out_fd = STDOUT_FILENO;
 		return true;
 	}
+	if (r->max_size)
+		return roll_begin(r);
 	if (!output_keep_old("record", r->out_path))
 		return false;
 	r->out_fd = open(r->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -78,6 +81,10 @@ bool output_write_all(int fd, const void *buf, size_t len)
 /* All of @buf, or false after a message; then the output is closed and later data dropped. */
 bool output_write(struct record *r, const void *buf, size_t len)
 {
+	if (r->roll) {
+		r->bytes += len;
+		return roll_feed(r->roll, buf, len);
+	}
 	if (output_write_all(r->out_fd, buf, len)) {
 		r->bytes += len;
 		return true;
@@ -94,6 +101,8 @@ bool output_close(struct record *r)
 {
 	int fd = r->out_fd;
 
+	if (r->roll)
+		return roll_end(r);
 	r->out_fd = -1;
 	if (fd < 0 || fd == STDOUT_FILENO)
 		return fd == STDOUT_FILENO;

@@ -105,21 +105,23 @@ static void print_path(const char *path)
 	fputc('\'', stderr);
 }
 
-/* With --flight: the snapshots written, and how to open the last. */
-static void flight_summary(struct record *r)
+/* With --flight, the snapshots written, or with --max-size the files; and how to open the last. */
+static void files_summary(struct record *r)
 {
 	char last[PATH_MAX];
 
 	snprintf(last, sizeof(last), "%s.%u.trace", r->prefix, r->snaps);
-	fprintf(stderr, "%s record: %.1f s, %" PRIu64 " events, %u snapshot%s (%.2f MiB) written",
+	fprintf(stderr, "%s record: %.1f s, %" PRIu64 " events, %u %s%s (%.2f MiB) written",
 		program_invocation_short_name, r->t_end - r->t0, (uint64_t)r->st.events, r->snaps,
-		r->snaps == 1 ? "" : "s", r->bytes / MIB);
+		r->max_size ? "file" : "snapshot", r->snaps == 1 ? "" : "s", r->bytes / MIB);
 	if (r->snaps > 1)
 		fprintf(stderr, " to %s.1.trace to %s", r->prefix, last);
 	else if (r->snaps)
 		fprintf(stderr, " to %s", last);
-	fprintf(stderr, ", %" PRIu64 " buffer chunks overwritten, %" PRIu64 " events not "
-		"recorded", (uint64_t)r->st.chunks_dropped, (uint64_t)r->st.events_lost);
+	if (r->start.flight_ns)
+		fprintf(stderr, ", %" PRIu64 " buffer chunks overwritten",
+			(uint64_t)r->st.chunks_dropped);
+	fprintf(stderr, ", %" PRIu64 " events not recorded", (uint64_t)r->st.events_lost);
 	if (r->start.args.latency_ns)
 		fprintf(stderr, ", %u trigger%s fired", r->triggers, r->triggers == 1 ? "" : "s");
 	fputc('\n', stderr);
@@ -137,8 +139,8 @@ void record_summary(struct record *r)
 
 	progress_end(r);
 	warn_cut(r);
-	if (r->start.flight_ns) {
-		flight_summary(r);
+	if (r->start.flight_ns || r->max_size) {
+		files_summary(r);
 		return;
 	}
 	fprintf(stderr, "%s record: %.1f s, %" PRIu64 " events, %.2f MiB written to %s, "

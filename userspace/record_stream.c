@@ -71,7 +71,7 @@ static ssize_t copy_once(struct record *r, char *buf)
 		r->failed = true;
 		return -1;
 	}
-	if (n > 0 && r->out_fd >= 0 && !output_write(r, buf, (size_t)n))
+	if (n > 0 && (r->out_fd >= 0 || r->roll) && !output_write(r, buf, (size_t)n))
 		r->failed = true;
 	return n;
 }

@@ -124,6 +124,19 @@ refuse "\-\-flight writes a file per snapshot, not standard output: give -o FILE
 refuse "cannot create the snapshots /nonexistent/x.N.trace in /nonexistent: No such file or directory: choose another -o FILE" \
 	record --flight 2s -o /nonexistent/x.trace -- true
 refuse "invalid --flight '1h2m'" start --flight 1h2m
+refuse "\-\-max-size cuts files at generations, which format 1.21 does not have: use --format 1.26" \
+	record --max-size 64M -- true
+refuse "\-\-max-size cuts files at generations, which format 1.19 does not have: use --format 1.26" \
+	record --max-size 64M --format 1.19 -- true
+refuse "\-\-max-size and --flight do not go together: the flight recorder's snapshots are already separate files" \
+	record --max-size 64M --flight 2s -- true
+refuse "\-\-max-size writes a file per piece, not standard output: give -o FILE" \
+	record --max-size 64M --format 1.26 -o - -- true
+refuse "invalid --max-size '16': a file holds the 16-byte header and a generation, give more (e.g. 512M)" \
+	record --max-size 16 --format 1.26 -- true
+refuse "invalid --max-size 'x'" record --max-size x --format 1.26 -- true
+refuse "cannot create the files /nonexistent/x.N.trace in /nonexistent: No such file or directory: choose another -o FILE" \
+	record --max-size 64M --format 1.26 -o /nonexistent/x.trace -- true
 refuse "\-\-trigger-latency needs --flight: the trigger watches a flight recorder (e.g. --flight 10s --trigger-latency 20ms)" \
 	record --trigger-latency 20ms -- true
 refuse "\-\-trigger-latency needs --flight" start --trigger-latency 20ms
