@@ -237,7 +237,7 @@ TEST_F_TIMEOUT(session, generations, 120)
 }
 
 /* gen_bytes: a CPU writing that much starts a generation before the period ends. */
-TEST_F_TIMEOUT(session, generation_bytes, 120)
+TEST_F_TIMEOUT(session, generation_bytes, 300)
 {
 	struct gotrace_status st;
 	struct gt_buf t = { 0 };
@@ -245,8 +245,12 @@ TEST_F_TIMEOUT(session, generation_bytes, 120)
 
 	ASSERT_EQ(0, start_gens(self->fd, GOTRACE_FORMAT_1_26,
 				GOTRACE_GEN_PERIOD_MAX_NS, GOTRACE_GEN_BYTES_MIN));
-	/* Far more than 64 KiB of events on some CPU; an hour's period never ends. */
-	EXPECT_EQ(20000, gt_pingpong(20000, 0));
+	/*
+	 * Far more than 64 KiB of events on some CPU (a minute at most: the
+	 * debug kernel's guest on a loaded host took over 2); an hour's
+	 * period never ends.
+	 */
+	EXPECT_LT(5000, gt_pingpong(20000, 60000));
 	gt_msleep(100);
 	get_status(_metadata, self->fd, &st);
 	EXPECT_LE(2, st.generations) {

@@ -209,7 +209,12 @@ TEST_F_TIMEOUT(views, workload, 300)
  */
 static int stacks_many(void *names)
 {
-	struct timespec ts = { .tv_nsec = 1000 };
+	/*
+	 * Long enough to block: a sleep whose timer expires before the
+	 * thread reaches schedule() (1 us did, in the debug kernel's guest
+	 * on a loaded host: 8,429 stacks) never switches out.
+	 */
+	struct timespec ts = { .tv_nsec = 200000 };
 	unsigned int i, n = *(unsigned int *)names;
 	char name[24];
 
