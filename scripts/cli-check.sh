@@ -73,7 +73,8 @@ fi
 ${CC:-gcc} -static -O2 -Wall -Wextra -Werror -o "$share/bin/json_check" \
 	"$ROOT/selftests/json_check.c" || die "cannot build selftests/json_check.c"
 ${CC:-gcc} -static -pthread -O2 -Wall -Wextra -Werror -o "$share/bin/stall_helper" \
-	"$ROOT/selftests/stall_helper.c" || die "cannot build selftests/stall_helper.c"
+	"$ROOT/selftests/stall_helper.c" "$ROOT/selftests/stall.c" ||
+	die "cannot build selftests/stall_helper.c"
 cp "$ROOT/selftests/cli_guest.sh" "$share/bin/"
 echo "# libraries for the guest: $(cd "$share/sysroot" && find . -type f | tr '\n' ' ')"
 

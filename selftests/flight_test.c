@@ -16,10 +16,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +25,7 @@
 
 #include "gotrace_util.h"
 #include "gtrace2.h"
+#include "stall.h"
 #include "workload.h"
 
 #define PERIOD_NS	100000000ULL	/* 100 ms generations */
@@ -541,63 +540,12 @@ static bool pollpri(int fd, int ms)
 	return poll(&pfd, 1, ms) == 1 && (pfd.revents & POLLPRI);
 }
 
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
-/*
- * A real-time thread on CPU 0 that wakes every 2 ms: the stall's victim.
- * Other threads of CPU 0 wait behind the hog too, but it runs before them.
- */
-struct victim {
-	pthread_t thread;
-	pid_t tid;
-	bool stop;
-};
-
-static void *victim_thread(void *p)
-{
-	struct victim *v = p;
-
-	struct sched_param sp = { .sched_priority = 10 };
-
-	pin(0);
-	prctl(PR_SET_NAME, "gt-victim", 0, 0, 0);
-	/* Real-time below the hog: it runs first when the hog ends. */
-	sched_setscheduler(0, SCHED_FIFO, &sp);
-	__atomic_store_n(&v->tid, gettid(), __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&v->stop, __ATOMIC_ACQUIRE))
-		usleep(2000);
-	return NULL;
-}
-
-/* A real-time thread on CPU 0 that spins for @ms: the victim waits behind it. */
-static void *hog_thread(void *p)
-{
-	struct sched_param sp = { .sched_priority = 50 };
-	__u64 end = mono_ns() + (unsigned long)p * MS;
-
-	if (pin(0) || sched_setscheduler(0, SCHED_FIFO, &sp))
-		return (void *)1;
-	while (mono_ns() < end)
-		;
-	return NULL;
-}
-
 static void stall(struct __test_metadata *_metadata, unsigned long ms)
 {
-	pthread_t hog;
-	void *ret;
+	int err = gt_stall(ms);
 
-	ASSERT_EQ(0, pthread_create(&hog, NULL, hog_thread, (void *)ms));
-	ASSERT_EQ(0, pthread_join(hog, &ret));
-	ASSERT_EQ(NULL, ret) {
-		TH_LOG("the hog could not run SCHED_FIFO on CPU 0");
+	ASSERT_EQ(0, err) {
+		TH_LOG("the hog could not run SCHED_FIFO on CPU 0: %s", strerror(err));
 	}
 }
 
@@ -624,7 +572,7 @@ static void *waiter_thread(void *p)
  * @ms and takes the firing. 5 tries at most.
  */
 static void fire_on_victim(struct __test_metadata *_metadata, int fd,
-			   const struct victim *v, bool waiting, unsigned long ms,
+			   pid_t victim, bool waiting, unsigned long ms,
 			   struct gotrace_trigger *t)
 {
 	struct waiter w = { .fd = fd };
@@ -659,10 +607,10 @@ static void fire_on_victim(struct __test_metadata *_metadata, int fd,
 		       (unsigned long long)(t->wait_ns / MS));
 		EXPECT_LE(before, t->time_ns);
 		EXPECT_GE(mono_ns(), t->time_ns);
-		if (t->tid == (__u32)v->tid)
+		if (t->tid == (__u32)victim)
 			break;
 	}
-	ASSERT_EQ(v->tid, t->tid);
+	ASSERT_EQ(victim, t->tid);
 	EXPECT_EQ(getpid(), t->tgid);
 	EXPECT_STREQ("gt-victim", (const char *)t->comm);
 	EXPECT_LE(ms / 2 * MS, t->wait_ns);
@@ -677,7 +625,8 @@ static void fire_on_victim(struct __test_metadata *_metadata, int fd,
  */
 TEST_F_TIMEOUT(flight, trigger_fires, 180)
 {
-	struct victim v = { 0 };
+	struct gt_victim v;
+	pid_t tid;
 	struct gotrace_snapshot args;
 	struct gotrace_status st;
 	struct gotrace_trigger t;
@@ -688,11 +637,12 @@ TEST_F_TIMEOUT(flight, trigger_fires, 180)
 	__u64 fired;
 
 	FLIGHT_1_26_ONLY();
-	ASSERT_EQ(0, pin(1));
+	ASSERT_EQ(0, gt_pin_fifo(1, 0));
 	ASSERT_EQ(0, start_trigger(self->s.ctl, variant->format, 200 * MS));
-	ASSERT_EQ(0, pthread_create(&v.thread, NULL, victim_thread, &v));
+	ASSERT_EQ(0, gt_victim_start(&v));
+	tid = gt_victim_tid(&v);
 	gt_msleep(300);
-	fire_on_victim(_metadata, self->s.ctl, &v, false, 600, &t);
+	fire_on_victim(_metadata, self->s.ctl, tid, false, 600, &t);
 	EXPECT_FALSE(pollpri(self->s.ctl, 0));
 
 	/* Unarmed until asked again: this stall fires nothing. */
@@ -703,17 +653,16 @@ TEST_F_TIMEOUT(flight, trigger_fires, 180)
 	EXPECT_FALSE(pollpri(self->s.ctl, 200));
 	ASSERT_EQ(0, gt_status(self->s.ctl, &st));
 	EXPECT_EQ(fired, st.triggers);
-	fire_on_victim(_metadata, self->s.ctl, &v, true, 600, &t);
+	fire_on_victim(_metadata, self->s.ctl, tid, true, 600, &t);
 	ASSERT_EQ(0, gt_status(self->s.ctl, &st));
 	EXPECT_LT(fired, st.triggers);
 
 	ASSERT_EQ(0, snapshot(self->s.ctl, 1000 * MS, &args));
-	__atomic_store_n(&v.stop, true, __ATOMIC_RELEASE);
-	pthread_join(v.thread, NULL);
+	EXPECT_EQ(0, gt_victim_stop(&v));
 	snprintf(name, sizeof(name), "flight-trigger-%s", variant->name);
 	read_snapshot(_metadata, self->s.fd, variant->format, &args, &buf, name,
 		      keep_all(variant->format));
-	ASSERT_EQ(0, parse_trace(&buf, v.tid, &starts, &unblocks, &err)) {
+	ASSERT_EQ(0, parse_trace(&buf, tid, &starts, &unblocks, &err)) {
 		TH_LOG("byte offset %llu: %s", (unsigned long long)err.off, err.msg);
 	}
 	TH_LOG("the victim ran %lu times and was woken %lu times", starts, unblocks);
