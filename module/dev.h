@@ -4,11 +4,13 @@
 #define _GOTRACE_DEV_H
 
 #include <linux/compiler.h>
+#include <linux/irq_work.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include "session.h"
 
 /* A blocked read() returns what there is after this many jiffies. */
@@ -27,6 +29,8 @@
  * @read_to_end: number (as @sessions counts) of the last session whose
  *		trace was read to its end, or can no longer be (a reader left
  *		it half read). Read locklessly by a waiting GOTRACE_STOP.
+ * @cut_kick:	a probe cut a GOTRACE_START_CONTINUE session (continue.c)...
+ * @cut_work:	...which this ends, under @lock.
  */
 struct gotrace_dev {
 	struct mutex lock;		/* see above */
@@ -36,6 +40,8 @@ struct gotrace_dev {
 	bool reader_open;
 	u64 sessions;
 	u64 read_to_end;
+	struct irq_work cut_kick;
+	struct work_struct cut_work;
 };
 
 /**

@@ -19,6 +19,7 @@
 
 #include "buffer.h"
 #include "clock.h"
+#include "continue.h"
 #include "dev.h"
 #include "flight.h"
 #include "probes.h"
@@ -186,6 +187,10 @@ static int gotrace_start_args(struct gotrace_start *args,
 		return -EINVAL;
 	if ((args->flags & GOTRACE_START_CLOCK_TSC) && !gotrace_clock_has_tsc())
 		return -EOPNOTSUPP;
+	/* A flight recorder's buffers never run full: nothing to continue. */
+	if ((args->flags & GOTRACE_START_FLIGHT) &&
+	    (args->flags & GOTRACE_START_CONTINUE))
+		return -EINVAL;
 	if (args->format == GOTRACE_FORMAT_DEFAULT)
 		args->format = GOTRACE_FORMAT_1_21;
 	switch (args->format) {
@@ -409,6 +414,7 @@ static int __init gotrace_init(void)
 	ret = gotrace_probes_init();
 	if (ret)
 		return ret;
+	gotrace_cont_init(&gotrace_dev);
 	return misc_register(&gotrace_misc);
 }
 
@@ -419,6 +425,7 @@ static void __exit gotrace_exit(void)
 	gotrace_session_destroy(&gotrace_dev);
 	gotrace_probes_detach();
 	mutex_unlock(&gotrace_dev.lock);
+	gotrace_cont_exit(&gotrace_dev);
 }
 
 module_init(gotrace_init);

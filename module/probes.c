@@ -31,6 +31,7 @@
 #include <linux/tracepoint.h>
 
 #include "buffer.h"
+#include "continue.h"
 #include "cpu.h"
 #include "clock.h"
 #include "encode.h"
@@ -172,8 +173,13 @@ void gotrace_probes_publish(struct gotrace_session *s)
  */
 void gotrace_cut(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 {
-	if (cmpxchg(&s->mode, GOTRACE_MODE_ON, GOTRACE_MODE_CUT) == GOTRACE_MODE_ON)
+	if (cmpxchg(&s->mode, GOTRACE_MODE_ON, GOTRACE_MODE_CUT) == GOTRACE_MODE_ON) {
 		WRITE_ONCE(s->cut_ts, ts);
+		WRITE_ONCE(s->cut_ns, ktime_get_mono_fast_ns());
+		/* Set at start, cleared only once no probe sees @s. */
+		if (s->args.flags & GOTRACE_START_CONTINUE)
+			gotrace_cont_kick(s->dev);
+	}
 	c->lost++;
 }
 

@@ -16,6 +16,7 @@
 #include "buffer.h"
 #include "cpu.h"
 #include "clock.h"
+#include "continue.h"
 #include "dev.h"
 #include "encode.h"
 #include "flight.h"
@@ -92,6 +93,9 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 	s = kzalloc(sizeof(*s), GOTRACE_GFP);
 	if (!s)
 		return NULL;
+	s->args = *args;
+	s->dev = dev;
+	s->cont = args->flags & GOTRACE_START_CONTINUE;
 	s->format = args->format;
 	s->v2 = args->format >= GOTRACE_FORMAT_1_22;
 	s->flight = args->flags & GOTRACE_START_FLIGHT;
@@ -159,28 +163,25 @@ static void gotrace_session_sync_wake(struct gotrace_session *s)
 }
 
 /**
- * gotrace_session_start - GOTRACE_START: snapshot, then record
+ * gotrace_session_begin - snapshot, then record; replaces the old session
  * @dev: the device, locked
  * @args: what the start asks for, checked
+ * @resumed: the old session is a cut trace of a GOTRACE_START_CONTINUE
+ *	chain, read to its end: the new one follows it (continue.c)
  *
- * A stopped trace nobody is reading is discarded; one that a reader holds
- * open must be read to the end first, unless an earlier reader left it
- * half read (it cannot be read any more).
+ * The old session, if any, stops being recorded into when the new one's
+ * snapshot publishes it; it is freed. When @resumed, the new session
+ * reports the gap: the events the old one counted as lost until then.
  *
- * Return: 0, -EBUSY, -ENOMEM, -ENOSPC or -ERANGE (see gotrace_snapshot()).
+ * Return: 0, -ENOMEM, -ENOSPC or -ERANGE (see gotrace_snapshot()).
  */
-int gotrace_session_start(struct gotrace_dev *dev,
-			  const struct gotrace_start_args *args)
+int gotrace_session_begin(struct gotrace_dev *dev,
+			  const struct gotrace_start_args *args, bool resumed)
 {
 	struct gotrace_session *old = gotrace_dev_sess(dev), *s;
 	int ret;
 
 	lockdep_assert_held(&dev->lock);
-	if (old && (old->state == GOTRACE_SESS_TRACING ||
-		    (old->state == GOTRACE_SESS_STOPPED && dev->reader_open &&
-		     !old->rd_broken)))
-		return -EBUSY;
-
 	if (!gotrace_session_fits(args))
 		return -ENOMEM;
 	s = gotrace_session_alloc(dev, args);
@@ -199,8 +200,10 @@ int gotrace_session_start(struct gotrace_dev *dev,
 	rcu_assign_pointer(dev->sess, s);
 	dev->sessions++;
 	if (old) {
-		/* gotrace_readable() may still look at it. */
+		/* gotrace_readable() and probes of a cut one may still look at it. */
 		synchronize_rcu();
+		if (resumed)
+			gotrace_cont_gap(s, old);
 		gotrace_session_free(old);
 	}
 	wake_up_interruptible(&dev->wq);
@@ -211,6 +214,59 @@ err_sync:
 err_free:
 	gotrace_session_free(s);
 	return ret;
+}
+
+/**
+ * gotrace_session_start - GOTRACE_START
+ * @dev: the device, locked
+ * @args: what the start asks for, checked
+ *
+ * A stopped trace nobody is reading is discarded; one that a reader holds
+ * open must be read to the end first, unless an earlier reader left it
+ * half read (it cannot be read any more).
+ *
+ * Return: 0, -EBUSY, or an error of gotrace_session_begin().
+ */
+int gotrace_session_start(struct gotrace_dev *dev,
+			  const struct gotrace_start_args *args)
+{
+	struct gotrace_session *old = gotrace_dev_sess(dev);
+
+	lockdep_assert_held(&dev->lock);
+	if (old && (old->state == GOTRACE_SESS_TRACING ||
+		    (old->state == GOTRACE_SESS_STOPPED && dev->reader_open &&
+		     !old->rd_broken)))
+		return -EBUSY;
+	return gotrace_session_begin(dev, args, false);
+}
+
+/*
+ * End the trace at @ts: what each P runs gets a GoSched and each P a
+ * ProcStop; the partial batches are committed and the footer is set up, so
+ * the reader gets the rest of the trace and then end of file. No probe
+ * writes into @s any more.
+ */
+static void gotrace_session_close(struct gotrace_dev *dev,
+				  struct gotrace_session *s, u64 ts)
+{
+	int cpu;
+
+	lockdep_assert_held(&dev->lock);
+	if (s->v2)
+		gotrace_gens_stop(s);
+	gotrace_trig_stop(s->trig);
+	for_each_possible_cpu(cpu)
+		gotrace_proc_close(per_cpu_ptr(s->cpus, cpu), ts);
+	gotrace_session_sync_wake(s);
+	for_each_possible_cpu(cpu)
+		gotrace_buf_flush(&per_cpu_ptr(s->cpus, cpu)->ring);
+	/* With generations, the reader sets each one's tables up. */
+	if (!s->v2)
+		gotrace_footer_prepare(s, ts);
+
+	/* Pairs with the acquire in the reader: chunks and footer first. */
+	smp_store_release(&s->state, GOTRACE_SESS_STOPPED);
+	wake_up_interruptible(&dev->wq);
 }
 
 /**
@@ -228,35 +284,45 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 {
 	struct gotrace_session *s = gotrace_dev_sess(dev);
 	u64 ts;
-	int cpu;
 
 	lockdep_assert_held(&dev->lock);
+	if (s && s->state == GOTRACE_SESS_STOPPED && s->cont) {
+		gotrace_cont_cancel(dev, s);
+		return 0;
+	}
 	if (!s || s->state != GOTRACE_SESS_TRACING)
 		return -EINVAL;
 	ts = gotrace_clock(s);
 
 	xchg(&s->mode, GOTRACE_MODE_OFF);
+	s->cont = false;
 	/* After this, no probe is writing into @s nor will. */
 	gotrace_probes_publish(NULL);
-	if (s->v2)
-		gotrace_gens_stop(s);
-	gotrace_trig_stop(s->trig);
 	if (s->cut_ts)
 		ts = s->cut_ts;
-
-	for_each_possible_cpu(cpu)
-		gotrace_proc_close(per_cpu_ptr(s->cpus, cpu), ts);
-	gotrace_session_sync_wake(s);
-	for_each_possible_cpu(cpu)
-		gotrace_buf_flush(&per_cpu_ptr(s->cpus, cpu)->ring);
-	/* With generations, the reader sets each one's tables up. */
-	if (!s->v2)
-		gotrace_footer_prepare(s, ts);
-
-	/* Pairs with the acquire in the reader: chunks and footer first. */
-	smp_store_release(&s->state, GOTRACE_SESS_STOPPED);
-	wake_up_interruptible(&dev->wq);
+	gotrace_session_close(dev, s, ts);
 	return 0;
+}
+
+/**
+ * gotrace_session_end_cut - end a cut trace now, still counting losses
+ * @dev: the device, locked
+ * @s: its session, recording, cut short
+ *
+ * As a stop, but @s stays the probes' session: in GOTRACE_MODE_CUT they
+ * only count the events they do not record, until the next session of a
+ * GOTRACE_START_CONTINUE chain replaces it (continue.c).
+ */
+void gotrace_session_end_cut(struct gotrace_dev *dev, struct gotrace_session *s)
+{
+	lockdep_assert_held(&dev->lock);
+	/*
+	 * A probe that saw GOTRACE_MODE_ON before the cut may still write
+	 * into a buffer: wait until every one has returned (they run with
+	 * preemption off).
+	 */
+	synchronize_rcu();
+	gotrace_session_close(dev, s, READ_ONCE(s->cut_ts));
 }
 
 /**
@@ -267,9 +333,11 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s)
 {
 	lockdep_assert_held(&dev->lock);
+	WRITE_ONCE(dev->read_to_end, dev->sessions);
+	if (s->cont && gotrace_cont_resume(dev, s))
+		return;
 	gotrace_session_release(s);
 	WRITE_ONCE(s->state, GOTRACE_SESS_DONE);
-	WRITE_ONCE(dev->read_to_end, dev->sessions);
 	/* A stop may wait for this. */
 	wake_up_interruptible(&dev->wq);
 }
@@ -310,7 +378,7 @@ void gotrace_session_destroy(struct gotrace_dev *dev)
 	lockdep_assert_held(&dev->lock);
 	if (!s)
 		return;
-	if (s->state == GOTRACE_SESS_TRACING)
+	if (s->state == GOTRACE_SESS_TRACING || s->cont)
 		gotrace_session_stop(dev);
 	RCU_INIT_POINTER(dev->sess, NULL);
 	gotrace_session_free(s);
@@ -351,6 +419,8 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 	st->flags = READ_ONCE(s->cut_ts) ? GOTRACE_STATUS_CUT : 0;
 	if (s->flight)
 		st->flags |= GOTRACE_STATUS_FLIGHT;
+	if (s->args.flags & GOTRACE_START_CONTINUE)
+		gotrace_cont_status(s, st);
 	st->snapshots = s->snapshots;
 	st->triggers = s->trig ? READ_ONCE(s->trig->fired) : 0;
 	if (gotrace_clock_unstable(s))

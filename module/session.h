@@ -60,6 +60,26 @@ enum gotrace_sess_state {
 };
 
 /**
+ * struct gotrace_start_args - what a start asks for, checked (main.c)
+ * @flags:	GOTRACE_START_* flags.
+ * @format:	GOTRACE_FORMAT_*, not the default.
+ * @max_tid:	thread table size.
+ * @buffer_size: bytes per CPU, whole chunks.
+ * @gen_period_ns: formats 1.22 and later: nanoseconds between generations.
+ * @gen_bytes:	formats 1.22 and later: a CPU's bytes that start the next.
+ * @latency_ns:	flight recorders: the latency trigger's threshold, 0 for none.
+ */
+struct gotrace_start_args {
+	u32 flags;
+	u32 format;
+	u32 max_tid;
+	u64 buffer_size;
+	u64 gen_period_ns;
+	u64 gen_bytes;
+	u64 latency_ns;
+};
+
+/**
  * struct gotrace_session - one trace, from start to its end of file
  * @mode:	enum gotrace_mode; written with cmpxchg/xchg, read by probes.
  * @state:	enum gotrace_sess_state; written under gotrace_dev.lock,
@@ -125,6 +145,21 @@ enum gotrace_sess_state {
  * @rd_broken:	a reader closed the device after part of the trace: the
  *		rest is not served. Written under gotrace_dev.lock; poll()
  *		reads it locklessly.
+ * @args:	what its start asked for: a GOTRACE_START_CONTINUE chain
+ *		starts the next session with them.
+ * @dev:	the device.
+ * @cont:	GOTRACE_START_CONTINUE: a cut ends the trace at once, and a new
+ *		one follows it once it is read to its end (continue.c);
+ *		cleared by a stop. Under gotrace_dev.lock.
+ * @cut_ns:	CLOCK_MONOTONIC ns of the cut (with @cut_ts).
+ * @start_ns:	CLOCK_MONOTONIC ns of the start snapshot.
+ * @gap_start_ns: a chain's session after the first: the previous one's
+ *		@cut_ns...
+ * @gap_end_ns:	...this one's @start_ns...
+ * @gap_events:	...and the events the previous one counted as lost.
+ * @resumes:	sessions of its chain that followed a cut, this one included.
+ * @resume_err:	the errno of the start that should have followed this cut
+ *		trace (the chain ended), or 0.
  */
 struct gotrace_session {
 	int mode;
@@ -177,31 +212,25 @@ struct gotrace_session {
 	u32 rd_gen;
 	u64 bytes_read;
 	bool rd_broken;
-};
 
-/**
- * struct gotrace_start_args - what a start asks for, checked (main.c)
- * @flags:	GOTRACE_START_* flags.
- * @format:	GOTRACE_FORMAT_*, not the default.
- * @max_tid:	thread table size.
- * @buffer_size: bytes per CPU, whole chunks.
- * @gen_period_ns: formats 1.22 and later: nanoseconds between generations.
- * @gen_bytes:	formats 1.22 and later: a CPU's bytes that start the next.
- * @latency_ns:	flight recorders: the latency trigger's threshold, 0 for none.
- */
-struct gotrace_start_args {
-	u32 flags;
-	u32 format;
-	u32 max_tid;
-	u64 buffer_size;
-	u64 gen_period_ns;
-	u64 gen_bytes;
-	u64 latency_ns;
+	struct gotrace_start_args args;
+	struct gotrace_dev *dev;
+	bool cont;
+	u64 cut_ns;
+	u64 start_ns;
+	u64 gap_start_ns;
+	u64 gap_end_ns;
+	u64 gap_events;
+	u32 resumes;
+	int resume_err;
 };
 
 int gotrace_session_start(struct gotrace_dev *dev,
 			  const struct gotrace_start_args *args);
+int gotrace_session_begin(struct gotrace_dev *dev,
+			  const struct gotrace_start_args *args, bool resumed);
 int gotrace_session_stop(struct gotrace_dev *dev);
+void gotrace_session_end_cut(struct gotrace_dev *dev, struct gotrace_session *s);
 void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s);
 void gotrace_session_reader_gone(struct gotrace_dev *dev);
 void gotrace_session_destroy(struct gotrace_dev *dev);

@@ -112,6 +112,7 @@ static int gotrace_snapshot_stopped(void *data)
 
 	WRITE_ONCE(s->mode, GOTRACE_MODE_ON);
 	gotrace_probes_publish(s);
+	s->start_ns = begin;
 	s->snapshot_ns = ktime_get_mono_fast_ns() - begin;
 	return 0;
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest tests of the gotrace command against the real module: load and unload and their
 # errors, record (CMD's exit status, SIGINT, --duration, --force unload during a record,
-# --max-size), flight recorders (record --flight, start --flight, snapshot), latency
+# --max-size, --continue), flight recorders (record --flight, start --flight, snapshot), latency
 # triggers (record --trigger-latency, trigger), status --json. TAP on stdout, without a plan
 # (scripts/cli-check.sh adds its own lines and the plan).
 #
@@ -479,6 +479,51 @@ trigger_tests() {
 	expect "stop it" 0 "" "$gt" stop
 }
 
+# record --continue: the reader is stopped (SIGSTOP) for 2 s while a busy workload fills
+# 64K buffers, so the trace is cut; after SIGCONT, record writes it to its end and the next
+# trace to cont.1.trace (maybe more if the buffers run full again). Every file is valid, a
+# line per gap names both files and the events not recorded, and the summary adds the gaps
+# up to the lines' sum.
+continue_tests() {
+	d=/tmp/continue
+	rm -rf "$d"
+	mkdir -p "$d"
+	"$gt" record --continue -b 64K -o "$d/cont.trace" -- sh -c "$(busy 6)" \
+		> "$out" 2> "$d/err" &
+	pid=$!
+	i=0
+	until "$gt" status --json 2> /dev/null | grep -q '"state": "tracing"' || [ $i -ge 100 ]; do
+		usleep 100000
+		i=$((i + 1))
+	done
+	kill -STOP "$pid"
+	sleep 2
+	kill -CONT "$pid"
+	wait "$pid"
+	rc=$?
+	show "$d/err"
+	check "record --continue: exit status $rc, CMD's 0" test "$rc" -eq 0
+	gaps=$(grep -c 'the buffers ran full at [0-9.]* s: .* ends there; the next trace began' \
+		"$d/err")
+	check "record --continue: ${gaps:-no} gaps told, at least 1" test "${gaps:-0}" -ge 1
+	check "record --continue: the first gap names cont.trace and cont.1.trace" \
+		grep -q "$d/cont.trace ends there; the next trace began [0-9.]* s later in $d/cont.1.trace, [1-9][0-9]* events in between not recorded" "$d/err"
+	sum=$(sed -n 's/.* later in .*, \([0-9]*\) events in between not recorded$/\1/p' "$d/err" |
+		awk '{ s += $1 } END { print s + 0 }')
+	check "record --continue: the summary's gap events are the lines' sum, $sum" \
+		grep -q "$((gaps + 1)) traces .*(${sum} in ${gaps} gaps* between traces)" "$d/err"
+	check "record --continue: cont.trace is valid" valid "$d/cont.trace"
+	i=1
+	while [ "$i" -le "${gaps:-0}" ]; do
+		check "record --continue: cont.$i.trace is valid" valid "$d/cont.$i.trace"
+		i=$((i + 1))
+	done
+	cp "$d/cont.trace" "$traces/cli-continue.trace"
+	cp "$d/cont.1.trace" "$traces/cli-continue.1.trace"
+	check "record --continue: no other file" \
+		test "$(find "$d" -name '*.trace' | wc -l)" = "$((gaps + 1))"
+}
+
 unload_tests() {
 	expect "start" 0 "" "$gt" start -b 1M --clock mono
 	json tracing
@@ -551,6 +596,7 @@ else
 	signal_tests
 	drain_test
 	max_size_tests
+	continue_tests
 	flight_tests
 	trigger_tests
 	unload_tests

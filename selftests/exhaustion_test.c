@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* gotrace with full buffers: the recording is cut, the trace stays whole. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -125,6 +126,157 @@ TEST_F_TIMEOUT(exhaustion, cut_then_open, 300)
 	self->fd = -1;
 	fill_and_read(_metadata, self->ctl, &self->fd, GOTRACE_FORMAT_DEFAULT,
 		      "exhaustion-cut_then_open");
+}
+
+/* Ping-pong until the status says @flag, or BUSY_MS. */
+static void busy_until(struct __test_metadata *_metadata, int ctl, __u32 flag,
+		       struct gotrace_status *st)
+{
+	__u64 deadline = gt_now_ms() + BUSY_MS;
+
+	do {
+		ASSERT_EQ(ROUNDS, gt_pingpong(ROUNDS, 0));
+		ASSERT_EQ(0, gt_status(ctl, st));
+	} while (!(st->flags & flag) && gt_now_ms() < deadline);
+	ASSERT_EQ(flag, st->flags & flag);
+}
+
+/* The trace read to its end of file (no stop: that would end the chain). */
+static void read_keep(struct __test_metadata *_metadata, int fd, __u32 format,
+		      const char *name)
+{
+	struct gt_buf t = { 0 };
+	struct gt_stats stats;
+
+	ASSERT_EQ(0, gt_read_to_eof(fd, &t, GT_READ_CHUNK));
+	/* More than a header and a start snapshot's few events. */
+	EXPECT_LT(1024, t.len);
+	EXPECT_EQ(0, gt_keep_trace(&t, format, &stats, name)) {
+		TH_LOG("%s", stats.error);
+	}
+	gt_buf_free(&t);
+}
+
+/*
+ * GOTRACE_START_CONTINUE: full buffers end the trace at the cut at once
+ * (stopped, not waiting for GOTRACE_STOP), the losses are still counted
+ * while nobody reads, and end of file starts the next trace, which reports
+ * the gap: it began at least the reader's stall after the cut, and its
+ * events are all those the first trace counted as lost, and more. Both
+ * traces are whole (@name-0 and @name-1 for the host's Go readers); the
+ * stop ends the chain: no third trace.
+ */
+static void continue_after_cut(struct __test_metadata *_metadata, int ctl,
+			       int fd, __u32 format, const char *name)
+{
+	struct gotrace_status st1, st2, st3;
+	__u64 deadline, stalled;
+	char file[64];
+
+	ASSERT_EQ(0, gt_start_flags(ctl, format, GOTRACE_START_CONTINUE,
+				    GT_MIN_BUFFER));
+	busy_until(_metadata, ctl, GOTRACE_STATUS_CUT, &st1);
+	EXPECT_EQ(GOTRACE_STATUS_CONTINUE, st1.flags & GOTRACE_STATUS_CONTINUE);
+	EXPECT_EQ(0, st1.resumes);
+	deadline = gt_now_ms() + 10000;
+	while (st1.state == GOTRACE_STATE_TRACING && gt_now_ms() < deadline) {
+		gt_msleep(10);
+		ASSERT_EQ(0, gt_status(ctl, &st1));
+	}
+	ASSERT_EQ(GOTRACE_STATE_STOPPED, st1.state);
+
+	/* Stopped, yet counting: the gap goes on until the trace is read. */
+	ASSERT_EQ(ROUNDS, gt_pingpong(ROUNDS, 0));
+	gt_msleep(200);
+	ASSERT_EQ(0, gt_status(ctl, &st2));
+	EXPECT_EQ(GOTRACE_STATE_STOPPED, st2.state);
+	EXPECT_EQ(st1.events, st2.events);
+	EXPECT_LT(st1.events_lost + 4 * ROUNDS, st2.events_lost);
+	stalled = gt_now_ms();
+
+	snprintf(file, sizeof(file), "%s-0", name);
+	read_keep(_metadata, fd, format, file);
+	ASSERT_EQ(0, gt_status(ctl, &st3));
+	EXPECT_EQ(GOTRACE_STATE_TRACING, st3.state);
+	EXPECT_EQ(st2.sessions + 1, st3.sessions);
+	EXPECT_EQ(GOTRACE_STATUS_CONTINUE,
+		  st3.flags & (GOTRACE_STATUS_CONTINUE | GOTRACE_STATUS_CUT));
+	EXPECT_EQ(1, st3.resumes);
+	EXPECT_EQ(0, st3.resume_error);
+	EXPECT_EQ(0, st3.events_lost);
+	EXPECT_LE(st2.events_lost, st3.gap_events);
+	/* From the cut to past the 200 ms stall, bounded by the time since. */
+	EXPECT_LT(st3.gap_start_ns + 200000000ULL, st3.gap_end_ns);
+	EXPECT_GE((gt_now_ms() - stalled + 1000) * 1000000ULL + 200000000ULL,
+		  st3.gap_end_ns - st3.gap_start_ns) {
+		TH_LOG("gap %llu ns", (unsigned long long)(st3.gap_end_ns - st3.gap_start_ns));
+	}
+
+	TH_LOG("gap of %llu ms, %llu events not recorded (%llu counted while the reader stalled)",
+	       (unsigned long long)(st3.gap_end_ns - st3.gap_start_ns) / 1000000,
+	       (unsigned long long)st3.gap_events,
+	       (unsigned long long)st2.events_lost);
+
+	ASSERT_EQ(ROUNDS, gt_pingpong(ROUNDS, 0));
+	ASSERT_EQ(0, gt_stop(ctl));
+	snprintf(file, sizeof(file), "%s-1", name);
+	read_keep(_metadata, fd, format, file);
+	ASSERT_EQ(0, gt_status(ctl, &st1));
+	EXPECT_EQ(GOTRACE_STATE_IDLE, st1.state);
+	EXPECT_EQ(st3.sessions, st1.sessions);
+	EXPECT_EQ(1, st1.resumes);
+}
+
+TEST_F_TIMEOUT(exhaustion, continue_after_cut, 300)
+{
+	continue_after_cut(_metadata, self->ctl, self->fd, GOTRACE_FORMAT_DEFAULT,
+			   "exhaustion-continue");
+}
+
+TEST_F_TIMEOUT(exhaustion, continue_after_cut_1_26, 300)
+{
+	continue_after_cut(_metadata, self->ctl, self->fd, GOTRACE_FORMAT_1_26,
+			   "exhaustion-continue-1.26");
+}
+
+/*
+ * A stop while the cut trace waits for its reader ends the chain: the
+ * losses stop counting, and end of file starts nothing. So does a stop
+ * before any cut (the usual end), and a flight recorder cannot continue.
+ */
+TEST_F_TIMEOUT(exhaustion, continue_stopped_before_read, 300)
+{
+	struct gotrace_status st1, st2, st3;
+	__u64 deadline = gt_now_ms() + 10000;
+
+	EXPECT_EQ(-1, gt_start_flags(self->ctl, GOTRACE_FORMAT_1_26,
+				     GOTRACE_START_CONTINUE | GOTRACE_START_FLIGHT,
+				     GT_MIN_BUFFER));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, gt_start_flags(self->ctl, GOTRACE_FORMAT_DEFAULT,
+				    GOTRACE_START_CONTINUE, GT_MIN_BUFFER));
+	busy_until(_metadata, self->ctl, GOTRACE_STATUS_CUT, &st1);
+	while (st1.state == GOTRACE_STATE_TRACING && gt_now_ms() < deadline) {
+		gt_msleep(10);
+		ASSERT_EQ(0, gt_status(self->ctl, &st1));
+	}
+	ASSERT_EQ(GOTRACE_STATE_STOPPED, st1.state);
+	ASSERT_EQ(0, gt_stop(self->ctl));
+	ASSERT_EQ(0, gt_status(self->ctl, &st2));
+	ASSERT_EQ(ROUNDS, gt_pingpong(ROUNDS, 0));
+	ASSERT_EQ(0, gt_status(self->ctl, &st3));
+	EXPECT_EQ(st2.events_lost, st3.events_lost);
+	/* Nothing to stop any more. */
+	EXPECT_EQ(-1, gt_stop(self->ctl));
+	EXPECT_EQ(EINVAL, errno);
+
+	read_keep(_metadata, self->fd, GOTRACE_FORMAT_DEFAULT,
+		  "exhaustion-continue-stopped");
+	ASSERT_EQ(0, gt_status(self->ctl, &st3));
+	EXPECT_EQ(GOTRACE_STATE_IDLE, st3.state);
+	EXPECT_EQ(st1.sessions, st3.sessions);
+	EXPECT_EQ(0, st3.resumes);
 }
 
 TEST_HARNESS_MAIN

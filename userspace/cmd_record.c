@@ -51,6 +51,12 @@ static void record_help(void)
 	       "and writes it to the next of FILE.1.trace, FILE.2.trace, ... (FILE without\n"
 	       "its .trace); so does gotrace snapshot from another shell, and the end of the\n"
 	       "recording, after which it stops. A line per snapshot says what it holds.\n\n"
+	       "With --continue, a recording the buffers cannot keep up with goes on: when\n"
+	       "they run full, FILE ends at that point and the module starts a new trace\n"
+	       "as soon as FILE is written, into FILE.1.trace, then FILE.2.trace, ...\n"
+	       "(FILE without its .trace; with --max-size, the next pieces). A line per\n"
+	       "gap says when, how long and how many events were not recorded. Go's\n"
+	       "readers cannot open a trace with a gap: each file is a trace of its own.\n\n"
 	       "With --trigger-latency L too, a latency trigger: when a thread waits longer\n"
 	       "than L to run, a line names it, and once --after has passed the next file\n"
 	       "gets a snapshot of DURATION before the firing and --after A after it. The\n"
@@ -169,6 +175,11 @@ static int parse_args(struct record *r, int argc, char *argv[])
 	}
 	if (r->max_size && !max_size_check(r))
 		return msg_usage("record");
+	if ((r->start.args.flags & GOTRACE_START_CONTINUE) && !strcmp(r->out_path, "-")) {
+		msg_err("record", "--continue writes a file per trace, not standard output: "
+			"give -o FILE");
+		return msg_usage("record");
+	}
 	if (optind < argc)
 		r->argv = argv + optind;
 	return -1;
@@ -306,7 +317,9 @@ static int record(struct record *r)
 	int status;
 
 	/* --flight and --max-size write PREFIX.N.trace: their directory first. */
-	if (((r->start.flight_ns || r->max_size) && !flight_begin(r)) || !ensure_loaded(r) ||
+	if (((r->start.flight_ns || r->max_size ||
+	      (r->start.args.flags & GOTRACE_START_CONTINUE)) && !flight_begin(r)) ||
+	    !ensure_loaded(r) ||
 	    !signals_block(r) || !child_spawn(r))
 		return EXIT_FAILURE;
 	if (!session_open(r) || (!r->start.flight_ns && !output_open(r))) {
@@ -346,5 +359,6 @@ int cmd_record(int argc, char *argv[])
 		close(r.ctl_fd);
 	free(r.prefix);
 	free(r.snap_path);
+	free(r.cont_path);
 	return ret;
 }

@@ -131,6 +131,9 @@ bool start_option(const char *cmd, int c, const char *arg, struct start_opts *o)
 	case 'k':
 		args->flags |= GOTRACE_START_KSTACKS;
 		return true;
+	case 'C':
+		args->flags |= GOTRACE_START_CONTINUE;
+		return true;
 	case 'c':
 		return parse_clock(cmd, arg, &args->flags);
 	case 'P':
@@ -161,6 +164,11 @@ bool start_check(const char *cmd, struct start_opts *o)
 	}
 	if (!o->flight_ns)
 		return true;
+	if (args->flags & GOTRACE_START_CONTINUE) {
+		msg_err(cmd, "--continue and --flight do not go together: a flight recorder "
+			"overwrites its oldest data and never runs full");
+		return false;
+	}
 	if (args->format == GOTRACE_FORMAT_DEFAULT) {
 		args->format = GOTRACE_FORMAT_1_26;
 	} else if (args->format < GOTRACE_FORMAT_1_22) {

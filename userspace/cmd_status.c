@@ -37,7 +37,7 @@ static void status_help(void)
 	printf("Usage: %s status [--json]\n"
 	       "Show the recording session: state, events, bytes, buffers, events not recorded;\n"
 	       "of a flight recorder, its snapshots, the buffer chunks it overwrote and the\n"
-	       "times its latency trigger fired.\n\n"
+	       "times its latency trigger fired; with --continue, the gap before this trace.\n\n"
 	       "  -j, --json  print one JSON object\n"
 	       "  -h, --help  show this help\n",
 	       program_invocation_short_name);
@@ -69,7 +69,27 @@ static void status_json(const struct gotrace_status *st)
 	json_u64(&j, "snapshots", st->snapshots);
 	json_u64(&j, "chunks_dropped", st->chunks_dropped);
 	json_u64(&j, "triggers", st->triggers);
+	json_bool(&j, "continue", st->flags & GOTRACE_STATUS_CONTINUE);
+	json_u64(&j, "resumes", st->resumes);
+	json_u64(&j, "gap_start_ns", st->gap_start_ns);
+	json_u64(&j, "gap_end_ns", st->gap_end_ns);
+	json_u64(&j, "gap_events", st->gap_events);
+	json_u64(&j, "resume_error", st->resume_error);
 	json_end(&j, '}');
+}
+
+/* --continue: the gap before this trace, or why none follows it. */
+static void status_continue(const struct gotrace_status *st)
+{
+	printf("continue:     a new trace follows a cut one");
+	if (st->resumes)
+		printf("; this one follows cut %u: a gap of %.3f s, %" PRIu64
+		       " events not recorded", st->resumes,
+		       (double)(st->gap_end_ns - st->gap_start_ns) / 1e9,
+		       (uint64_t)st->gap_events);
+	if (st->resume_error)
+		printf("; none could follow this one: %s", strerror((int)st->resume_error));
+	putchar('\n');
 }
 
 static void status_text(const struct gotrace_status *st)
@@ -90,6 +110,8 @@ static void status_text(const struct gotrace_status *st)
 		       " chunks overwritten, %" PRIu64 " triggers fired\n",
 		       (uint64_t)st->snapshots, (uint64_t)st->chunks_dropped,
 		       (uint64_t)st->triggers);
+	if (st->flags & GOTRACE_STATUS_CONTINUE)
+		status_continue(st);
 	printf("cpus:         %u\n"
 	       "max tid:      %u\n"
 	       "buffer:       %" PRIu64 " bytes per CPU\n"

@@ -64,6 +64,13 @@ struct record {
 	/* --max-size (record_roll.c): files of whole generations, PREFIX.N.trace. */
 	uint64_t max_size;		/* 0: one file */
 	struct roll *roll;
+	unsigned int roll_base;		/* files of earlier traces (--continue) */
+
+	/* --continue (record_continue.c): FILE, then a trace per PREFIX.N.trace. */
+	unsigned int resumes;		/* traces that followed a cut */
+	uint64_t gap_events;		/* events not recorded between traces */
+	const char *first_path;		/* FILE, the first trace's */
+	char *cont_path;		/* the current trace's file after FILE, allocated */
 
 	/* --flight (record_flight.c); with --max-size its file names too. */
 	char *prefix;			/* FILE without .trace: PREFIX.N.trace */
@@ -123,6 +130,11 @@ bool trigger_armed(const struct record *r);
 double trigger_wait(const struct record *r, double now);
 /* The end's snapshot: the duration for a firing still waiting for its own; its number or 0. */
 unsigned int trigger_pending(struct record *r, uint64_t *duration_ns);
+
+/* record_continue.c: at end of file, the next trace of a --continue chain, if one began. */
+bool continue_next(struct record *r);
+/* Events not recorded: in the gaps between traces and in the last one. */
+uint64_t record_lost(const struct record *r);
 
 /* record_roll.c: with --max-size, the output cut into files (roll.h); false after a message. */
 bool roll_begin(struct record *r);

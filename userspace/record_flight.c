@@ -44,7 +44,8 @@ bool flight_begin(struct record *r)
 	ok = !access(dirname(dir), W_OK | X_OK);
 	if (!ok)
 		msg_err(CMD, "cannot create the %s %s.N%s in %s: %s: choose another -o FILE",
-			r->max_size ? "files" : "snapshots", r->prefix, SUFFIX, dir, strerror(errno));
+			r->start.flight_ns ? "snapshots" : "files", r->prefix, SUFFIX, dir,
+			strerror(errno));
 	free(dir);
 	return ok;
 }

@@ -65,6 +65,10 @@ static void warn_cut(struct record *r)
 		progress_note(r, "recording was cut short: the snapshots end there; a larger "
 			      "--buffer-size (now %" PRIu64 " KiB per CPU) or --max-tid may keep up",
 			      (uint64_t)r->st.buffer_size / 1024);
+	else if (r->st.flags & GOTRACE_STATUS_CONTINUE)
+		progress_note(r, "the buffers ran full: the trace ends there and the next one "
+			      "begins once it is written; a larger --buffer-size (now %" PRIu64
+			      " KiB per CPU) keeps up", (uint64_t)r->st.buffer_size / 1024);
 	else
 		progress_note(r, "the buffers ran full and recording was cut: the trace ends "
 			      "there; a larger --buffer-size (now %" PRIu64 " KiB per CPU) keeps up",
@@ -121,7 +125,10 @@ static void files_summary(struct record *r)
 	if (r->start.flight_ns)
 		fprintf(stderr, ", %" PRIu64 " buffer chunks overwritten",
 			(uint64_t)r->st.chunks_dropped);
-	fprintf(stderr, ", %" PRIu64 " events not recorded", (uint64_t)r->st.events_lost);
+	fprintf(stderr, ", %" PRIu64 " events not recorded", record_lost(r));
+	if (r->resumes)
+		fprintf(stderr, " (%" PRIu64 " in %u gap%s between traces)", r->gap_events,
+			r->resumes, r->resumes == 1 ? "" : "s");
 	if (r->start.args.latency_ns)
 		fprintf(stderr, ", %u trigger%s fired", r->triggers, r->triggers == 1 ? "" : "s");
 	fputc('\n', stderr);
@@ -133,6 +140,21 @@ static void files_summary(struct record *r)
 	fputc('\n', stderr);
 }
 
+/* With --continue, after a cut: FILE, then PREFIX.1.trace to PREFIX.N.trace. */
+static void traces_summary(struct record *r)
+{
+	fprintf(stderr, "%s record: %.1f s, %u traces (%.2f MiB) written to ",
+		program_invocation_short_name, r->t_end - r->t0, r->resumes + 1, r->bytes / MIB);
+	print_path(r->first_path);
+	fputs(r->resumes > 1 ? ", " : " and ", stderr);
+	if (r->resumes > 1)
+		fprintf(stderr, "%s.1.trace to ", r->prefix);
+	print_path(r->cont_path);
+	fprintf(stderr, "; %" PRIu64 " events not recorded (%" PRIu64 " in %u gap%s between "
+		"traces)\nOpen each with: go tool trace FILE\n", record_lost(r), r->gap_events,
+		r->resumes, r->resumes == 1 ? "" : "s");
+}
+
 void record_summary(struct record *r)
 {
 	bool file = strcmp(r->out_path, "-");
@@ -141,6 +163,10 @@ void record_summary(struct record *r)
 	warn_cut(r);
 	if (r->start.flight_ns || r->max_size) {
 		files_summary(r);
+		return;
+	}
+	if (r->resumes) {
+		traces_summary(r);
 		return;
 	}
 	fprintf(stderr, "%s record: %.1f s, %" PRIu64 " events, %.2f MiB written to %s, "

@@ -21,7 +21,8 @@ static bool roll_open(void *ctx, unsigned int n)
 {
 	struct record *r = ctx;
 
-	return record_file_path(r, n) && snap_file_open(&r->snap_file, CMD, r->snap_path);
+	return record_file_path(r, r->roll_base + n) &&
+	       snap_file_open(&r->snap_file, CMD, r->snap_path);
 }
 
 static bool roll_write(void *ctx, const void *buf, size_t len)

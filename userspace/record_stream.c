@@ -112,7 +112,7 @@ void record_poll(struct record *r, char *buf, bool draining, int ms)
 		return;
 	}
 	n = copy_once(r, buf);
-	if (n == 0 && r->end == END_NONE)
+	if (n == 0 && r->end == END_NONE && !continue_next(r))
 		r->end = END_EOF;
 	else if (n < 0 || (r->failed && r->end == END_NONE))
 		r->end = END_ERROR;

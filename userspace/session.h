@@ -25,6 +25,7 @@ struct start_opts {
 #define START_SHORTOPTS "f:b:t:kc:"
 #define START_LONGOPTS \
 	{ "flight", required_argument, NULL, 'F' }, \
+	{ "continue", no_argument, NULL, 'C' }, \
 	{ "format", required_argument, NULL, 'f' }, \
 	{ "buffer-size", required_argument, NULL, 'b' }, \
 	{ "max-tid", required_argument, NULL, 't' }, \
@@ -39,6 +40,8 @@ struct start_opts {
 	"                         oldest data; format 1.26 unless --format says 1.22\n" \
 	"                         or later; without --buffer-size, 1 s of recording\n" \
 	"                         first sizes the buffers\n" \
+	"      --continue         when the buffers run full, end the trace there and\n" \
+	"                         start a new one once it is read (a file each)\n" \
 	"      --trigger-latency L\n" \
 	"                         with --flight: a latency trigger, which fires when\n" \
 	"                         a thread waits longer than L (1ms to 60s) between\n" \

@@ -65,8 +65,19 @@
  * snapshot is read, end of file for good.
  */
 #define GOTRACE_START_FLIGHT	0x8
+/*
+ * GOTRACE_START_CONTINUE: when a buffer runs full, the trace still ends at
+ * the cut (GOTRACE_STATUS_CUT), at once rather than at GOTRACE_STOP; once
+ * the reader has read it to its end of file, a new trace starts with the
+ * same arguments (a new header and start snapshot), and read() goes on with
+ * it. Events between the cut and the new start are not recorded: the new
+ * session's GOTRACE_STATUS reports the gap. GOTRACE_STOP ends the chain.
+ * Not with GOTRACE_START_FLIGHT (-EINVAL), whose buffers never run full.
+ */
+#define GOTRACE_START_CONTINUE	0x10
 #define GOTRACE_START_FLAGS	(GOTRACE_START_KSTACKS | GOTRACE_START_CLOCK_MONO | \
-				 GOTRACE_START_CLOCK_TSC | GOTRACE_START_FLIGHT)
+				 GOTRACE_START_CLOCK_TSC | GOTRACE_START_FLIGHT | \
+				 GOTRACE_START_CONTINUE)
 
 /**
  * struct gotrace_start - argument of GOTRACE_START
@@ -153,6 +164,7 @@ struct gotrace_stop {
 #define GOTRACE_STATUS_CUT	0x1	/* recording ended early: events not recorded */
 #define GOTRACE_STATUS_CLOCK_UNSTABLE 0x2
 #define GOTRACE_STATUS_FLIGHT	0x4	/* a flight recorder (GOTRACE_START_FLIGHT) */
+#define GOTRACE_STATUS_CONTINUE	0x8	/* started with GOTRACE_START_CONTINUE */
 
 /* Clocks reported by GOTRACE_STATUS. */
 #define GOTRACE_CLOCK_MONO	0	/* CLOCK_MONOTONIC */
@@ -192,6 +204,17 @@ struct gotrace_stop {
  * @chunks_dropped: Output: a flight recorder's buffer chunks overwritten
  *		(one page each), not counted in @events_lost: recording
  *		goes on.
+ * @gap_start_ns: Output: with GOTRACE_STATUS_CONTINUE and @resumes > 0:
+ *		when the previous trace was cut, CLOCK_MONOTONIC nanoseconds.
+ * @gap_end_ns:	Output: then, when this trace started (its start snapshot),
+ *		CLOCK_MONOTONIC nanoseconds.
+ * @gap_events:	Output: then, the scheduler events between the two, not
+ *		recorded (the previous trace's @events_lost).
+ * @resumes:	Output: with GOTRACE_STATUS_CONTINUE: traces started after
+ *		a cut since GOTRACE_START (this one included).
+ * @resume_error: Output: with GOTRACE_STATUS_CONTINUE: 0, or the positive
+ *		errno (ENOMEM) of the start that should have followed this
+ *		cut trace; the chain ended there.
  */
 struct gotrace_status {
 	__u32 size;
@@ -216,6 +239,11 @@ struct gotrace_status {
 	__u64 snapshots;
 	__u64 chunks_dropped;
 	__u64 triggers;
+	__u64 gap_start_ns;
+	__u64 gap_end_ns;
+	__u64 gap_events;
+	__u32 resumes;
+	__u32 resume_error;
 };
 
 #define GOTRACE_STATUS_SIZE_VER0 120	/* sizeof first published struct */

@@ -137,6 +137,13 @@ refuse "invalid --max-size '16': a file holds the 16-byte header and a generatio
 refuse "invalid --max-size 'x'" record --max-size x --format 1.26 -- true
 refuse "cannot create the files /nonexistent/x.N.trace in /nonexistent: No such file or directory: choose another -o FILE" \
 	record --max-size 64M --format 1.26 -o /nonexistent/x.trace -- true
+refuse "\-\-continue writes a file per trace, not standard output: give -o FILE" \
+	record --continue -o - -- true
+refuse "\-\-continue and --flight do not go together: a flight recorder overwrites its oldest data and never runs full" \
+	record --continue --flight 2s -- true
+refuse "\-\-continue and --flight do not go together" start --continue --flight 2s
+refuse "cannot create the files /nonexistent/x.N.trace in /nonexistent: No such file or directory: choose another -o FILE" \
+	record --continue -o /nonexistent/x.trace -- true
 refuse "\-\-trigger-latency needs --flight: the trigger watches a flight recorder (e.g. --flight 10s --trigger-latency 20ms)" \
 	record --trigger-latency 20ms -- true
 refuse "\-\-trigger-latency needs --flight" start --trigger-latency 20ms

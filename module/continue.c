@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gotrace's GOTRACE_START_CONTINUE chains: a full buffer ends the trace at
+ * once, and a new trace starts when the reader has read it to its end.
+ *
+ * A streaming trace is cut when a buffer runs full: from then on the probes
+ * only count what they do not record (GOTRACE_MODE_CUT). Without the flag
+ * the trace then waits for GOTRACE_STOP. With it, the probe that cut queues
+ * an irq_work (it may hold a runqueue lock), which queues a work item that
+ * ends the trace at the cut as a stop would, but leaves the session the
+ * probes' one, so that they go on counting. The reader gets the rest of the
+ * trace and its end of file; the read() that reaches it starts the next
+ * session with the same arguments. Its start snapshot replaces the cut
+ * session in the probes at one instant (under stop_machine()), so the cut
+ * session's count of lost events covers exactly the gap between the two
+ * traces, which the new session reports.
+ *
+ * The new trace cannot go on from the old one: its first generation (or,
+ * in the older formats, its start snapshot) would have to say every
+ * thread's state after a gap, and Go's readers reject a state that changed
+ * between generations without an event. So each trace is a file of its own.
+ *
+ * The next session takes the memory the cut one frees: its buffers are
+ * freed first, so a chain never holds two sessions' buffers. If the new
+ * session cannot start (-ENOMEM), the chain ends and the cut session's
+ * status says why.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/lockdep.h>
+#include <linux/percpu.h>
+#include <linux/workqueue.h>
+
+#include "buffer.h"
+#include "continue.h"
+#include "cpu.h"
+#include "dev.h"
+#include "probes.h"
+#include "session.h"
+
+/* A cut in a chain's session: end its trace now (takes gotrace_dev.lock). */
+static void gotrace_cont_work(struct work_struct *work)
+{
+	struct gotrace_dev *dev = container_of(work, struct gotrace_dev, cut_work);
+	struct gotrace_session *s;
+
+	mutex_lock(&dev->lock);
+	s = gotrace_dev_sess(dev);
+	/* A stop or another start may have come first. */
+	if (s && s->cont && s->state == GOTRACE_SESS_TRACING &&
+	    READ_ONCE(s->mode) == GOTRACE_MODE_CUT)
+		gotrace_session_end_cut(dev, s);
+	mutex_unlock(&dev->lock);
+}
+
+/* Out of the scheduler's locks: queue the work. */
+static void gotrace_cont_irq_work(struct irq_work *work)
+{
+	struct gotrace_dev *dev = container_of(work, struct gotrace_dev, cut_kick);
+
+	schedule_work(&dev->cut_work);
+}
+
+/**
+ * gotrace_cont_init - set up the device's chain machinery, at module load
+ * @dev: the device
+ */
+void gotrace_cont_init(struct gotrace_dev *dev)
+{
+	init_irq_work(&dev->cut_kick, gotrace_cont_irq_work);
+	INIT_WORK(&dev->cut_work, gotrace_cont_work);
+}
+
+/**
+ * gotrace_cont_exit - wait for the chain machinery, at module unload
+ * @dev: the device, with no session the probes could cut
+ */
+void gotrace_cont_exit(struct gotrace_dev *dev)
+{
+	/* The irq_work first: it queues the work. */
+	irq_work_sync(&dev->cut_kick);
+	cancel_work_sync(&dev->cut_work);
+}
+
+/**
+ * gotrace_cont_kick - a chain's session was just cut
+ * @dev: the device
+ *
+ * Context: a probe, interrupts off, maybe under a runqueue lock.
+ */
+void gotrace_cont_kick(struct gotrace_dev *dev)
+{
+	irq_work_queue(&dev->cut_kick);
+}
+
+/* The events @s did not record, final once no probe sees it. */
+static u64 gotrace_cont_lost(struct gotrace_session *s)
+{
+	u64 lost = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		lost += READ_ONCE(per_cpu_ptr(s->cpus, cpu)->lost);
+	return lost;
+}
+
+/**
+ * gotrace_cont_resume - a chain's cut trace was read to its end: the next
+ * @dev: the device, locked
+ * @s: its session, stopped, GOTRACE_START_CONTINUE not cancelled
+ *
+ * Return: true if a new session replaced @s, which is freed; false if none
+ * could start (its error is kept in @s, which no probe sees any more).
+ */
+bool gotrace_cont_resume(struct gotrace_dev *dev, struct gotrace_session *s)
+{
+	int cpu, ret;
+
+	lockdep_assert_held(&dev->lock);
+	/* No probe writes into a cut session's buffers: make room. */
+	for_each_possible_cpu(cpu)
+		gotrace_buf_free(&per_cpu_ptr(s->cpus, cpu)->ring);
+	ret = gotrace_session_begin(dev, &s->args, true);
+	if (!ret)
+		return true;
+	pr_warn("a cut trace could not be followed by the next one: %d\n", ret);
+	s->resume_err = -ret;
+	gotrace_cont_cancel(dev, s);
+	return false;
+}
+
+/**
+ * gotrace_cont_cancel - end a chain whose cut trace has not been read out
+ * @dev: the device, locked
+ * @s: its session, stopped: the probes stop counting its losses
+ */
+void gotrace_cont_cancel(struct gotrace_dev *dev, struct gotrace_session *s)
+{
+	lockdep_assert_held(&dev->lock);
+	s->cont = false;
+	gotrace_probes_publish(NULL);
+}
+
+/**
+ * gotrace_cont_gap - a chain's new session @s follows the cut @old
+ * @s: the new session, published
+ * @old: the cut one, which no probe sees any more
+ */
+void gotrace_cont_gap(struct gotrace_session *s, struct gotrace_session *old)
+{
+	s->gap_start_ns = old->cut_ns;
+	s->gap_end_ns = s->start_ns;
+	s->gap_events = gotrace_cont_lost(old);
+	s->resumes = old->resumes + 1;
+}
+
+/**
+ * gotrace_cont_status - a chain's part of GOTRACE_STATUS
+ * @s: a session started with GOTRACE_START_CONTINUE
+ * @st: its status
+ */
+void gotrace_cont_status(struct gotrace_session *s, struct gotrace_status *st)
+{
+	st->flags |= GOTRACE_STATUS_CONTINUE;
+	st->gap_start_ns = s->gap_start_ns;
+	st->gap_end_ns = s->gap_end_ns;
+	st->gap_events = s->gap_events;
+	st->resumes = s->resumes;
+	st->resume_error = s->resume_err;
+}
