@@ -219,9 +219,11 @@ for kver in $kvers; do
 	step "kernel $kver: build gotrace.ko, run the selftests in a guest"
 	kout="$OUT/$kver"
 	long_env="GOTRACE_LONG_MIB=8"
+	# The long run's whole trace goes to $OUT/long for the split check (below).
 	[ "$kver" != "$last_kver" ] ||
-		long_env="GOTRACE_LONG_MIB=$LONG_MIB GOTRACE_TEST_TIMEOUT=3600"
-	mkdir -p "$kout" "$TRACES/$kver"
+		long_env="GOTRACE_LONG_MIB=$LONG_MIB GOTRACE_TEST_TIMEOUT=3600
+			  GOTRACE_LONG_FILE=/host/long/stress-long-run.trace"
+	mkdir -p "$kout" "$TRACES/$kver" "$OUT/long"
 	if ! "$ROOT/scripts/vm-module.sh" "$kver" "$kout" >/dev/null; then
 		record "selftests/$kver" - - "gotrace.ko does not build for $kver (log: $kout/build.log)"
 		continue

@@ -479,8 +479,8 @@ trigger_tests() {
 	expect "stop it" 0 "" "$gt" stop
 }
 
-# record --continue: the reader is stopped (SIGSTOP) for 2 s while a busy workload fills
-# 64K buffers, so the trace is cut; after SIGCONT, record writes it to its end and the next
+# record --continue: the reader is stopped (SIGSTOP) for 3 s while a busy workload (and a
+# pipe fed a byte per write) fills 16K buffers, so the trace is cut; after SIGCONT, record writes it to its end and the next
 # trace to cont.1.trace (maybe more if the buffers run full again). Every file is valid, a
 # line per gap names both files and the events not recorded, and the summary adds the gaps
 # up to the lines' sum.
@@ -488,7 +488,8 @@ continue_tests() {
 	d=/tmp/continue
 	rm -rf "$d"
 	mkdir -p "$d"
-	"$gt" record --continue -b 64K -o "$d/cont.trace" -- sh -c "$(busy 6)" \
+	"$gt" record --continue -b 16K -o "$d/cont.trace" -- sh -c \
+		"dd if=/dev/zero bs=1 count=100000 2> /dev/null | cat > /dev/null & $(busy 6); wait" \
 		> "$out" 2> "$d/err" &
 	pid=$!
 	i=0
@@ -497,7 +498,7 @@ continue_tests() {
 		i=$((i + 1))
 	done
 	kill -STOP "$pid"
-	sleep 2
+	sleep 3
 	kill -CONT "$pid"
 	wait "$pid"
 	rc=$?

@@ -215,6 +215,24 @@ int gt_close_reader(int fd)
 	return gt_reset();
 }
 
+/* All of @buf to @fd: 0, or -1 with errno set. */
+int gt_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
 /*
  * Write a whole trace to $GOTRACE_TRACE_DIR/NAME.trace for the host's Go
  * check. Without GOTRACE_TRACE_DIR, traces are checked here only.
@@ -223,8 +241,6 @@ int gt_save(const struct gt_buf *t, const char *name)
 {
 	const char *dir = getenv("GOTRACE_TRACE_DIR");
 	char path[4096];
-	size_t off = 0;
-	ssize_t n;
 	int fd;
 
 	if (!dir || !*dir)
@@ -233,15 +249,7 @@ int gt_save(const struct gt_buf *t, const char *name)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	while (off < t->len) {
-		n = write(fd, t->data + off, t->len - off);
-		if (n < 0) {
-			close(fd);
-			return -1;
-		}
-		off += n;
-	}
-	if (fsync(fd)) {
+	if (gt_write_all(fd, t->data, t->len) || fsync(fd)) {
 		close(fd);
 		return -1;
 	}
@@ -625,11 +633,6 @@ int gt_keep_trace(const struct gt_buf *t, __u32 format, struct gt_stats *st,
 }
 
 /*
- * From IDLE: open the device for reading and for the ioctls, start a session
- * in @format with start @flags and a recorder reading it. On failure,
- * gt_session_close() still cleans up.
- */
-/*
  * Open the device for a session in @format, not started: the reader (from
  * an idle device, see gt_open_reader()) and a control file.
  */
@@ -645,6 +648,11 @@ int gt_session_open(struct gt_session *s, __u32 format)
 	return s->ctl < 0 ? -1 : 0;
 }
 
+/*
+ * From IDLE: open the device for reading and for the ioctls, start a session
+ * in @format with start @flags and a recorder reading it. On failure,
+ * gt_session_close() still cleans up.
+ */
 int gt_session_start_flags(struct gt_session *s, __u32 format, __u32 flags)
 {
 	if (gt_session_open(s, format) || gt_start_flags(s->ctl, format, flags, 0))

@@ -12,6 +12,9 @@
  *                          check (default 64; of a longer one, the test
  *                          checks only its header and that every byte
  *                          produced was read)
+ *   GOTRACE_LONG_FILE      a file the long run's whole trace is also
+ *                          written to, as it is read (for the host's
+ *                          split check of a large trace; optional)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -340,9 +343,13 @@ TEST_F_TIMEOUT(stress, hotplug_start_offline, 600)
 	gt_buf_free(&rec.trace);
 }
 
-/* Reads the device to the end, keeping at most @keep bytes of the trace. */
+/*
+ * Reads the device to the end, keeping at most @keep bytes of the trace and
+ * writing all of it to @out if it is not -1.
+ */
 struct streamer {
 	int fd;
+	int out;
 	size_t keep;
 	struct gt_buf trace;	/* the first bytes, or all if no more than keep */
 	size_t bytes;		/* atomic: read so far */
@@ -378,6 +385,10 @@ static void *streamer_main(void *arg)
 			s->error = ENOMEM;
 			break;
 		}
+		if (s->out >= 0 && gt_write_all(s->out, buf, n)) {
+			s->error = errno;
+			break;
+		}
 		__atomic_store_n(&s->bytes, s->bytes + n, __ATOMIC_RELEASE);
 	}
 	free(buf);
@@ -392,8 +403,10 @@ static void *streamer_main(void *arg)
 TEST_F_TIMEOUT(stress, long_run, 7200)
 {
 	__u64 target = gt_env_ulong("GOTRACE_LONG_MIB", 8) * MIB;
+	const char *file = getenv("GOTRACE_LONG_FILE");
 	struct streamer s = {
 		.fd = self->fd,
+		.out = -1,
 		.keep = gt_env_ulong("GOTRACE_LONG_KEEP_MIB", 64) * MIB,
 	};
 	__u64 start_ms, ms, next_log = 0;
@@ -401,6 +414,12 @@ TEST_F_TIMEOUT(stress, long_run, 7200)
 	struct gt_stats stats;
 	unsigned int i;
 
+	if (file && *file) {
+		s.out = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		ASSERT_LE(0, s.out) {
+			TH_LOG("GOTRACE_LONG_FILE %s: %s", file, strerror(errno));
+		}
+	}
 	ASSERT_EQ(0, gt_start(self->ctl, GOTRACE_FORMAT_DEFAULT, LONG_BUFFER));
 	ASSERT_EQ(0, pthread_create(&s.thread, NULL, streamer_main, &s));
 	for (i = 0; i < ARRAY_SIZE(self->children); i++)
@@ -441,6 +460,11 @@ TEST_F_TIMEOUT(stress, long_run, 7200)
 	TH_LOG("streamed %llu bytes (%llu MiB), %llu events, 0 lost, in %llu ms",
 	       (unsigned long long)s.bytes, (unsigned long long)(s.bytes / MIB),
 	       (unsigned long long)st.events, (unsigned long long)ms);
+	if (s.out >= 0) {
+		EXPECT_EQ(0, fsync(s.out));
+		EXPECT_EQ(0, close(s.out));
+		TH_LOG("the whole trace is in %s", file);
+	}
 	if (s.trace.len == s.bytes) {
 		EXPECT_EQ(0, gt_keep_trace(&s.trace, GOTRACE_FORMAT_DEFAULT,
 					   &stats, "stress-long-run")) {
