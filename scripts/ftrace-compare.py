@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare a gotrace trace with ftrace's text of the same session, thread by thread.
 
-Usage: ftrace-compare.py [--gotrace BIN] [--diffs N] [--quiet] TRACE FTRACE
+Usage: ftrace-compare.py [--gotrace BIN] [--diffs N] [--quiet] [--window] TRACE FTRACE
 
 TRACE is what `gotrace record --clock mono` wrote, in either format; FTRACE is
 /sys/kernel/tracing/trace of an
@@ -56,6 +56,19 @@ plus 1 us per run (resolution), plus the gaps between the two probes of its swit
 TCG guest on a busy host those are 1-3 us typically but reach milliseconds (the vCPU is
 descheduled, or waits for QEMU's lock to read the HPET, between the two clock reads).
 
+A flight recorder's snapshot (--window): TRACE holds the newest whole generations
+(`gotrace record --flight`, format 1.22+), FTRACE the whole recording and more. The
+comparison is inside the snapshot's window, from its first time stamp to its last. Its first
+generation's statuses (Undetermined->X) are each thread's state at the window's start, and
+are compared with the state ftrace's events before the window leave it in (running,
+runnable or blocked; unknown if ftrace saw nothing of it, which is not compared): ftrace's
+events before the window only establish that state, and are not compared otherwise.
+Threads ftrace saw die before the window are left out; from the window's start on, every
+thread is compared as above (those alive at the start are edge threads). A transition ftrace
+stamped before the window's start whose gotrace time stamp is in it (the two probes ran
+across the first generation's start) is moved into the window on ftrace's side if gotrace
+has it and the state before it is the status; counted.
+
 Prints the figures (threads compared, transitions per kind, design differences handled,
 differences, largest time stamp and on-CPU deviations). Exit status 0 if there is no
 difference, 1 if there is, 2 if the inputs cannot be read.
@@ -99,6 +112,7 @@ class Thread:
         self.pending_rename = None
         self.ambiguous = False
         self.snap_state = None  # gotrace: its state when the start snapshot ends
+        self.snap_at = None     # gotrace: the time of its start status (or None)
 
     def add(self, kind, arg, ts, where):
         e = [kind, arg, ts, where, None]
@@ -254,11 +268,15 @@ def gotrace_threads(evs, base, stats):
                 t = thread_of(args[0][1], at, True)
                 t.state = "runnable"
             elif name in ("GoWaiting", "GoInSyscall"):
-                thread_of(args[0][1], at).state = "blocked"
+                t = thread_of(args[0][1], at)
+                t.state = "blocked"
             elif name in ("GoStart", "GoStartLocal"):
                 t = thread_of(args[0][1], at)
                 t.state = "running"
                 t.run_start = base + start
+            else:
+                continue
+            t.snap_at = at
             continue
         if name == "GoCreate":
             child = args[0][1]
@@ -521,6 +539,45 @@ def on_cpu(t, start, end):
     return total
 
 
+# A thread's state after each kind of transition (fork and rename leave it as it is).
+AFTER = {"in": "running", "preempted": "runnable", "wakeup": "runnable",
+         "blocked": "blocked", "dead": "dead"}
+
+
+def state_before(f, k):
+    """ftrace thread f's state before its transition k: unknown if ftrace saw nothing of
+    it before, runnable after its fork."""
+    st = "unknown" if f.born is None else "runnable"
+    for x in f.seq[:k]:
+        st = AFTER.get(x[0], st)
+    return st
+
+
+def window_start(g, f, start, opts, fig):
+    """--window: the index of f's first transition inside the window (see the
+    docstring), and a difference if the state before it is not g's start status."""
+    k = next((i for i, x in enumerate(f.seq) if x[2] >= start), len(f.seq))
+    if g.snap_state is None:
+        return k, None
+    st = state_before(f, k)
+    if st != g.snap_state and k and g.seq and f.seq[k - 1][2] >= start - opts.start_tol and \
+            state_before(f, k - 1) == g.snap_state and \
+            f.seq[k - 1][0] == g.seq[0][0] and f.seq[k - 1][1] == g.seq[0][1]:
+        fig["ftrace transitions stamped before the window's start that gotrace has in it: "
+            "moved in"] += 1
+        return k - 1, None
+    if st == "unknown":
+        fig["starting states ftrace has not seen (not compared)"] += 1
+        return k, None
+    fig["starting states compared"] += 1
+    if st == g.snap_state:
+        return k, None
+    return k, "starting state differs: gotrace's first generation says %s, ftrace %s\n" \
+        "    ftrace:  %s\n    gotrace: status at %d" % (
+            g.snap_state, st, f.seq[k - 1][3] if k else "nothing before the window",
+            g.snap_at)
+
+
 def compare(gth, fth, start, end, opts, out):
     """Match the threads, compare them; return the figures and the differences."""
     fig = Counter()
@@ -585,7 +642,14 @@ def compare(gth, fth, start, end, opts, out):
                 diffs.append("%s: born at %d in gotrace, %d in ftrace" % (
                     describe(g), g.born, f.born))
                 continue
-            fseq = [x for x in f.seq if start <= x[2] < end]
+            if opts.window and g.born is None:
+                k, diff = window_start(g, f, start, opts, fig)
+                if diff:
+                    diffs.append("%s: %s" % (describe(g), diff))
+                    continue
+                fseq = [x for x in f.seq[k:] if x[2] < end]
+            else:
+                fseq = [x for x in f.seq if start <= x[2] < end]
             gseq = g.seq
             fig["threads compared (born and dead inside the session)" if inside else
                 "edge threads compared (alive at the start or the end)"] += 1
@@ -661,6 +725,12 @@ def main(argv):
                     "windows (0.0005: 0.05%%)")
     ap.add_argument("--edge-tol", type=int, default=50000000,
                     help="edge threads may differ this close to the end, ns (50 ms)")
+    ap.add_argument("--window", action="store_true",
+                    help="TRACE is a flight recorder's snapshot: compare inside its window, "
+                    "its first generation's statuses the starting states")
+    ap.add_argument("--start-tol", type=int, default=1000000,
+                    help="with --window: a transition ftrace stamped this close before the "
+                    "window's start may be in it on gotrace's side, ns (1 ms)")
     ap.add_argument("--quiet", action="store_true", help="only the figures")
     opts = ap.parse_args(argv[1:])
     stats = Counter()
@@ -683,8 +753,9 @@ def main(argv):
         print("ftrace-compare: %s" % e)
         return 2
     fig, diffs, ts_dev, cpu_dev = compare(gth, fth, start, end, opts, sys.stdout)
-    print("session: %.6f to %.6f s (%.1f ms), %d gotrace events" % (
-        start / 1e9, end / 1e9, (end - start) / 1e6, len(evs)))
+    print("%s: %.6f to %.6f s (%.1f ms), %d gotrace events" % (
+        "window" if opts.window else "session", start / 1e9, end / 1e9, (end - start) / 1e6,
+        len(evs)))
     for k in sorted(fig):
         if not k.startswith("transitions"):
             print("%s: %d" % (k, fig[k]))
