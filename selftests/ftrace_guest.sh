@@ -23,9 +23,9 @@
 # no "LOST EVENTS" line). TAP on stdout.
 #
 # The workload "flight" is a flight recorder's, once (format 1.26): gotrace record --flight
-# with rings small enough to overwrite their oldest generations (FLIGHT_OPTS) runs a
-# ping-pong, takes a snapshot on SIGUSR1 2 s into it, then a mutex storm, a snapshot asked
-# by gotrace snapshot, a ping-pong, and the snapshot at the end; the snapshots are
+# with rings small enough to overwrite their oldest generations (FLIGHT_OPTS) runs three
+# ping-pongs, one after the other, and takes a snapshot on SIGUSR1 2 s into them, then a
+# mutex storm, a snapshot asked by gotrace snapshot, a ping-pong, and the snapshot at the end; the snapshots are
 # oracle-flight-N.trace, ftrace's text of the whole flight.ftrace. Besides the checks
 # above: at least 3 snapshots, chunks overwritten, each snapshot starting at a generation
 # past 1 (scripts/ftrace-compare.py compares each with ftrace inside its window).
@@ -104,9 +104,9 @@ record_one() {
 		rm -f "$GOTRACE_TRACE_DIR"/oracle-flight*.trace
 		# shellcheck disable=SC2086 # FLIGHT_OPTS is words
 		"$BIN/gotrace" record -q --clock mono --format "$f" $FLIGHT_OPTS -o "$trace" -- \
-			sh -c "'$BIN/oracle_workload' pingpong & sleep 2; kill -USR1 \$PPID; wait
-				'$BIN/oracle_workload' mutex; '$BIN/gotrace' snapshot
-				'$BIN/oracle_workload' pingpong" \
+			sh -c "w='$BIN/oracle_workload'; (\$w pingpong; \$w pingpong; \$w pingpong) &
+				sleep 2; kill -USR1 \$PPID; wait
+				\$w mutex; '$BIN/gotrace' snapshot; \$w pingpong" \
 			> "$out.record" 2>&1 || rc=$?
 	else
 		"$BIN/gotrace" record -q --clock mono --format "$f" -o "$trace" -- \
