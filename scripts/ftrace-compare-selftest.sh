@@ -17,7 +17,9 @@
 # (flight.ftrace): the last snapshot must pass against that text; the same three edits made
 # inside its window (from its start to 60 ms before its end, past the edge tolerance) must
 # fail, naming a difference, and made outside it (on a thread born and dead more than 2 ms
-# before its start) must not; and so must the snapshot edited (ftrace_edit.py early-block: a
+# before its start) must not; so must a thread's last blocked switch-out before the window
+# turned into a preemption (its starting state then differs from the first generation's
+# status: ftrace_edit.py --across), and the snapshot edited (ftrace_edit.py early-block: a
 # switch-out moved back before ftrace's, in a generation inside the window).
 # Environment: GOTRACE, the gotrace command (default build/check/bin/gotrace). TAP on stdout.
 set -u
@@ -106,6 +108,16 @@ else
 			fi
 		done
 	done
+	e=$TMP/flight-across
+	if ! edit --across "${from:-0}" flip-state "$flight" "$e.ftrace" > "$e.edit" 2>&1; then
+		result 1 "flight: flip-state across the window's start: cannot edit the ftrace text" "$e.edit"
+	else
+		sed 's/^/# edit across: /' "$e.edit"
+		run flight-across --window "$snap" "$e.ftrace"
+		grep -A3 '^differences' "$OUT" | sed 's/^/# /'
+		[ "$RC" -eq 1 ] && grep -q '^  .*starting state differs' "$OUT"
+		result $? "flight: a thread blocked at the window's start shown runnable: the comparator finds its starting state differs (exit status $RC)" "$OUT"
+	fi
 	if ! edit early-block "$snap" "$TMP/early.trace" > "$TMP/early.edit" 2>&1; then
 		result 1 "flight: early-block: cannot edit the snapshot" "$TMP/early.edit"
 	else

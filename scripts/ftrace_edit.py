@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Make one edit of ftrace text or of a snapshot, for scripts/ftrace-compare-selftest.sh.
 
-Usage: ftrace_edit.py [--from S] [--to S] [--whole] MODE IN OUT
+Usage: ftrace_edit.py [--from S] [--to S] [--whole] [--across S] MODE IN OUT
 
 IN is the ftrace text of an ftrace oracle workload (scripts/ftrace-oracle.sh). The edit is
 made on the thread the workload forked that ftrace wakes most often, on the middle one of
@@ -12,7 +12,10 @@ its lines of the wanted kind. MODE is one of:
   late-switch  stamp one of its switch-outs 1 ms later
 With --from and --to (ftrace's seconds), only lines stamped from S to S count (the wakeups
 that choose the thread, the lines edited); with --whole, only threads all of whose lines
-are there (a thread born and dead outside a flight recorder's window, say).
+are there (a thread born and dead outside a flight recorder's window, say). With --across
+S, the thread is one any process forked that has lines after S, whose last line before S
+is of the wanted kind: that line is edited (flip-state: a thread blocked at a window's
+start shown runnable then).
 
 MODE early-block edits a Go 1.22+ trace IN instead (a flight recorder's snapshot): of the
 GoBlock and GoStop events 200 us or more after the event before them in their batch, the
@@ -47,10 +50,14 @@ def stamp(line):
     return int(m.group(1)) * 1000000 + int(m.group(2)) if m else None
 
 
-def edit(mode, lines, lo=None, hi=None, whole=False):
+def edit(mode, lines, lo=None, hi=None, whole=False, across=None):
     """Edit lines in place; return (thread, line index, the line before). Only lines
-    stamped from lo to hi (us) count; with whole, only threads all of whose lines do."""
+    stamped from lo to hi (us) count; with whole, only threads all of whose lines do. With
+    across, the thread is one that any process forked, alive after across, whose last line
+    before it is of the wanted kind, and that line is edited."""
     stamps = [stamp(l) for l in lines]
+    if across is not None:
+        hi = across
 
     def within(i):
         return stamps[i] is not None and (lo is None or stamps[i] >= lo) and \
@@ -58,8 +65,12 @@ def edit(mode, lines, lo=None, hi=None, whole=False):
 
     # Threads the workload forked: born in the session.
     forks = set(int(m.group(1)) for l in lines
-                for m in [re.search(r"sched_process_fork: comm=oracle_workload .* child_pid=(\d+)",
-                                    l)] if m)
+                for m in [re.search(r"sched_process_fork: comm=%s .* child_pid=(\d+)" % (
+                    r"\S+" if across is not None else "oracle_workload"), l)] if m)
+    if across is not None:
+        forks = set(c for c in forks if any(
+            stamps[i] is not None and stamps[i] > across and "pid=%d " % c in l
+            for i, l in enumerate(lines)))
     if whole:
         out = set()
         for i, l in enumerate(lines):
@@ -74,7 +85,28 @@ def edit(mode, lines, lo=None, hi=None, whole=False):
             woken[int(m.group(1))] = woken.get(int(m.group(1)), 0) + 1
     if not woken:
         sys.exit("no wakeup of a thread born in the trace")
-    c = max(woken, key=woken.get)
+    for c in sorted(woken, key=lambda t: -woken[t]):
+        found = lines_of(mode, lines, c, within, across is not None)
+        if found is not None:
+            i = found
+            break
+    else:
+        sys.exit("no thread has a line to edit for %s" % mode)
+    old = lines[i]
+    if mode == "drop-wakeup":
+        lines[i] = ""
+    elif mode == "flip-state":
+        lines[i] = re.sub(r"prev_state=[SD] ", "prev_state=R ", old)
+    else:
+        m = re.search(r" (\d+)\.(\d{6}): ", old)
+        us = int(m.group(1)) * 1000000 + int(m.group(2)) + 1000
+        lines[i] = old[:m.start()] + " %d.%06d: " % (us // 1000000, us % 1000000) + old[m.end():]
+    return c, i, old
+
+
+def lines_of(mode, lines, c, within, last):
+    """The index of thread c's line to edit (the middle one of the wanted kind, or with
+    last its last line if of that kind), or None."""
     # Each line about thread c: (index, what).
     about = []
     for i, l in enumerate(lines):
@@ -96,18 +128,10 @@ def edit(mode, lines, lo=None, hi=None, whole=False):
     else:
         cands = [i for i, k in about if k in ("blocked", "out")]
     if not cands:
-        sys.exit("thread %d has no line to edit for %s" % (c, mode))
-    i = cands[len(cands) // 2]
-    old = lines[i]
-    if mode == "drop-wakeup":
-        lines[i] = ""
-    elif mode == "flip-state":
-        lines[i] = re.sub(r"prev_state=[SD] ", "prev_state=R ", old)
-    else:
-        m = re.search(r" (\d+)\.(\d{6}): ", old)
-        us = int(m.group(1)) * 1000000 + int(m.group(2)) + 1000
-        lines[i] = old[:m.start()] + " %d.%06d: " % (us // 1000000, us % 1000000) + old[m.end():]
-    return c, i, old
+        return None
+    if last:
+        return cands[-1] if about and cands[-1] == about[-1][0] else None
+    return cands[len(cands) // 2]
 
 
 def enc(x):
@@ -225,18 +249,23 @@ def early_block(src, dst):
 
 def main(argv):
     args = argv[1:]
-    lo = hi = None
+    lo = hi = across = None
     whole = False
     while args and args[0].startswith("--"):
         if args[0] == "--whole":
             whole = True
             args = args[1:]
             continue
-        if len(args) < 2 or args[0] not in ("--from", "--to"):
+        if len(args) < 2 or args[0] not in ("--from", "--to", "--across"):
             args = []
             break
         us = int(round(float(args[1]) * 1e6))
-        lo, hi = (us, hi) if args[0] == "--from" else (lo, us)
+        if args[0] == "--from":
+            lo = us
+        elif args[0] == "--to":
+            hi = us
+        else:
+            across = us
         args = args[2:]
     if len(args) == 3 and args[0] == "early-block":
         return early_block(args[1], args[2])
@@ -246,7 +275,7 @@ def main(argv):
     mode, src, dst = args
     with open(src) as f:
         lines = f.read().splitlines(True)
-    c, i, old = edit(mode, lines, lo, hi, whole)
+    c, i, old = edit(mode, lines, lo, hi, whole, across)
     with open(dst, "w") as f:
         f.write("".join(lines))
     print("thread %d, line %d: %s" % (c, i + 1, old.strip()))
