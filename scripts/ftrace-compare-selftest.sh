@@ -11,6 +11,16 @@
 # wakeup of it while blocked deleted; one of its blocked switch-outs (prev_state S or D)
 # turned into a preemption (R); one of its switch-outs stamped 1 ms later. The comparator
 # must exit 0 on the pair, 1 on each edit (naming a difference), 2 on a truncated trace.
+#
+# Then the flight recorder's (ftrace-compare.py --window), if the oracle's flight workload
+# left its snapshots beside TRACE (oracle-flight-N.trace) and ftrace's text beside FTRACE
+# (flight.ftrace): the last snapshot must pass against that text; the same three edits made
+# inside its window (from its start to 60 ms before its end, past the edge tolerance) must
+# fail, naming a difference, and made outside it (on a thread born and dead more than 2 ms
+# before its start) must not; so must a thread's last blocked switch-out before the window
+# turned into a preemption (its starting state then differs from the first generation's
+# status: ftrace_edit.py --across), and the snapshot edited (ftrace_edit.py early-block: a
+# switch-out moved back before ftrace's, in a generation inside the window).
 # Environment: GOTRACE, the gotrace command (default build/check/bin/gotrace). TAP on stdout.
 set -u
 
@@ -54,6 +64,70 @@ for mode in drop-wakeup flip-state late-switch; do
 	[ "$RC" -eq 1 ] && grep -q '^differences: [1-9]' "$OUT"
 	result $? "$mode: the comparator finds the difference (exit status $RC)" "$OUT"
 done
+
+# The flight recorder's snapshot, inside its window.
+snap=""
+for f in "$(dirname "$trace")"/oracle-flight-*.trace; do
+	[ ! -f "$f" ] || snap=$f
+done
+flight=$(dirname "$ftrace")/flight.ftrace
+if [ -z "$snap" ] || [ ! -s "$flight" ]; then
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - flight: a snapshot within its window # SKIP no oracle-flight-N.trace beside $trace or no $flight"
+else
+	run flight --window "$snap" "$flight"
+	sed 's/^/# flight: /' "$OUT"
+	[ "$RC" -eq 0 ]
+	result $? "flight: $(basename "$snap") within its window: no difference (exit status $RC)" "$OUT"
+	# The window, in ftrace's seconds: "window: FROM to TO s (...)".
+	from=$(sed -n 's/^window: \([0-9.]*\) to .*/\1/p' "$OUT")
+	to=$(sed -n 's/^window: [0-9.]* to \([0-9.]*\) s.*/\1/p' "$OUT")
+	inner=$(awk -v t="${to:-0}" 'BEGIN { printf "%.6f", t - 0.06 }')
+	before=$(awk -v f="${from:-0}" 'BEGIN { printf "%.6f", f - 0.002 }')
+	for mode in drop-wakeup flip-state late-switch; do
+		for where in inside outside; do
+			if [ "$where" = inside ]; then
+				set -- --from "${from:-0}" --to "$inner"
+			else
+				set -- --to "$before" --whole
+			fi
+			e=$TMP/flight-$mode-$where
+			if ! edit "$@" "$mode" "$flight" "$e.ftrace" > "$e.edit" 2>&1; then
+				result 1 "flight: $mode $where the window: cannot edit the ftrace text" "$e.edit"
+				continue
+			fi
+			sed "s/^/# edit $where: /" "$e.edit"
+			run "flight-$mode-$where" --window "$snap" "$e.ftrace"
+			grep -A3 '^differences' "$OUT" | sed 's/^/# /'
+			if [ "$where" = inside ]; then
+				[ "$RC" -eq 1 ] && grep -q '^differences: [1-9]' "$OUT"
+				result $? "flight: $mode inside the window: the comparator finds the difference (exit status $RC)" "$OUT"
+			else
+				[ "$RC" -eq 0 ]
+				result $? "flight: $mode outside the window: no difference (exit status $RC)" "$OUT"
+			fi
+		done
+	done
+	e=$TMP/flight-across
+	if ! edit --across "${from:-0}" flip-state "$flight" "$e.ftrace" > "$e.edit" 2>&1; then
+		result 1 "flight: flip-state across the window's start: cannot edit the ftrace text" "$e.edit"
+	else
+		sed 's/^/# edit across: /' "$e.edit"
+		run flight-across --window "$snap" "$e.ftrace"
+		grep -A3 '^differences' "$OUT" | sed 's/^/# /'
+		[ "$RC" -eq 1 ] && grep -q '^  .*starting state differs' "$OUT"
+		result $? "flight: a thread blocked at the window's start shown runnable: the comparator finds its starting state differs (exit status $RC)" "$OUT"
+	fi
+	if ! edit early-block "$snap" "$TMP/early.trace" > "$TMP/early.edit" 2>&1; then
+		result 1 "flight: early-block: cannot edit the snapshot" "$TMP/early.edit"
+	else
+		sed 's/^/# edit: /' "$TMP/early.edit"
+		run flight-early --window "$TMP/early.trace" "$flight"
+		grep -A3 '^differences' "$OUT" | sed 's/^/# /'
+		[ "$RC" -eq 1 ] && grep -q '^differences: [1-9]' "$OUT"
+		result $? "flight: the snapshot edited inside its window (early-block): the comparator finds the difference (exit status $RC)" "$OUT"
+	fi
+fi
 
 head -c 100 "$trace" > "$TMP/short.trace"
 run short "$TMP/short.trace" "$ftrace"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare a gotrace trace with ftrace's text of the same session, thread by thread.
 
-Usage: ftrace-compare.py [--gotrace BIN] [--diffs N] [--quiet] TRACE FTRACE
+Usage: ftrace-compare.py [--gotrace BIN] [--diffs N] [--quiet] [--window] TRACE FTRACE
 
 TRACE is what `gotrace record --clock mono` wrote, in either format; FTRACE is
 /sys/kernel/tracing/trace of an
@@ -56,6 +56,21 @@ plus 1 us per run (resolution), plus the gaps between the two probes of its swit
 TCG guest on a busy host those are 1-3 us typically but reach milliseconds (the vCPU is
 descheduled, or waits for QEMU's lock to read the HPET, between the two clock reads).
 
+A flight recorder's snapshot (--window): TRACE holds the newest whole generations
+(`gotrace record --flight`, format 1.22+), FTRACE the whole recording and more. The
+comparison is inside the snapshot's window, from its first time stamp to its last. Its first
+generation's statuses (Undetermined->X) are each thread's state at the window's start: an
+M writes a goroutine's status just before its first event on that M in the generation, so
+the status is the state from the window's start to that time. It is compared with the
+state ftrace's events before that time leave the thread in (running, runnable or blocked;
+unknown if ftrace saw nothing of it, which is not compared): ftrace's events before it only
+establish that state, and are not compared otherwise. Threads ftrace saw die before the
+window are left out; from the window's start on, every thread is compared as above (those
+alive at the start are edge threads). The transition ftrace stamped before a status (within
+--start-tol) whose gotrace event the status came with (the two probes ran on either side
+of the status's time) is compared if gotrace has it first and the state before it is the
+status; counted.
+
 Prints the figures (threads compared, transitions per kind, design differences handled,
 differences, largest time stamp and on-CPU deviations). Exit status 0 if there is no
 difference, 1 if there is, 2 if the inputs cannot be read.
@@ -99,6 +114,7 @@ class Thread:
         self.pending_rename = None
         self.ambiguous = False
         self.snap_state = None  # gotrace: its state when the start snapshot ends
+        self.snap_at = None     # gotrace: the time of its start status (or None)
 
     def add(self, kind, arg, ts, where):
         e = [kind, arg, ts, where, None]
@@ -160,9 +176,12 @@ PARSED = re.compile(r"^M=(-?\d+) P=(-?\d+) G=(-?\d+) (\w+) Time=(\d+)(.*)$")
 GOID = re.compile(r" GoID=(\d+) (\w+->\w+) ")
 
 
-def gotrace_parsed(gotrace, path):
+def gotrace_parsed(gotrace, path, window=False):
     """As gotrace_dump(), for a trace of Go 1.22's format: its events as `gotrace dump`
-    (Go 1.27's -d=parsed) prints them; the M stands for the P (one M per CPU)."""
+    (Go 1.27's -d=parsed) prints them; the M stands for the P (one M per CPU). With window
+    (a snapshot), the first generation's statuses stay where Go's order put them, named
+    Status (each M writes a goroutine's status before its first event on that M in the
+    generation, at that event's time: a status may come after other events)."""
     try:
         p = subprocess.run([gotrace, "dump", path], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True, check=False)
@@ -182,7 +201,9 @@ def gotrace_parsed(gotrace, path):
             continue
         t = GOID.search(rest + " ") if kind == "StateTransition" else None
         name = GO_TRANSITIONS.get(t.group(2)) if t else None
-        if name:
+        if name and window and t.group(2).startswith("Undetermined"):
+            evs.append((ts, "Status" + name, mid, max(g, 0), [("g", int(t.group(1)))], 0, n))
+        elif name:
             # The start snapshot's statuses, wherever Go's order put them (another M's
             # may come after the snapshot's end, at the same time stamp).
             (snap if t.group(2).startswith("Undetermined") else evs).append(
@@ -204,8 +225,10 @@ def trace_version(path):
     return int(m.group(1))
 
 
-def gotrace_threads(evs, base, stats):
-    """Per-thread histories from gotrace's events; also the session's start and end."""
+def gotrace_threads(evs, base, stats, window=False):
+    """Per-thread histories from gotrace's events; also the session's start and end. With
+    window, the statuses (Status*, see gotrace_parsed()) are each thread's state from its
+    status on, and a thread running then runs from the window's start."""
     by_p = defaultdict(list)
     for i, e in enumerate(evs):
         by_p[e[2]].append(i)
@@ -222,10 +245,10 @@ def gotrace_threads(evs, base, stats):
             closing.add(idx[-2])
         t = evs[idx[-1]][0]
         end = t if end is None else max(end, t)
-    start = evs[0][0]
+    start = min(e[0] for e in evs) if window else evs[0][0]
     g_thread = {}
     threads = []
-    snapshot = True
+    snapshot = not window
     skip = set()
 
     def thread_of(g, ts, create=False):
@@ -243,6 +266,16 @@ def gotrace_threads(evs, base, stats):
         at = base + ts
         where = "gotrace dump line %d: %d %s p=%d g=%d%s" % (
             line, ts, name, p, g, "".join(" %s=%d" % a for a in args))
+        if name.startswith("Status"):
+            t = Thread(args[0][1] % PID_LIMIT, None, [args[0][1]])
+            g_thread[args[0][1]] = t
+            threads.append(t)
+            t.state = {"StatusGoStart": "running", "StatusGoCreate": "runnable"}.get(
+                name, "blocked")
+            t.snap_state, t.snap_at = t.state, at
+            if t.state == "running":
+                t.run_start = base + start
+            continue
         if name == "Gomaxprocs":
             if snapshot:
                 for t in threads:
@@ -254,11 +287,15 @@ def gotrace_threads(evs, base, stats):
                 t = thread_of(args[0][1], at, True)
                 t.state = "runnable"
             elif name in ("GoWaiting", "GoInSyscall"):
-                thread_of(args[0][1], at).state = "blocked"
+                t = thread_of(args[0][1], at)
+                t.state = "blocked"
             elif name in ("GoStart", "GoStartLocal"):
                 t = thread_of(args[0][1], at)
                 t.state = "running"
                 t.run_start = base + start
+            else:
+                continue
+            t.snap_at = at
             continue
         if name == "GoCreate":
             child = args[0][1]
@@ -521,6 +558,46 @@ def on_cpu(t, start, end):
     return total
 
 
+# A thread's state after each kind of transition (fork and rename leave it as it is).
+AFTER = {"in": "running", "preempted": "runnable", "wakeup": "runnable",
+         "blocked": "blocked", "dead": "dead"}
+
+
+def state_before(f, k):
+    """ftrace thread f's state before its transition k: unknown if ftrace saw nothing of
+    it before, runnable after its fork."""
+    st = "unknown" if f.born is None else "runnable"
+    for x in f.seq[:k]:
+        st = AFTER.get(x[0], st)
+    return st
+
+
+def window_start(g, f, start, opts, fig):
+    """--window: the index of f's first transition inside the window (see the
+    docstring), and a difference if the state before it is not g's start status (at the
+    time of its status, its first event in the snapshot's order)."""
+    if g.snap_state is None:
+        return next((i for i, x in enumerate(f.seq) if x[2] >= start), len(f.seq)), None
+    k = next((i for i, x in enumerate(f.seq) if x[2] >= g.snap_at), len(f.seq))
+    st = state_before(f, k)
+    if st != g.snap_state and k and g.seq and f.seq[k - 1][2] >= start - opts.start_tol and \
+            state_before(f, k - 1) == g.snap_state and \
+            f.seq[k - 1][0] == g.seq[0][0] and f.seq[k - 1][1] == g.seq[0][1]:
+        fig["ftrace transitions stamped before the window's start that gotrace has in it: "
+            "moved in"] += 1
+        return k - 1, None
+    if st == "unknown":
+        fig["starting states ftrace has not seen (not compared)"] += 1
+        return k, None
+    fig["starting states compared"] += 1
+    if st == g.snap_state:
+        return k, None
+    return k, "starting state differs: gotrace's first generation says %s, ftrace %s\n" \
+        "    ftrace:  %s\n    gotrace: status at %d" % (
+            g.snap_state, st, f.seq[k - 1][3] if k else "nothing before the window",
+            g.snap_at)
+
+
 def compare(gth, fth, start, end, opts, out):
     """Match the threads, compare them; return the figures and the differences."""
     fig = Counter()
@@ -585,7 +662,14 @@ def compare(gth, fth, start, end, opts, out):
                 diffs.append("%s: born at %d in gotrace, %d in ftrace" % (
                     describe(g), g.born, f.born))
                 continue
-            fseq = [x for x in f.seq if start <= x[2] < end]
+            if opts.window and g.born is None:
+                k, diff = window_start(g, f, start, opts, fig)
+                if diff:
+                    diffs.append("%s: %s" % (describe(g), diff))
+                    continue
+                fseq = [x for x in f.seq[k:] if x[2] < end]
+            else:
+                fseq = [x for x in f.seq if start <= x[2] < end]
             gseq = g.seq
             fig["threads compared (born and dead inside the session)" if inside else
                 "edge threads compared (alive at the start or the end)"] += 1
@@ -661,15 +745,22 @@ def main(argv):
                     "windows (0.0005: 0.05%%)")
     ap.add_argument("--edge-tol", type=int, default=50000000,
                     help="edge threads may differ this close to the end, ns (50 ms)")
+    ap.add_argument("--window", action="store_true",
+                    help="TRACE is a flight recorder's snapshot: compare inside its window, "
+                    "its first generation's statuses the starting states")
+    ap.add_argument("--start-tol", type=int, default=50000000,
+                    help="with --window: a transition ftrace stamped this close before a "
+                    "thread's status may be after it on gotrace's side, ns (50 ms, as "
+                    "--edge-tol)")
     ap.add_argument("--quiet", action="store_true", help="only the figures")
     opts = ap.parse_args(argv[1:])
     stats = Counter()
     try:
         if trace_version(opts.trace) >= 22:
-            evs, base = gotrace_parsed(opts.gotrace, opts.trace)
+            evs, base = gotrace_parsed(opts.gotrace, opts.trace, opts.window)
         else:
             evs, base = gotrace_dump(opts.gotrace, opts.trace)
-        gth, start, end = gotrace_threads(evs, base, stats)
+        gth, start, end = gotrace_threads(evs, base, stats, opts.window)
         snap = {}
         for t in gth:
             if t.born is None and t.snap_state:
@@ -683,8 +774,9 @@ def main(argv):
         print("ftrace-compare: %s" % e)
         return 2
     fig, diffs, ts_dev, cpu_dev = compare(gth, fth, start, end, opts, sys.stdout)
-    print("session: %.6f to %.6f s (%.1f ms), %d gotrace events" % (
-        start / 1e9, end / 1e9, (end - start) / 1e6, len(evs)))
+    print("%s: %.6f to %.6f s (%.1f ms), %d gotrace events" % (
+        "window" if opts.window else "session", start / 1e9, end / 1e9, (end - start) / 1e6,
+        len(evs)))
     for k in sorted(fig):
         if not k.startswith("transitions"):
             print("%s: %d" % (k, fig[k]))

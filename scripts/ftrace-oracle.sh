@@ -15,7 +15,11 @@
 # compares each pair on the host (its figures: CHECKDIR/oracle/KVER/WORKLOAD.compare).
 # The guest's TAP lines come first, renumbered, then one result per comparison.
 # Each workload is recorded in both trace formats, Go's before 1.22 (1.21) and with
-# generations (1.26, as WORKLOAD-1.26).
+# generations (1.26, as WORKLOAD-1.26). The workload "flight" is a flight recorder's, in
+# 1.26 only: rings that overwrite, snapshots in the middle and at the end
+# (traces/KVER/oracle-flight-N.trace), ftrace recording the whole time (flight.ftrace);
+# each snapshot is compared with ftrace inside its window (ftrace-compare.py --window,
+# figures in flight-N.compare).
 # Environment: GOTRACE_VM_TIMEOUT (seconds for the guest, default 900),
 # GOTRACE_ORACLE_WORKLOADS (a subset, for development), GOTRACE_ORACLE_FORMATS (default
 # "1.21 1.26").
@@ -23,7 +27,7 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VM_TIMEOUT=${GOTRACE_VM_TIMEOUT:-900}
-WORKLOADS=${GOTRACE_ORACLE_WORKLOADS:-pingpong mutex sleepers tcp reuse}
+WORKLOADS=${GOTRACE_ORACLE_WORKLOADS:-pingpong mutex sleepers tcp reuse flight}
 FORMATS=${GOTRACE_ORACLE_FORMATS:-1.21 1.26}
 # shellcheck source=scripts/tap-lib.sh
 . "$ROOT/scripts/tap-lib.sh"
@@ -78,6 +82,7 @@ result "$rc" "the guest ran ftrace_guest.sh and exited 0 (vm.sh: $rc, $(($(date 
 names=""
 for f in $FORMATS; do
 	for w in $WORKLOADS; do
+		[ "$w" != flight ] || continue
 		if [ "$f" = 1.21 ]; then names="$names $w"; else names="$names $w-$f"; fi
 	done
 done
@@ -89,4 +94,22 @@ for w in $names; do
 	sed "s/^/# $w: /" "$cmp"
 	result "$rc" "$w: gotrace and ftrace tell the same story, thread by thread (exit status $rc)"
 done
+# The flight recorder's snapshots, each inside its window of the one ftrace text.
+case " $WORKLOADS " in
+*" flight "*)
+	n=0
+	for i in 1 2 3 4 5 6 7 8 9; do
+		snap=$tdir/oracle-flight-$i.trace
+		[ -f "$snap" ] || break
+		n=$i
+		cmp=$odir/flight-$i.compare
+		rc=0
+		python3 "$ROOT/scripts/ftrace-compare.py" --gotrace "$out/bin/gotrace" --window \
+			"$snap" "$odir/flight.ftrace" > "$cmp" 2>&1 || rc=$?
+		sed "s/^/# flight-$i: /" "$cmp"
+		result "$rc" "flight-$i: the snapshot and ftrace inside its window tell the same story, thread by thread (exit status $rc)"
+	done
+	[ "$n" -gt 0 ]
+	result $? "flight: $n snapshots compared" ;;
+esac
 tap_end
