@@ -25,7 +25,7 @@
 # A background process the command leaves with its stdout open keeps the guest up until
 # the timeout: redirect or wait for such processes.
 #
-# The initramfs (busybox-static, /init, the modules 9p needs, in dependency order) is
+# The initramfs (busybox-static, /init, the modules 9p and virtio_blk need, in dependency order) is
 # cached in build/vm/, keyed by the kernel package, busybox and this script.
 #
 # Environment, for comparisons: GOTRACE_VM_QEMU (QEMU binary or wrapper, default
@@ -37,8 +37,10 @@ KERNELS="$ROOT/build/kernels"
 VMDIR="$ROOT/build/vm"
 BUSYBOX=/bin/busybox
 
-# Modules the guest needs to mount the share; their dependencies come from modules.dep.
-MODULES="virtio_pci 9pnet_virtio 9p"
+# Modules the guest needs to mount the share, and virtio_blk for a disk a test is given
+# (--qemu-arg -drive --qemu-arg file=IMG,format=raw,if=virtio: /dev/vda, faster than 9p
+# for a large file); their dependencies come from modules.dep.
+MODULES="virtio_pci 9pnet_virtio 9p virtio_blk"
 
 # What a kernel splat looks like in dmesg.
 SPLATS='BUG:|WARNING:|sleeping function called from invalid context|possible recursive locking|KASAN|kmemleak|Oops|general protection|Call Trace'

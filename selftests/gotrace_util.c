@@ -234,10 +234,10 @@ int gt_write_all(int fd, const void *buf, size_t len)
 }
 
 /*
- * Write a whole trace to $GOTRACE_TRACE_DIR/NAME.trace for the host's Go
- * check. Without GOTRACE_TRACE_DIR, traces are checked here only.
+ * Write @t to $GOTRACE_TRACE_DIR/FILE for the host. Without
+ * GOTRACE_TRACE_DIR, nothing is written.
  */
-int gt_save(const struct gt_buf *t, const char *name)
+int gt_save_as(const struct gt_buf *t, const char *file)
 {
 	const char *dir = getenv("GOTRACE_TRACE_DIR");
 	char path[4096];
@@ -245,7 +245,7 @@ int gt_save(const struct gt_buf *t, const char *name)
 
 	if (!dir || !*dir)
 		return 0;
-	snprintf(path, sizeof(path), "%s/%s.trace", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
@@ -254,6 +254,18 @@ int gt_save(const struct gt_buf *t, const char *name)
 		return -1;
 	}
 	return close(fd);
+}
+
+/*
+ * Write a whole trace to $GOTRACE_TRACE_DIR/NAME.trace for the host's Go
+ * check. Without GOTRACE_TRACE_DIR, traces are checked here only.
+ */
+int gt_save(const struct gt_buf *t, const char *name)
+{
+	char file[256];
+
+	snprintf(file, sizeof(file), "%s.trace", name);
+	return gt_save_as(t, file);
 }
 
 /* What gt_count_event() counts into, for one trace. */

@@ -118,6 +118,7 @@ int gt_reset(void);
 int gt_open_reader(void);
 int gt_close_reader(int fd);
 int gt_write_all(int fd, const void *buf, size_t len);
+int gt_save_as(const struct gt_buf *t, const char *file);
 int gt_save(const struct gt_buf *t, const char *name);
 bool gt_format_modern(__u32 format);
 int gt_check_trace(const struct gt_buf *t, __u32 format, struct gt_stats *st);
