@@ -428,6 +428,7 @@ static int piece_close(struct split1 *sp)
 
 	if (!out)
 		return 0;
+	sp->cur->last = ns(sp, sp->last_ts);
 	r = close_state(sp);
 	for (i = 0; i < sp->nr_ps; i++)
 		flush(sp, sp->plist[i]);
@@ -461,24 +462,28 @@ static bool too_large(struct split1 *sp, const struct gt_event *ev, const struct
 	return size > sp->o->max_size;
 }
 
-/* Whether @ev belongs in a piece, and in a new one. */
+/* --from/--to: whether @ev (at @t ns) is in the piece, which it may start or end. */
+static int place_range(struct split1 *sp, const struct gt_event *ev, struct s1_p *p, int64_t t)
+{
+	if (t > sp->end)
+		sp->end = t;
+	if (t < sp->o->from || t > sp->o->to)
+		return piece_close(sp) ? -1 : 0;
+	return sp->out ? 1 : piece_open(sp, ev, p) ? -1 : 1;
+}
+
+/* Whether @ev belongs in a piece (1), and in a new one; -1 after a message. */
 static int place(struct split1 *sp, const struct gt_event *ev, struct s1_p *p)
 {
 	const struct split_opts *o = sp->o;
-	int64_t t = ns(sp, ev->wire_ts);
 	bool cut;
 
-	if (t > sp->end)
-		sp->end = t;
-	if (o->mode == RANGE) {
-		if (t < o->from || t > o->to)
-			return piece_close(sp) ? -1 : 0;
-		return sp->out ? 1 : piece_open(sp, ev, p) ? -1 : 1;
-	}
+	if (o->mode == RANGE)
+		return place_range(sp, ev, p, ns(sp, ev->wire_ts));
 	if (!sp->out)
 		return piece_open(sp, ev, p) ? -1 : 1;
 	if (o->mode == EVERY)
-		cut = t - sp->cur->first >= o->every;
+		cut = ns(sp, ev->wire_ts) - sp->cur->first >= o->every;
 	else
 		cut = sp->cur->events > sp->cur->synth && too_large(sp, ev, p);
 	if (cut && (piece_close(sp) || piece_open(sp, ev, p)))
@@ -629,7 +634,6 @@ static int sink(void *ctx, const struct gt_trace *t, const struct gt_event *ev)
 	proc_event(sp, &e, p);
 	if (!in)
 		return 0;
-	sp->cur->last = ns(sp, e.ts);
 	sp->last_ts = e.ts;
 	return put(sp, p, &e, e.ts) ? 1 : 0;
 }
