@@ -46,6 +46,7 @@ struct s1_p {
 	int64_t id;
 	uint64_t thread, g;
 	bool running, sweep;
+	bool stw;			/* before go 1.10 a stop-the-world is per P */
 	uint8_t *buf;			/* the batch's events, its header not yet */
 	size_t len, cap;
 	int64_t batch_ts, last_ts;
@@ -265,6 +266,8 @@ static int snap_ps(struct split1 *sp)
 		if (p->running && synth(sp, p, ts, GT_EV_PROC_START, p->thread, 0, 0))
 			return -1;
 		if (p->sweep && synth(sp, p, ts, GT_EV_GC_SWEEP_START, 0, 0, 0))
+			return -1;
+		if (p->stw && synth(sp, p, ts, GT_EV_STW_START, 0, 0, 0))
 			return -1;
 		if (!p->g)
 			continue;
@@ -570,6 +573,20 @@ static int go_event(struct split1 *sp, struct gt_event *e, struct s1_p *p)
 	return 1;
 }
 
+/* A stop-the-world starts or ends: one at a time, or one per P before go 1.10 (as Go). */
+static void stw_event(struct split1 *sp, const struct gt_event *e, struct s1_p *p)
+{
+	bool start = e->type == GT_EV_STW_START;
+
+	if (gt_version(sp->t) < 1010) {
+		p->stw = start;
+		return;
+	}
+	sp->stw = start;
+	sp->stw_kind = e->args[0];
+	sp->stw_p = p->id;
+}
+
 /* P, GC and stop-the-world events: the state tracked, GCStart's sequence renumbered. */
 static void proc_event(struct split1 *sp, struct gt_event *e, struct s1_p *p)
 {
@@ -589,12 +606,8 @@ static void proc_event(struct split1 *sp, struct gt_event *e, struct s1_p *p)
 		sp->gc = false;
 		break;
 	case GT_EV_STW_START:
-		sp->stw = true;
-		sp->stw_kind = e->args[0];
-		sp->stw_p = p->id;
-		break;
 	case GT_EV_STW_DONE:
-		sp->stw = false;
+		stw_event(sp, e, p);
 		break;
 	case GT_EV_GC_SWEEP_START:
 	case GT_EV_GC_SWEEP_DONE:

@@ -8,7 +8,8 @@
 # piece's events and bytes as its line says, the events less the synthesised ones adding up
 # to the trace's, and the events split never makes up (GoUnblock, GoSysExit, GoEnd...)
 # adding up kind by kind; then what each mode promises of sizes and times. Bad inputs exit 1
-# with their message and leave no piece and no temporary file.
+# with their message and leave no piece and no temporary file. Go's own test traces of
+# 1.7, 1.10 and 1.21 (GC, stops of the world, user tasks) are cut too, when installed.
 #
 # Usage: tests/split1.sh GOTRACE GEN_TRACE
 # Environment: GO119, GO121 (Go 1.19's and 1.21's roots, default /usr/lib/go-1.NN).
@@ -19,8 +20,10 @@ GOTRACE=$1
 GEN=$2
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-GO119=${GO119:-/usr/lib/go-1.19}/bin/go
-GO121=${GO121:-/usr/lib/go-1.21}/bin/go
+GOROOT119=${GO119:-/usr/lib/go-1.19}
+GOROOT121=${GO121:-/usr/lib/go-1.21}
+GO119=$GOROOT119/bin/go
+GO121=$GOROOT121/bin/go
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=scripts/tap-lib.sh
@@ -167,6 +170,21 @@ modes pingpong 20000 300ms 500ms 1200ms
 
 trace "$HERE/split1-kstacks-1.19.trace"
 modes kstacks 3000 10ms 5ms 30ms
+
+# Go's own test traces, with GC, sweeps, stops of the world (per P before go 1.10), user
+# tasks, regions and logs, timer goroutines: cut every 5 ms.
+for f in "$GOROOT119/src/internal/trace/testdata/stress_1_7_good" \
+	"$GOROOT119/src/internal/trace/testdata/stress_1_10_good" \
+	"$GOROOT121/src/internal/trace/testdata/stress_1_21_good" \
+	"$GOROOT121/src/internal/trace/testdata/http_1_21_good"; do
+	if [ ! -f "$f" ]; then
+		result 0 "Go's test trace $f # SKIP not installed"
+		continue
+	fi
+	trace "$f"
+	split "$(basename "$f")" "$T" --every 5ms
+	check_pieces "$(basename "$f")" "$T"
+done
 
 T=$TMP/gen.trace
 head -c 100000 "$T" > "$TMP/cut.trace"
