@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gotrace split: a Go 1.22+ trace cut into traces of whole generations. */
+/* gotrace split: a Go 1.22+ trace cut into traces of whole generations (split1.c: older ones). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,13 +18,12 @@
 #include "gtrace2.h"
 #include "msg.h"
 #include "parse.h"
+#include "split.h"
 #include "trace_file.h"
 
-#define CMD		"split"
+#define CMD		SPLIT_CMD
 #define SUFFIX		".trace"
 #define SENDFILE_MAX	(1 << 30)
-
-enum mode { NO_MODE, EVERY, MAX_SIZE, RANGE };
 
 /* A piece: a run of whole generations, in the file at [off, end). */
 struct piece {
@@ -34,13 +33,7 @@ struct piece {
 };
 
 struct split {
-	const char *path;
-	char *prefix;		/* allocated */
-	bool force;
-	enum mode mode;
-	int64_t every;		/* ns */
-	uint64_t max_size;
-	int64_t from, to;	/* ns */
+	struct split_opts o;
 	uint64_t header;	/* the header's bytes: where the first generation starts */
 	int64_t start;		/* the first generation's first batch, ns */
 	int64_t end;		/* the latest batch of all, ns since start */
@@ -52,25 +45,35 @@ static void split_help(void)
 {
 	printf("Usage: %s split FILE (--every DURATION | --max-size SIZE | --from T --to T)\n"
 	       "                     [-o PREFIX] [--force]\n"
-	       "Cut a Go 1.22+ trace (headers go 1.22, 1.23, 1.25, 1.26) into pieces of whole\n"
-	       "generations, PREFIX.1.trace, PREFIX.2.trace, ...: each is a trace Go opens on\n"
-	       "its own, and together they hold every event. Prints a line per piece: its\n"
-	       "file, generations, bytes and time span (seconds since the trace's first\n"
-	       "batch). Exit status 0, or 1 with the reason; nothing is written for an invalid\n"
-	       "trace. Traces of Go's format before 1.22 are refused (their pieces would need\n"
-	       "their opening state made up, which is not done yet).\n\n"
-	       "  -e, --every DURATION  a new piece at the first generation that starts DURATION\n"
-	       "                        or more after the piece's start (e.g. 10s, 500ms, 2m)\n"
+	       "Cut a trace into pieces PREFIX.1.trace, PREFIX.2.trace, ...: each is a trace\n"
+	       "Go opens on its own, and together they hold every event. Exit status 0, or 1\n"
+	       "with the reason; nothing is written for an invalid trace.\n"
+	       "A Go 1.22+ trace (headers go 1.22, 1.23, 1.25, 1.26) is cut into pieces of\n"
+	       "whole generations; a line per piece: its file, generations, bytes and time\n"
+	       "span (seconds since the trace's first batch).\n"
+	       "A trace of Go's older format (go 1.7-1.11, 1.19, 1.21) is cut between events,\n"
+	       "in the order Go's parser merges them: each piece opens with the state at its\n"
+	       "cut made up (its live goroutines created, waiting, in a syscall or running,\n"
+	       "its Ps started, a GC or stop-the-world under way) and closes with its running\n"
+	       "goroutines and Ps stopped; a line per piece: its file, events (and of them\n"
+	       "the synthesised, made-up ones), bytes and time span (seconds since the trace's\n"
+	       "first event). The events less the synthesised ones add up to the trace's, as\n"
+	       "gotrace check counts them. CPU samples and FutileWakeups are refused.\n\n"
+	       "  -e, --every DURATION  a new piece at the first generation (event) that starts\n"
+	       "                        DURATION or more after the piece's start (e.g. 10s,\n"
+	       "                        500ms, 2m)\n"
 	       "  -s, --max-size SIZE   pieces of at most SIZE bytes (K, M, G suffixes, e.g.\n"
-	       "                        64M); a larger generation goes alone, with a warning\n"
-	       "      --from T          one piece: the generations that overlap T to --to (times\n"
-	       "      --to T            since the trace's first batch; default: its start, end)\n"
+	       "                        64M); a larger generation (opening state and event) goes\n"
+	       "                        alone, with a warning\n"
+	       "      --from T          one piece: the generations that overlap (the events\n"
+	       "      --to T            within) T to --to, times since the trace's start;\n"
+	       "                        default: its start, end\n"
 	       "  -o, --output PREFIX   the pieces' names (default: FILE without .trace)\n"
 	       "      --force           overwrite existing pieces\n"
 	       "  -h, --help            show this help\n", program_invocation_short_name);
 }
 
-static bool set_mode(struct split *sp, enum mode mode)
+static bool set_mode(struct split_opts *sp, enum split_mode mode)
 {
 	if (sp->mode != NO_MODE && sp->mode != mode) {
 		msg_err(CMD, "--every, --max-size and --from/--to do not go together: choose one");
@@ -81,7 +84,7 @@ static bool set_mode(struct split *sp, enum mode mode)
 }
 
 /* One option; false after a message if it is invalid. */
-static bool split_opt(struct split *sp, int c, const char *arg)
+static bool split_opt(struct split_opts *sp, int c, const char *arg)
 {
 	switch (c) {
 	case 'e':
@@ -113,7 +116,7 @@ static bool split_opt(struct split *sp, int c, const char *arg)
 	return false;
 }
 
-static int parse_args(struct split *sp, int argc, char *argv[])
+static int parse_args(struct split_opts *sp, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "every", required_argument, NULL, 'e' },
@@ -151,7 +154,7 @@ static int parse_args(struct split *sp, int argc, char *argv[])
 }
 
 /* FILE without its .trace suffix, unless -o gave a prefix. */
-static bool default_prefix(struct split *sp)
+static bool default_prefix(struct split_opts *sp)
 {
 	size_t len = strlen(sp->path), n = strlen(SUFFIX);
 
@@ -163,7 +166,7 @@ static bool default_prefix(struct split *sp)
 	return sp->prefix;
 }
 
-static bool piece_path(const struct split *sp, size_t i, char *buf, size_t size)
+bool split_piece_path(const struct split_opts *sp, size_t i, char *buf, size_t size)
 {
 	int n = snprintf(buf, size, "%s.%zu" SUFFIX, sp->prefix, i + 1);
 
@@ -181,10 +184,10 @@ static bool starts_piece(const struct split *sp, const struct gt2_span *g)
 	if (!sp->npieces)
 		return true;
 	p = &sp->pieces[sp->npieces - 1];
-	if (sp->mode == EVERY)
-		return g->first - sp->start - p->first >= sp->every;
-	if (sp->mode == MAX_SIZE)
-		return sp->header + g->end - p->off > sp->max_size;
+	if (sp->o.mode == EVERY)
+		return g->first - sp->start - p->first >= sp->o.every;
+	if (sp->o.mode == MAX_SIZE)
+		return sp->header + g->end - p->off > sp->o.max_size;
 	return false;
 }
 
@@ -192,12 +195,12 @@ static void warn_size(const struct split *sp, const struct gt2_span *g)
 {
 	char path[PATH_MAX];
 
-	if (sp->mode != MAX_SIZE || sp->header + g->end - g->off <= sp->max_size ||
-	    !piece_path(sp, sp->npieces - 1, path, sizeof(path)))
+	if (sp->o.mode != MAX_SIZE || sp->header + g->end - g->off <= sp->o.max_size ||
+	    !split_piece_path(&sp->o, sp->npieces - 1, path, sizeof(path)))
 		return;
 	msg_err(CMD, "warning: generation %" PRIu64 " is %" PRIu64 " bytes with the header, over "
 		"--max-size %" PRIu64 ": it goes alone in %s", g->gen, sp->header + g->end - g->off,
-		sp->max_size, path);
+		sp->o.max_size, path);
 }
 
 /* Generation @g joins the last piece or starts one; false if out of memory. */
@@ -208,7 +211,7 @@ static bool add_gen(struct split *sp, const struct gt2_span *g)
 
 	if (last > sp->end)
 		sp->end = last;
-	if (sp->mode == RANGE && (first > sp->to || last < sp->from))
+	if (sp->o.mode == RANGE && (first > sp->o.to || last < sp->o.from))
 		return true;
 	if (starts_piece(sp, g)) {
 		if (sp->npieces == sp->cap) {
@@ -242,7 +245,7 @@ static int plan(struct split *sp, const struct gt2_trace *t)
 	int k;
 
 	if (gt2_spans_open(t, &s, &err)) {
-		trace_error(CMD, sp->path, &err);
+		trace_error(CMD, sp->o.path, &err);
 		return -1;
 	}
 	sp->header = UINT64_MAX;
@@ -258,7 +261,7 @@ static int plan(struct split *sp, const struct gt2_trace *t)
 	}
 	gt2_spans_close(s);
 	if (k < 0)
-		trace_error(CMD, sp->path, &err);
+		trace_error(CMD, sp->o.path, &err);
 	return k > 0 ? -1 : k;
 }
 
@@ -266,34 +269,39 @@ static int plan(struct split *sp, const struct gt2_trace *t)
 static void no_pieces(const struct split *sp)
 {
 	if (sp->header == UINT64_MAX)
-		msg_err(CMD, "%s: no generations after the header: nothing to split", sp->path);
+		msg_err(CMD, "%s: no generations after the header: nothing to split", sp->o.path);
 	else
 		msg_err(CMD, "%s: no generation overlaps --from/--to: the trace's batches span "
-			"0 s to %.6f s, give times within them", sp->path, sp->end / 1e9);
+			"0 s to %.6f s, give times within them", sp->o.path, sp->end / 1e9);
+}
+
+bool split_path_free(const struct split_opts *o, const char *path, const struct stat *in)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return true;
+	if (st.st_dev == in->st_dev && st.st_ino == in->st_ino) {
+		msg_err(CMD, "%s is the trace being split: give another -o PREFIX", path);
+		return false;
+	}
+	if (o->force)
+		return true;
+	msg_err(CMD, "%s exists: remove it, give another -o PREFIX, or --force to overwrite it",
+		path);
+	return false;
 }
 
 /* Refuses to overwrite a piece without --force, and the trace being split always. */
 static bool outputs_free(const struct split *sp, const struct stat *in)
 {
 	char path[PATH_MAX];
-	struct stat st;
 	size_t i;
 
-	for (i = 0; i < sp->npieces; i++) {
-		if (!piece_path(sp, i, path, sizeof(path)))
+	for (i = 0; i < sp->npieces; i++)
+		if (!split_piece_path(&sp->o, i, path, sizeof(path)) ||
+		    !split_path_free(&sp->o, path, in))
 			return false;
-		if (stat(path, &st))
-			continue;
-		if (st.st_dev == in->st_dev && st.st_ino == in->st_ino) {
-			msg_err(CMD, "%s is the trace being split: give another -o PREFIX", path);
-			return false;
-		}
-		if (!sp->force) {
-			msg_err(CMD, "%s exists: remove it, give another -o PREFIX, or --force to "
-				"overwrite it", path);
-			return false;
-		}
-	}
 	return true;
 }
 
@@ -321,11 +329,11 @@ static int copy_range(int in, int out, uint64_t off, uint64_t len)
 static int write_piece(const struct split *sp, int in, size_t i)
 {
 	const struct piece *p = &sp->pieces[i];
-	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (sp->force ? 0 : O_EXCL);
+	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (sp->o.force ? 0 : O_EXCL);
 	char path[PATH_MAX];
 	int out, e;
 
-	if (!piece_path(sp, i, path, sizeof(path)))
+	if (!split_piece_path(&sp->o, i, path, sizeof(path)))
 		return -1;
 	out = open(path, flags, 0600);	/* as record's: the trace shows every program */
 	if (out < 0) {
@@ -354,9 +362,9 @@ static int write_pieces(const struct split *sp)
 	size_t i;
 	int in, ret = -1;
 
-	in = open(sp->path, O_RDONLY | O_CLOEXEC);
+	in = open(sp->o.path, O_RDONLY | O_CLOEXEC);
 	if (in < 0 || fstat(in, &st)) {
-		msg_err(CMD, "%s: cannot open: %s", sp->path, strerror(errno));
+		msg_err(CMD, "%s: cannot open: %s", sp->o.path, strerror(errno));
 		goto out;
 	}
 	if (!outputs_free(sp, &st))
@@ -371,46 +379,49 @@ out:
 	return ret;
 }
 
-/* Why @path is no Go 1.22+ trace: its header names the older format, or gt2_open()'s @err. */
-static void not_modern(const char *path, const struct gt_error *err)
+/* A trace whose header names Go's format before 1.22 goes to split1(); else gt2_open()'s @err. */
+static int split_old(const struct split_opts *o, const struct gt_error *err)
 {
+	struct gt_trace *t;
 	uint8_t head[16];
 	ssize_t n = -1;
-	int fd, ver;
+	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(o->path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		n = read(fd, head, sizeof(head));
 		close(fd);
 	}
-	ver = n > 0 ? gt_header_version(head, (size_t)n) : 0;
-	if (!ver) {
-		trace_error(CMD, path, err);
-		return;
+	if (n <= 0 || !gt_header_version(head, (size_t)n)) {
+		trace_error(CMD, o->path, err);
+		return EXIT_FAILURE;
 	}
-	msg_err(CMD, "%s: a go 1.%d trace: splitting Go's format before 1.22 needs each piece's "
-		"opening state (goroutines, Ps) made up, which is not done yet; record with "
-		"--format 1.26 for a trace split can cut", path, ver - 1000);
+	t = trace_open(CMD, o->path);
+	if (!t)
+		return EXIT_FAILURE;
+	ret = split1(o, t);
+	gt_close(t);
+	return ret;
 }
 
 int cmd_split(int argc, char *argv[])
 {
-	struct split sp = { .to = INT64_MAX };
+	struct split sp = { .o.to = INT64_MAX };
 	struct gt2_trace *t;
 	struct gt_error err;
 	int k, ret = EXIT_FAILURE;
 
-	k = parse_args(&sp, argc, argv);
+	k = parse_args(&sp.o, argc, argv);
 	if (k) {
-		free(sp.prefix);
+		free(sp.o.prefix);
 		return k > 0 ? EXIT_SUCCESS : msg_usage(CMD);
 	}
-	if (!default_prefix(&sp)) {
+	if (!default_prefix(&sp.o)) {
 		msg_err(CMD, "out of memory");
 		return EXIT_FAILURE;
 	}
-	if (gt2_open(sp.path, &t, &err)) {
-		not_modern(sp.path, &err);
+	if (gt2_open(sp.o.path, &t, &err)) {
+		ret = split_old(&sp.o, &err);
 		goto out;
 	}
 	k = plan(&sp, t);
@@ -422,7 +433,7 @@ int cmd_split(int argc, char *argv[])
 	else if (!write_pieces(&sp))
 		ret = EXIT_SUCCESS;
 out:
-	free(sp.prefix);
+	free(sp.o.prefix);
 	free(sp.pieces);
 	return output_done(CMD, ret);
 }

@@ -91,6 +91,8 @@ static bool sample_next(struct gt_cursor *c, struct gt_event *ev)
 	ev->p = (int64_t)ev->args[1];
 	ev->g = ev->args[2];
 	ev->args[0] = 0;
+	ev->wire_ts = ev->ts;
+	ev->wire_p = ev->p;
 	return true;
 }
 
@@ -139,8 +141,8 @@ bool gt_cursor_next(struct gt_cursor *c, struct gt_event *ev)
 		if (raw.type == GT_EV_CPU_SAMPLE)
 			continue;
 		fill_event(ev, &raw);
-		ev->ts = c->last_ts;
-		ev->p = c->proc->id;
+		ev->ts = ev->wire_ts = c->last_ts;
+		ev->p = ev->wire_p = c->proc->id;
 		assign_g(c, ev);
 		return true;
 	}

@@ -75,6 +75,8 @@ struct gt_event {
 	uint64_t args[3];
 	uint64_t str_off;	/* UserLog: the value string in the file */
 	uint64_t str_len;
+	int64_t wire_ts;	/* ts and p as the batch has them, before Go moves the */
+	int64_t wire_p;		/* event (gt_check's events; 0 for gt_replay's moved exits) */
 	uint8_t type;
 };
 
@@ -136,5 +138,23 @@ unsigned int gt_stack(const struct gt_trace *t, uint64_t id, struct gt_frame *fr
  * their number, fills up to @max (gt_stack_ids(t, NULL, 0) counts them).
  */
 size_t gt_stack_ids(const struct gt_trace *t, uint64_t *ids, size_t max);
+/* Ids of the goroutines TimerGoroutine events name, as gt_stack_ids() returns them. */
+size_t gt_timer_gs(const struct gt_trace *t, uint64_t *ids, size_t max);
+
+/* Room gt_encode_event() needs, beyond a UserLog's value; gt_encode_string()'s too. */
+#define GT_ENCODE_MAX	80
+
+/*
+ * Encodes @ev as Go writes it into @buf: its type, @delta (the time since the
+ * batch's previous event; none for Batch, Frequency, TimerGoroutine), its
+ * arguments and stack, and a UserLog's value (at @ev->str_off in the trace).
+ * Returns the bytes written.
+ */
+size_t gt_encode_event(const struct gt_trace *t, const struct gt_event *ev, uint64_t delta,
+		       uint8_t *buf);
+/* A String event's head (type, @id, @len), to be followed by the @len bytes. */
+size_t gt_encode_string(uint64_t id, size_t len, uint8_t *buf);
+/* Stack @id's event as the trace holds it (*@len bytes), or NULL if undefined. */
+const uint8_t *gt_stack_wire(const struct gt_trace *t, uint64_t id, size_t *len);
 
 #endif /* GTRACE_H */

@@ -218,9 +218,9 @@ unsigned int gt_stack(const struct gt_trace *t, uint64_t id, struct gt_frame *fr
 	return (unsigned int)depth;
 }
 
-size_t gt_stack_ids(const struct gt_trace *t, uint64_t *ids, size_t max)
+/* The keys of @m, in no order: their number, up to @max of them in @ids. */
+static size_t map_keys(const struct gt_map *m, uint64_t *ids, size_t max)
 {
-	const struct gt_map *m = &t->stacks;
 	size_t i, n = 0;
 
 	for (i = 0; i < m->cap; i++) {
@@ -231,4 +231,14 @@ size_t gt_stack_ids(const struct gt_trace *t, uint64_t *ids, size_t max)
 		n++;
 	}
 	return n;
+}
+
+size_t gt_stack_ids(const struct gt_trace *t, uint64_t *ids, size_t max)
+{
+	return map_keys(&t->stacks, ids, max);
+}
+
+size_t gt_timer_gs(const struct gt_trace *t, uint64_t *ids, size_t max)
+{
+	return map_keys(&t->timer_gs, ids, max);
 }

@@ -11,7 +11,8 @@
 # cutting picks: --every 1ns gives each generation alone, whose sizes and times the other
 # splits are held to (--max-size: pieces as large as fit; --every: a piece from the first
 # generation DURATION after the last piece's start; --from/--to: the generations that
-# overlap). Bad inputs exit 1 with their message and write nothing.
+# overlap). Bad inputs exit 1 with their message and write nothing. (Traces of Go's format
+# before 1.22: tests/split1.sh.)
 #
 # Usage: tests/split.sh GOTRACE GEN_TRACE
 # shellcheck disable=SC2016 # awk programs in single quotes
@@ -194,9 +195,6 @@ split v25 "$T" --max-size 2M
 check_pieces v25 "$T" go
 
 T=$TMP/t26.trace
-"$GEN" -f 19 "$TMP/old.trace" 1 > /dev/null
-refuse "a pre-1.22 trace" "a go 1.19 trace: splitting Go's format before 1.22 needs" \
-	"$TMP/old.trace" --every 1s -o "$TMP/bad"
 head -c 5000000 "$T" > "$TMP/cut.trace"
 refuse "a trace cut inside a batch" \
 	"invalid trace (encoding rule, byte offset [0-9]*): failed to read full batch" \

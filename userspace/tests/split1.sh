@@ -1,0 +1,214 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# gotrace split on traces of Go's format before 1.22 (TAP output): a generated go 1.19 trace
+# (gen_trace, 4 MiB) and two recorded by the module, kept here (tests/split1-*.trace: a
+# go 1.21 ping-pong, a go 1.19 one with kernel stacks), each cut with --max-size, --every
+# and --from/--to. For each split: every piece valid (gotrace check) and parsed by Go's old
+# reader of its version ('go tool trace -d' of Go 1.19 or 1.21; skipped when missing), each
+# piece's events and bytes as its line says, the events less the synthesised ones adding up
+# to the trace's, and the events split never makes up (GoUnblock, GoSysExit, GoEnd...)
+# adding up kind by kind; then what each mode promises of sizes and times. Bad inputs exit 1
+# with their message and leave no piece and no temporary file. Go's own test traces of
+# 1.7, 1.10 and 1.21 (GC, stops of the world, user tasks) are cut too, when installed.
+#
+# Usage: tests/split1.sh GOTRACE GEN_TRACE
+# Environment: GO119, GO121 (Go 1.19's and 1.21's roots, default /usr/lib/go-1.NN).
+# shellcheck disable=SC2016 # awk programs in single quotes
+set -u
+
+GOTRACE=$1
+GEN=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+GOROOT119=${GO119:-/usr/lib/go-1.19}
+GOROOT121=${GO121:-/usr/lib/go-1.21}
+GO119=$GOROOT119/bin/go
+GO121=$GOROOT121/bin/go
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=scripts/tap-lib.sh
+. "$ROOT/scripts/tap-lib.sh"
+
+# Events split makes up (opening and closing state) are of these kinds only.
+SYNTH_KINDS='^(GoCreate|GoWaiting|GoInSyscall|ProcStart|ProcStop|GoStart|GoSched|GCStart|GCSTWStart|STWStart|GCSweepStart|Gomaxprocs)$'
+
+# events FILE: gotrace check FILE; EVENTS gets its events.
+events() {
+	"$GOTRACE" check "$1" > "$TMP/check.out" 2>&1 || return 1
+	EVENTS=$(sed -n 's/.*: valid go 1\.[0-9]* trace: \([0-9]*\) events.*/\1/p' "$TMP/check.out")
+}
+
+# kinds FILE...: "KIND COUNT" of the kinds split never makes up, over all FILEs.
+kinds() {
+	for f in "$@"; do
+		"$GOTRACE" dump "$f"
+	done | awk -v s="$SYNTH_KINDS" '$2 !~ s { n[$2]++ } END { for (k in n) print k, n[k] }' |
+		sort
+}
+
+# split NAME TRACE ARGS...: gotrace split TRACE ARGS -o $TMP/NAME; its output in
+# $TMP/NAME.out, a line per piece "PATH EVENTS SYNTH BYTES FROM TO" in $TMP/NAME.pieces.
+split() {
+	name=$1
+	trace=$2
+	shift 2
+	rc=0
+	"$GOTRACE" split "$trace" "$@" -o "$TMP/$name" > "$TMP/$name.out" 2>&1 || rc=$?
+	n='\([0-9.]*\)'
+	sed -n "s/^\(.*\): $n events ($n synthesised), $n bytes, $n s to $n s\$/\1 \2 \3 \4 \5 \6/p" \
+		"$TMP/$name.out" > "$TMP/$name.pieces"
+	expect "$name: gotrace split $* exits 0" "$TMP/$name.out" [ "$rc" -eq 0 ]
+}
+
+# pieces_valid NAME: each piece valid, with the events and bytes its line says; REAL gets
+# the sum of events less synthesised ones.
+pieces_valid() {
+	: > "$TMP/why"
+	REAL=0
+	while read -r path ev syn bytes _; do
+		events "$path" || { cat "$TMP/check.out" >> "$TMP/why"; continue; }
+		REAL=$((REAL + ev - syn))
+		[ "$EVENTS" -eq "$ev" ] ||
+			echo "$path: $EVENTS events, its line says $ev" >> "$TMP/why"
+		[ "$(stat -c %s "$path")" -eq "$bytes" ] ||
+			echo "$path: $(stat -c %s "$path") bytes, its line says $bytes" >> "$TMP/why"
+	done < "$TMP/$1.pieces"
+	[ -s "$TMP/$1.pieces" ] && [ ! -s "$TMP/why" ]
+}
+
+# go_valid NAME GO: GO's 'go tool trace -d' accepts each piece.
+go_valid() {
+	: > "$TMP/why"
+	while read -r path _; do
+		"$2" tool trace -d "$path" > /dev/null 2> "$TMP/go.err" ||
+			{ echo "$path:"; tail -3 "$TMP/go.err"; } >> "$TMP/why"
+	done < "$TMP/$1.pieces"
+	[ ! -s "$TMP/why" ]
+}
+
+# check_pieces NAME TRACE: the pieces of TRACE valid for gotrace and Go, the events adding up.
+check_pieces() {
+	expect "$1: every piece valid, with the events and bytes its line says" "$TMP/why" \
+		pieces_valid "$1"
+	echo "$1: $REAL events not made up in the pieces, $ALL_EVENTS in the trace" > "$TMP/why"
+	expect "$1: the events less the synthesised ones add up to the trace's" "$TMP/why" \
+		[ "$REAL" -eq "$ALL_EVENTS" ]
+	# shellcheck disable=SC2046 # one argument per piece
+	kinds $(awk '{ print $1 }' "$TMP/$1.pieces") > "$TMP/got"
+	{ echo "kinds split never makes up, the trace's then the pieces':"; cat "$TMP/kinds"
+	  echo; cat "$TMP/got"; } > "$TMP/why"
+	expect "$1: the kinds split never makes up add up kind by kind" "$TMP/why" \
+		cmp -s "$TMP/kinds" "$TMP/got"
+	go=$GO119
+	[ "$VERSION" = 21 ] && go=$GO121
+	if [ -x "$go" ]; then
+		expect "$1: $go tool trace -d accepts every piece" "$TMP/why" go_valid "$1" "$go"
+	else
+		result 0 "$1: Go's old reader accepts every piece # SKIP no $go"
+	fi
+}
+
+# trace PATH: the trace to split next, its events in ALL_EVENTS, its kinds in $TMP/kinds.
+trace() {
+	T=$1
+	VERSION=$(head -c 7 "$T" | tail -c 2)
+	events "$T"
+	result $? "$(basename "$T"): a valid go 1.$VERSION trace" "$TMP/check.out"
+	ALL_EVENTS=$EVENTS
+	kinds "$T" > "$TMP/kinds"
+}
+
+# modes NAME SIZE EVERY FROM TO: the trace $T cut each way, what each way promises.
+modes() {
+	split "$1-size" "$T" --max-size "$2"
+	check_pieces "$1-size" "$T"
+	expect "$1-size: more than one piece, none over $2 bytes" "$TMP/$1-size.out" \
+		awk -v max="$2" '$4 > max { exit 1 } END { exit NR < 2 }' "$TMP/$1-size.pieces"
+
+	split "$1-every" "$T" --every "$3"
+	check_pieces "$1-every" "$T"
+	every=$(echo "$3" | sed 's/ms$//')
+	expect "$1-every: more than one piece, each starting $3 or more after the last" \
+		"$TMP/$1-every.out" awk -v e="$every" 'NR > 1 && ($5 - prev) * 1000 < e - 0.001 \
+		{ exit 1 } { prev = $5 } END { exit NR < 2 }' "$TMP/$1-every.pieces"
+
+	split "$1-range" "$T" --from "$4" --to "$5"
+	expect "$1-range: its piece valid, with the events and bytes its line says" "$TMP/why" \
+		pieces_valid "$1-range"
+	from=$(echo "$4" | sed 's/ms$//')
+	to=$(echo "$5" | sed 's/ms$//')
+	expect "$1-range: one piece, its events within $4 to $5" "$TMP/$1-range.out" \
+		awk -v f="$from" -v t="$to" '$5 * 1000 < f - 0.001 || $6 * 1000 > t + 0.001 \
+		{ exit 1 } END { exit NR != 1 }' "$TMP/$1-range.pieces"
+	echo "the trace has $ALL_EVENTS events, the piece $REAL of its own" > "$TMP/why"
+	expect "$1-range: its piece holds part of the trace's events" "$TMP/why" \
+		[ "$REAL" -gt 0 ] && [ "$REAL" -lt "$ALL_EVENTS" ]
+}
+
+# refuse DESCRIPTION PATTERN ARGS...: gotrace split ARGS exits 1, stderr matching PATTERN,
+# and leaves no piece nor temporary file $TMP/bad.*.
+refuse() {
+	desc=$1
+	pattern=$2
+	shift 2
+	rc=0
+	"$GOTRACE" split "$@" -o "$TMP/bad" > "$TMP/bad.out" 2> "$TMP/bad.err" || rc=$?
+	cat "$TMP/bad.err" >> "$TMP/bad.out"
+	[ "$rc" -eq 1 ] && grep -q -e "$pattern" "$TMP/bad.err" &&
+		! ls "$TMP"/bad.*.trace* > /dev/null 2>&1
+	result $? "refused, $desc: exit 1, '$pattern', nothing written" "$TMP/bad.out"
+}
+
+echo "TAP version 13"
+
+"$GEN" "$TMP/gen.trace" 4 > /dev/null
+trace "$TMP/gen.trace"
+modes gen 1000000 10ms 7ms 15.5ms
+
+trace "$HERE/split1-pingpong-1.21.trace"
+modes pingpong 20000 300ms 500ms 1200ms
+
+trace "$HERE/split1-kstacks-1.19.trace"
+modes kstacks 3000 10ms 5ms 30ms
+
+# Go's own test traces, with GC, sweeps, stops of the world (per P before go 1.10), user
+# tasks, regions and logs, timer goroutines: cut every 5 ms.
+for f in "$GOROOT119/src/internal/trace/testdata/stress_1_7_good" \
+	"$GOROOT119/src/internal/trace/testdata/stress_1_10_good" \
+	"$GOROOT121/src/internal/trace/testdata/stress_1_21_good" \
+	"$GOROOT121/src/internal/trace/testdata/http_1_21_good"; do
+	if [ ! -f "$f" ]; then
+		result 0 "Go's test trace $f # SKIP not installed"
+		continue
+	fi
+	trace "$f"
+	split "$(basename "$f")" "$T" --every 5ms
+	check_pieces "$(basename "$f")" "$T"
+done
+
+T=$TMP/gen.trace
+head -c 100000 "$T" > "$TMP/cut.trace"
+refuse "a trace cut short" "the file ends inside the event: the trace is cut short" \
+	"$TMP/cut.trace" --every 1s
+# The generated trace and a batch of one GoStart of a goroutine that never was: Go finds no
+# order for it only at the end, after split has written pieces.
+cp "$T" "$TMP/late.trace"
+printf '\101\000\000\216\000\377\177\001' >> "$TMP/late.trace"
+refuse "a trace invalid at its end" \
+	"no consistent ordering of events possible: GoStart at offset [0-9]* (P 0) needs g 16383" \
+	"$TMP/late.trace" --max-size 200000
+refuse "--from after the trace's end" "no event within --from/--to: the trace's events span" \
+	"$T" --from 1h
+echo keep > "$TMP/bad.2.trace"
+rc=0
+"$GOTRACE" split "$T" --max-size 200000 -o "$TMP/bad" > "$TMP/bad.out" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] && [ "$(cat "$TMP/bad.2.trace")" = keep ] &&
+	grep -q "bad.2.trace exists: remove it, give another -o PREFIX, or --force" "$TMP/bad.out" &&
+	! ls "$TMP"/bad.1.trace* "$TMP"/bad.2.trace.* > /dev/null 2>&1
+result $? "a piece that exists: exit 1, named, nothing written or left over" "$TMP/bad.out"
+rc=0
+"$GOTRACE" split "$T" --max-size 200000 -o "$TMP/bad" --force > "$TMP/bad.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && events "$TMP/bad.2.trace"
+result $? "--force overwrites it" "$TMP/bad.out"
+
+tap_end
