@@ -53,6 +53,12 @@ check:
 check-stock:
 	scripts/check.sh
 
+# After make check: gotrace split of the long run's 1 GiB trace (build/check/long) in 64M
+# pieces, each checked by gotrace check, the first, a middle and the last by Go's reader.
+.PHONY: check-long
+check-long:
+	scripts/split-check.sh build/check/long/stress-long-run.trace build/check/long/pieces
+
 # The whole suite on the debug kernel (lockdep, KASAN, kmemleak) and on Debian's -rt kernel.
 check-debug:
 	scripts/check-debug.sh

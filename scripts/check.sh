@@ -23,6 +23,7 @@
 #
 # The last kernel's suite streams GOTRACE_CHECK_LONG_MIB MiB (default 1024) in its long run
 # (stress.long_run: nothing may go unrecorded); the others stream the test's default 8.
+# Its whole trace goes to build/check/long/ for make check-long (scripts/split-check.sh).
 #
 # Environment: GOTRACE_VM_TIMEOUT (seconds per guest, default 2400), GOTRACE_VM_MEM (MB,
 # default 2048), GOTRACE_KERNELS (space-separated KVERs to test instead of all),
@@ -313,6 +314,21 @@ else
 	# shellcheck disable=SC2086 # one word per kernel
 	[ -z "$others" ] || run_tap go-check-parse "$OUT/go-check-parse.tap" \
 		scripts/go-check.sh --parse-only $others
+fi
+
+# gotrace split of a long run's trace: the first kernel's (8 MiB, kept with the traces) in
+# 1M pieces: each passes gotrace check, the events add up, and Go's reader takes the first,
+# a middle and the last. The last kernel's 1 GiB one stays in $OUT/long for
+# make check-long, which splits it the same way in 64M pieces (15 minutes or more).
+step "gotrace split of the long run's trace (scripts/split-check.sh)"
+# shellcheck disable=SC2086 # one word per kernel
+set -- $kvers
+if [ -f "$TRACES/$1/stress-long-run.trace" ]; then
+	run_tap split-check "$OUT/split-check.tap" env SPLIT_SIZE=1M scripts/split-check.sh \
+		"$TRACES/$1/stress-long-run.trace" "$OUT/split"
+	rm -rf "$OUT/split"
+else
+	record split-check - - "the long run on $1 kept no trace in $TRACES/$1"
 fi
 
 step "no raw kernel address in any trace (scripts/addr-scan.sh)"
