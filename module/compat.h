@@ -4,7 +4,8 @@
  * later), in one place: each difference is detected when the module is built
  * (module/conftest.c's tests, results in the generated gotrace_config.h, or a
  * macro's presence) and named with the upstream change that made it. The
- * rest of the module uses only what this file defines.
+ * rest of the module uses only what this file defines. Kbuild refuses a
+ * kernel older than 5.10 or without CONFIG_TRACEPOINTS, naming what it lacks.
  */
 #ifndef _GOTRACE_COMPAT_H
 #define _GOTRACE_COMPAT_H
@@ -15,20 +16,8 @@
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/version.h>
 
 #include "gotrace_config.h"
-
-/*
- * The oldest kernel gotrace supports: what follows handles every difference
- * from 5.10 on, and nothing older.
- */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
-#error "gotrace needs Linux 5.10 or later"
-#endif
-#ifndef CONFIG_TRACEPOINTS
-#error "gotrace needs a kernel with CONFIG_TRACEPOINTS (the scheduler tracepoints)"
-#endif
 
 /*
  * kvzalloc() and kvfree() moved from <linux/mm.h> to <linux/slab.h> in 5.16:
@@ -72,7 +61,7 @@ static __always_inline unsigned int gotrace_task_state(struct task_struct *p)
  */
 #define GOTRACE_PROBE_TYPE_CHECK(tp, probe)					\
 	static_assert(__builtin_types_compatible_p(typeof(register_trace_##tp),	\
-						   int (typeof(&(probe)), void *)), \
+						   int (typeof(probe) *, void *)), \
 		      "the probe " #probe " does not take the arguments of the " \
 		      "kernel's " #tp " tracepoint")
 

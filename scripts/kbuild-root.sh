@@ -80,11 +80,24 @@ case "$suite" in
 bullseye*|bookworm*) libelf=libelf1 ;;
 *) libelf=libelf1t64 ;;
 esac
-pkgs="$cc,make,libc6-dev,$libelf,libssl-dev,kmod,xz-utils,zstd"
+# perl: W=1 runs scripts/kernel-doc (perl since 6.x... a Python script in 7.x: python3).
+pkgs="$cc,make,libc6-dev,$libelf,libssl-dev,kmod,xz-utils,zstd,perl,python3"
 r="$ROOTS/$suite-$cc"
 if [ "$(cat "$r.stamp" 2>/dev/null)" = "$suite $pkgs" ] && [ -x "$r/usr/bin/$cc" ]; then
 	echo "$r"
 	exit 0
+fi
+# A root made for a shorter list: add what it lacks rather than start over.
+if [ -x "$r/usr/bin/$cc" ] && [ -f "$r.stamp" ]; then
+	echo "kbuild-root.sh: adding to $r: $pkgs" >&2
+	# shellcheck disable=SC2046
+	if run "$r" apt-get -o Acquire::Check-Valid-Until=false update -q >&2 &&
+	   run "$r" apt-get install -y -q --no-install-recommends $(echo "$pkgs" | tr , ' ') >&2; then
+		echo "$suite $pkgs" > "$r.stamp"
+		echo "$r"
+		exit 0
+	fi
+	echo "kbuild-root.sh: cannot update $r; making it again" >&2
 fi
 command -v mmdebstrap >/dev/null || {
 	echo "kbuild-root.sh: installing mmdebstrap" >&2

@@ -303,7 +303,9 @@ other_fetch() {
 	stamp="$pkg linux-image-$kver $(papt apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p')"
 	if [ "$(cat "$dir/.other-stamp" 2>/dev/null)" != "$stamp" ] || [ ! -f "$kdir/Makefile" ] ||
 	   [ ! -f "$dir/boot/vmlinuz-$kver" ]; then
-		todo=$pkg extract=""
+		# The image's kernel and modules: in the image package itself, or (sid since
+		# 7.x) in the linux-binary-* and linux-modules-* packages it depends on.
+		todo="$pkg linux-image-$kver" extract=""
 		while [ -n "$todo" ]; do
 			set -- $todo
 			p=$1
@@ -314,15 +316,15 @@ other_fetch() {
 					--no-breaks --no-replaces --no-enhances "$p" 2>/dev/null |
 				   sed -n 's/^ *|\{0,1\}\(Pre\)\{0,1\}Depends: \(linux-[^ <]*\)$/\2/p'); do
 				case "$d" in
-				linux-headers-*|linux-kbuild-*)
+				linux-headers-*|linux-kbuild-*|linux-binary-*|linux-modules-*|linux-image-*)
 					case " $extract $todo " in *" $d "*) ;; *) todo="$todo $d" ;; esac ;;
 				esac
 			done
 		done
-		log "fetching$extract linux-image-$kver ($suite)"
+		log "fetching$extract ($suite)"
 		debs="$KERNELS/debs/$kver-other"
 		rm -rf "$debs" && mkdir -p "$debs" "$dir"
-		for p in $extract "linux-image-$kver"; do
+		for p in $extract; do
 			(cd "$debs" && papt apt-get download -q "$p" >&2) || die "cannot download $p"
 		done
 		rm -f "$dir/.other-stamp"
@@ -331,6 +333,11 @@ other_fetch() {
 			dpkg-deb -x "$deb" "$dir"
 		done
 		rm -rf "$debs"
+		# sid's 7.x keeps the kernel in usr/lib/modules/<KVER>/vmlinuz: boot/ points there.
+		if [ ! -e "$dir/boot/vmlinuz-$kver" ] && [ -f "$dir/usr/lib/modules/$kver/vmlinuz" ]; then
+			mkdir -p "$dir/boot"
+			ln -s "../usr/lib/modules/$kver/vmlinuz" "$dir/boot/vmlinuz-$kver"
+		fi
 		[ -f "$dir/boot/vmlinuz-$kver" ] || die "linux-image-$kver holds no boot/vmlinuz-$kver"
 		# trixie's packages (merged /usr) ship usr/lib/modules: keep lib/modules/<KVER> the
 		# path the VM scripts read.
@@ -342,7 +349,9 @@ other_fetch() {
 	fi
 	grep -q '^include .*/usr/src/' "$kdir/Makefile" ||
 		die "$kdir/Makefile does not include the common headers tree; unexpected package layout"
-	sed -i "s|^include .*/usr/src/|include $dir/usr/src/|" "$kdir/Makefile"
+	# 7.x's also names its own directory, absolute, as KBUILD_OUTPUT.
+	sed -i -e "s|^include .*/usr/src/|include $dir/usr/src/|" \
+		-e "s|^KBUILD_OUTPUT=.*/usr/src/|KBUILD_OUTPUT=$dir/usr/src/|" "$kdir/Makefile"
 	echo "$kdir" > "$dir/kdir"
 	echo "$suite" > "$dir/suite"
 }
