@@ -21,13 +21,12 @@
 
 /*
  * kvzalloc() and kvfree() moved from <linux/mm.h> to <linux/slab.h> in 5.16:
- * 8587ca6f3415 "mm: move kvmalloc-related functions to slab.h". Both are
- * included above.
+ * "mm: move kvmalloc-related functions to slab.h". Both are included above.
  */
 
 /*
- * in_hardirq() came in 5.11 (fe13889c90e3 "preempt: Introduce
- * in_hardirq()" ... in_irq() meant the same and was removed in 6.3).
+ * in_hardirq() came in 5.11: "preempt: Cleanup the macro maze a bit". Before,
+ * in_irq() was the same test (hardirq_count()).
  */
 #ifndef in_hardirq
 #define in_hardirq()		in_irq()

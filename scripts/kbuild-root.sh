@@ -76,12 +76,13 @@ gcc-[0-9]*) ;;
 esac
 # The kbuild tools of linux-kbuild-* (objtool, modpost, ...) link libelf: its package name
 # changed with the t64 transition (trixie).
+# pahole makes a module's BTF (CONFIG_DEBUG_INFO_BTF_MODULES): package dwarves before trixie.
 case "$suite" in
-bullseye*|bookworm*) libelf=libelf1 ;;
-*) libelf=libelf1t64 ;;
+bullseye*|bookworm*) libelf=libelf1 pahole=dwarves ;;
+*) libelf=libelf1t64 pahole=pahole ;;
 esac
-# perl: W=1 runs scripts/kernel-doc (perl since 6.x... a Python script in 7.x: python3).
-pkgs="$cc,make,libc6-dev,$libelf,libssl-dev,kmod,xz-utils,zstd,perl,python3"
+# perl and python3: W=1 runs scripts/kernel-doc (a perl script, then a python one).
+pkgs="$cc,make,libc6-dev,$libelf,libssl-dev,kmod,xz-utils,zstd,perl,python3,$pahole"
 r="$ROOTS/$suite-$cc"
 if [ "$(cat "$r.stamp" 2>/dev/null)" = "$suite $pkgs" ] && [ -x "$r/usr/bin/$cc" ]; then
 	echo "$r"
