@@ -354,6 +354,8 @@ other_fetch() {
 		-e "s|^KBUILD_OUTPUT=.*/usr/src/|KBUILD_OUTPUT=$dir/usr/src/|" "$kdir/Makefile"
 	echo "$kdir" > "$dir/kdir"
 	echo "$suite" > "$dir/suite"
+	# What vm.sh keys its cached initramfs on, as fetch_image() writes it.
+	echo "linux-image-$kver ${stamp##* }" > "$dir/.image-stamp"
 }
 
 all() {
