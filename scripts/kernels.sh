@@ -300,11 +300,12 @@ other_fetch() {
 	dir="$KERNELS/$kver"
 	pkg=linux-headers-$kver
 	kdir="$dir/usr/src/$pkg"
-	stamp="$pkg linux-image-$kver $(papt apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p')"
+	stamp="$pkg linux-image-$kver(split) $(papt apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p')"
 	if [ "$(cat "$dir/.other-stamp" 2>/dev/null)" != "$stamp" ] || [ ! -f "$kdir/Makefile" ] ||
 	   [ ! -f "$dir/boot/vmlinuz-$kver" ]; then
-		# The image's kernel and modules: in the image package itself, or (sid since
-		# 7.x) in the linux-binary-* and linux-modules-* packages it depends on.
+		# The image's kernel and modules: in the image package itself, or (7.x) in the
+		# linux-binary-*, linux-modules-* and linux-base-<KVER> (modules.builtin) packages
+		# it depends on.
 		todo="$pkg linux-image-$kver" extract=""
 		while [ -n "$todo" ]; do
 			set -- $todo
@@ -316,7 +317,8 @@ other_fetch() {
 					--no-breaks --no-replaces --no-enhances "$p" 2>/dev/null |
 				   sed -n 's/^ *|\{0,1\}\(Pre\)\{0,1\}Depends: \(linux-[^ <]*\)$/\2/p'); do
 				case "$d" in
-				linux-headers-*|linux-kbuild-*|linux-binary-*|linux-modules-*|linux-image-*)
+				linux-headers-*|linux-kbuild-*|linux-binary-*|linux-modules-*|linux-image-*|\
+				linux-base-"$kver")
 					case " $extract $todo " in *" $d "*) ;; *) todo="$todo $d" ;; esac ;;
 				esac
 			done
