@@ -24,6 +24,7 @@
 #include <linux/slab.h>
 
 #include "buffer.h"
+#include "compat.h"
 #include "encode.h"
 #include "encode2.h"
 #include "gfp.h"

@@ -43,6 +43,7 @@
 
 #include "buffer.h"
 #include "clock.h"
+#include "compat.h"
 #include "cpu.h"
 #include "dev.h"
 #include "flight.h"

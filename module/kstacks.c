@@ -26,6 +26,7 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "encode.h"
 #include "footer.h"
 #include "gfp.h"

@@ -29,11 +29,14 @@
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <trace/events/sched.h>
+#include <trace/events/task.h>
 
 #include "buffer.h"
 #include "continue.h"
 #include "cpu.h"
 #include "clock.h"
+#include "compat.h"
 #include "encode.h"
 #include "probes.h"
 #include "programs.h"
@@ -44,16 +47,26 @@
 #include "transitions.h"
 #include "trigger.h"
 
-static void gotrace_probe_switch(void *data, bool preempt,
-				 struct task_struct *prev,
-				 struct task_struct *next,
-				 unsigned int prev_state);
+static __always_inline void gotrace_switch_probe(void *data, bool preempt,
+						 struct task_struct *prev,
+						 struct task_struct *next,
+						 unsigned int prev_state);
 static void gotrace_probe_waking(void *data, struct task_struct *p);
 static void gotrace_probe_wakeup(void *data, struct task_struct *p);
 static void gotrace_probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child);
 static void gotrace_probe_rename(void *data, struct task_struct *p,
 				 const char *comm);
+
+/* sched_switch's probe, with this kernel's prototype (compat.h). */
+GOTRACE_SWITCH_PROBE(gotrace_probe_switch, gotrace_switch_probe)
+
+GOTRACE_PROBE_TYPE_CHECK(sched_switch, gotrace_probe_switch);
+GOTRACE_PROBE_TYPE_CHECK(sched_waking, gotrace_probe_waking);
+GOTRACE_PROBE_TYPE_CHECK(sched_wakeup, gotrace_probe_wakeup);
+GOTRACE_PROBE_TYPE_CHECK(sched_wakeup_new, gotrace_probe_wakeup);
+GOTRACE_PROBE_TYPE_CHECK(sched_process_fork, gotrace_probe_fork);
+GOTRACE_PROBE_TYPE_CHECK(task_rename, gotrace_probe_rename);
 
 /* The tracepoints we attach to; found by name when the module loads. */
 static struct gotrace_tp {
@@ -280,10 +293,10 @@ cut:
 	gotrace_cut(s, c, ts);
 }
 
-static void gotrace_probe_switch(void *data, bool preempt,
-				 struct task_struct *prev,
-				 struct task_struct *next,
-				 unsigned int prev_state)
+static __always_inline void gotrace_switch_probe(void *data, bool preempt,
+						 struct task_struct *prev,
+						 struct task_struct *next,
+						 unsigned int prev_state)
 {
 	struct gotrace_session *s;
 

@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "gfp.h"
 #include "programs.h"
 #include "slots.h"

@@ -9,6 +9,8 @@
 #include <linux/types.h>
 #include <asm/syscall.h>
 
+#include "compat.h"
+
 /*
  * Why a thread stops running or is woken: a system call number below
  * GOTRACE_NR_SYSCALLS (the call it blocks in, or the waker is in), or one of

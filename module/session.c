@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 
 #include "buffer.h"
+#include "compat.h"
 #include "cpu.h"
 #include "clock.h"
 #include "continue.h"

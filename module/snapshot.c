@@ -30,6 +30,7 @@
 #include "buffer.h"
 #include "cpu.h"
 #include "clock.h"
+#include "compat.h"
 #include "probes.h"
 #include "programs.h"
 #include "session.h"
@@ -62,7 +63,7 @@ static u32 gotrace_snapshot_prog(struct gotrace_snap *sn, struct task_struct *p)
 static int gotrace_snapshot_thread(struct gotrace_snap *sn,
 				   struct task_struct *p)
 {
-	unsigned int state = READ_ONCE(p->__state);
+	unsigned int state = gotrace_task_state(p);
 	struct gotrace_session *s = sn->s;
 	struct gotrace_thread *t;
 

@@ -18,6 +18,7 @@
 #include <linux/atomic.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "gfp.h"
 #include "stacks.h"
 

@@ -22,6 +22,7 @@
 
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "gfp.h"
 #include "session.h"
 #include "threads.h"

@@ -29,6 +29,7 @@
 #include <linux/wait.h>
 #include <linux/gotrace.h>
 
+#include "compat.h"
 #include "dev.h"
 #include "gfp.h"
 #include "session.h"

@@ -15,6 +15,14 @@
 #                                      the same way; record it in build/kernels/list-rt (not in
 #                                      list: make check-debug tests it, make check does not);
 #                                      print its KVER
+#   scripts/kernels.sh --all           also fetch the other kernels users run, from other Debian
+#                                      suites (bullseye-security's 5.10, trixie's 6.12, sid's 7.2,
+#                                      trixie-backports' 7.3): headers and image extracted into
+#                                      build/kernels/<KVER>/ with a private apt configuration
+#                                      (build/apt/; nothing is installed on the host); record the
+#                                      KVERs of all six in build/kernels/list-all and each
+#                                      kernel's suite in build/kernels/<KVER>/suite (its compiler
+#                                      is built into a root of that suite: scripts/kbuild-root.sh)
 #
 # The kernels are Debian 12's 6.1 (linux-image-amd64 from bookworm) and bookworm-backports'
 # 6.12. For each, the image .deb is downloaded and extracted (never installed) into
@@ -240,6 +248,138 @@ source_only() {
 		die "cannot extract$missing from $SRC_TAR; reinstall linux-source-6.1"
 }
 
+# The other suites' kernels (--all): "<suite> <expected version prefix>".
+OTHER_SUITES="bullseye-security 5.10.
+trixie 6.12.
+sid 7.2.
+trixie-backports 7.3."
+APT_DIR="$ROOT/build/apt"
+
+# apt-get/apt-cache with the private configuration of --all: its own sources, lists and cache,
+# no host status (nothing of these suites is installed here). The mirror may serve a suite's
+# last snapshot past its Valid-Until (sid's lapses within days).
+papt() {
+	cmd=$1
+	shift
+	"$cmd" -o Dir::Etc::SourceList="$APT_DIR/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+		-o Dir::State::Lists="$APT_DIR/lists" -o Dir::Cache="$APT_DIR/cache" \
+		-o Dir::State::Status=/dev/null -o Acquire::Check-Valid-Until=false $APT_DL "$@"
+}
+
+other_setup() {
+	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial"
+	m=${GOTRACE_MIRROR:-http://deb.debian.org/debian}
+	cat > "$APT_DIR/sources.list.tmp" <<-EOT
+	deb $m bullseye main
+	deb ${GOTRACE_SECURITY_MIRROR:-http://deb.debian.org/debian-security} bullseye-security main
+	deb $m trixie main
+	deb $m trixie-backports main
+	deb $m sid main
+	EOT
+	mv "$APT_DIR/sources.list.tmp" "$APT_DIR/sources.list"
+	if [ -z "$(find "$APT_DIR/lists" -name '*_Packages*' -mmin -1440 2>/dev/null)" ] ||
+	   [ -n "${GOTRACE_DEPS_REFRESH:-}" ]; then
+		log "apt-get update (private lists in $APT_DIR)"
+		papt apt-get update -q >&2 || die "apt-get update of the other suites failed"
+	fi
+}
+
+# The versioned image package linux-image-amd64 points to in suite $1.
+other_image() {
+	ver=$(papt apt-cache madison linux-image-amd64 |
+		awk -v s="$1" '$0 ~ (" " s "/main ") { print $3; exit }')
+	[ -n "$ver" ] || die "linux-image-amd64 not found in $1"
+	papt apt-cache show "linux-image-amd64=$ver" |
+		sed -n 's/^Depends: .*\(linux-image-[^ ,]*\).*/\1/p' | head -n 1
+}
+
+# Download and extract the headers of $1 (with the linux-headers-*/linux-kbuild-* packages
+# they depend on) and its image into build/kernels/$1/; record kdir and suite.
+other_fetch() {
+	kver=$1 suite=$2
+	dir="$KERNELS/$kver"
+	pkg=linux-headers-$kver
+	kdir="$dir/usr/src/$pkg"
+	stamp="$pkg linux-image-$kver(split) $(papt apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p')"
+	if [ "$(cat "$dir/.other-stamp" 2>/dev/null)" != "$stamp" ] || [ ! -f "$kdir/Makefile" ] ||
+	   [ ! -f "$dir/boot/vmlinuz-$kver" ]; then
+		# The image's kernel and modules: in the image package itself, or (7.x) in the
+		# linux-binary-*, linux-modules-* and linux-base-<KVER> (modules.builtin) packages
+		# it depends on.
+		todo="$pkg linux-image-$kver" extract=""
+		while [ -n "$todo" ]; do
+			set -- $todo
+			p=$1
+			shift
+			todo=$*
+			extract="$extract $p"
+			for d in $(papt apt-cache depends --no-recommends --no-suggests --no-conflicts \
+					--no-breaks --no-replaces --no-enhances "$p" 2>/dev/null |
+				   sed -n 's/^ *|\{0,1\}\(Pre\)\{0,1\}Depends: \(linux-[^ <]*\)$/\2/p'); do
+				case "$d" in
+				linux-headers-*|linux-kbuild-*|linux-binary-*|linux-modules-*|linux-image-*|\
+				linux-base-"$kver")
+					case " $extract $todo " in *" $d "*) ;; *) todo="$todo $d" ;; esac ;;
+				esac
+			done
+		done
+		log "fetching$extract ($suite)"
+		debs="$KERNELS/debs/$kver-other"
+		rm -rf "$debs" && mkdir -p "$debs" "$dir"
+		for p in $extract; do
+			(cd "$debs" && papt apt-get download -q "$p" >&2) || die "cannot download $p"
+		done
+		rm -f "$dir/.other-stamp"
+		rm -rf "${dir:?}/boot" "${dir:?}/lib" "${dir:?}/usr"
+		for deb in "$debs"/*.deb; do
+			dpkg-deb -x "$deb" "$dir"
+		done
+		rm -rf "$debs"
+		# sid's 7.x keeps the kernel in usr/lib/modules/<KVER>/vmlinuz: boot/ points there.
+		if [ ! -e "$dir/boot/vmlinuz-$kver" ] && [ -f "$dir/usr/lib/modules/$kver/vmlinuz" ]; then
+			mkdir -p "$dir/boot"
+			ln -s "../usr/lib/modules/$kver/vmlinuz" "$dir/boot/vmlinuz-$kver"
+		fi
+		[ -f "$dir/boot/vmlinuz-$kver" ] || die "linux-image-$kver holds no boot/vmlinuz-$kver"
+		# trixie's packages (merged /usr) ship usr/lib/modules: keep lib/modules/<KVER> the
+		# path the VM scripts read.
+		if [ ! -e "$dir/lib" ] && [ -d "$dir/usr/lib/modules/$kver" ]; then
+			ln -s usr/lib "$dir/lib"
+		fi
+		depmod -b "$dir" "$kver" || die "depmod failed for $kver (package kmod)"
+		echo "$stamp" > "$dir/.other-stamp"
+	fi
+	grep -q '^include .*/usr/src/' "$kdir/Makefile" ||
+		die "$kdir/Makefile does not include the common headers tree; unexpected package layout"
+	# 7.x's also names its own directory, absolute, as KBUILD_OUTPUT.
+	sed -i -e "s|^include .*/usr/src/|include $dir/usr/src/|" \
+		-e "s|^KBUILD_OUTPUT=.*/usr/src/|KBUILD_OUTPUT=$dir/usr/src/|" "$kdir/Makefile"
+	echo "$kdir" > "$dir/kdir"
+	echo "$suite" > "$dir/suite"
+	# What vm.sh keys its cached initramfs on, as fetch_image() writes it.
+	echo "linux-image-$kver ${stamp##* }" > "$dir/.image-stamp"
+}
+
+all() {
+	need_root "fetching the other suites' kernels"
+	other_setup
+	kvers=$(echo "$OTHER_SUITES" | while read -r suite prefix; do
+		pkg=$(other_image "$suite")
+		kver=${pkg#linux-image-}
+		case "$kver" in
+		"$prefix"*) echo "$suite $kver" ;;
+		*) die "linux-image-amd64 in $suite resolves to '${pkg:-nothing}', not a $prefix* kernel" ;;
+		esac
+	done)
+	[ "$(echo "$kvers" | wc -l)" -eq 4 ] || exit 1
+	echo "$kvers" | while read -r suite kver; do
+		other_fetch "$kver" "$suite"
+	done
+	{ list; echo "$kvers" | cut -d' ' -f2; } > "$KERNELS/list-all.tmp"
+	mv "$KERNELS/list-all.tmp" "$KERNELS/list-all"
+	cat "$KERNELS/list-all"
+}
+
 list() {
 	[ -s "$KERNELS/list" ] || die "no kernels recorded in $KERNELS/list; run scripts/kernels.sh"
 	cat "$KERNELS/list"
@@ -269,6 +409,12 @@ case "${1:-}" in
 	echo "$kver"
 	exit 0
 	;;
+--all)
+	command -v depmod >/dev/null || die "needs depmod; run scripts/deps.sh (package kmod)"
+	mkdir -p "$KERNELS"
+	all
+	exit 0
+	;;
 --module)
 	[ $# -eq 3 ] || die "usage: $0 --module KVER NAME"
 	ko=$(find "$KERNELS/$2/lib/modules" -name "$3.ko*" 2>/dev/null | head -n 1)
@@ -289,7 +435,7 @@ case "${1:-}" in
 	;;
 "") ;;
 *)
-	die "unknown argument '$1'; usage: $0 [--list | --kdir KVER | --module KVER NAME | --source-only | --rt]"
+	die "unknown argument '$1'; usage: $0 [--list | --kdir KVER | --module KVER NAME | --source-only | --rt | --all]"
 	;;
 esac
 

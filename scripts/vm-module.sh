@@ -2,11 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build gotrace.ko for one of the kernels scripts/kernels.sh fetched, out of tree.
 #
-# Usage: scripts/vm-module.sh KVER OUTDIR
+# Usage: scripts/vm-module.sh KVER OUTDIR [MAKEARG...]
 #
 # Copies the sources (Kbuild, module/, uapi/) into OUTDIR/src (fresh each time, so the checkout
 # stays clean and no stale object survives), builds there against KVER's headers and
-# leaves OUTDIR/gotrace.ko. The build log is OUTDIR/build.log.
+# leaves OUTDIR/gotrace.ko. The build log is OUTDIR/build.log. MAKEARGs (W=1, C=2, ...) are
+# passed to the kernel's make.
+#
+# Each kernel is built with the compiler it was built with (CONFIG_CC_VERSION_TEXT in its
+# include/config/auto.conf, gcc-N): on the host when the host has it, else inside a minimal
+# root of the kernel's Debian suite holding it (scripts/kbuild-root.sh; the suite is the one
+# scripts/kernels.sh --all recorded in build/kernels/KVER/suite).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,9 +22,10 @@ die() {
 	exit 1
 }
 
-[ $# -eq 2 ] || die "usage: $0 KVER OUTDIR"
+[ $# -ge 2 ] || die "usage: $0 KVER OUTDIR [MAKEARG...]"
 kver=$1
 out=$2
+shift 2
 kdir=$("$ROOT/scripts/kernels.sh" --kdir "$kver") ||
 	die "no kernel build tree for $kver; run scripts/kernels.sh"
 for f in Kbuild module uapi; do
@@ -32,8 +39,27 @@ mkdir -p "$out/src"
 # Sources only: objects of an in-tree build for another kernel must not come along.
 (cd "$ROOT" && find Kbuild module uapi -type f \( -name '*.[ch]' -o -name Kbuild \) \
 	-exec cp --parents {} "$out/src/" \;)
-echo "vm-module.sh: building gotrace.ko for $kver ($kdir)" >&2
-if ! make -C "$kdir" M="$out/src" -j"$(nproc)" modules > "$out/build.log" 2>&1; then
+# The kernel's compiler: gcc-N, with or without the x86_64-linux-gnu- prefix.
+cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' "$kdir/include/config/auto.conf")
+cc=${cc##*-linux-gnu-}
+case "$cc" in
+gcc-[0-9]*) ;;
+*) die "cannot tell the compiler of $kver from $kdir/include/config/auto.conf ('$cc')" ;;
+esac
+run=""
+if ! command -v "$cc" >/dev/null; then
+	suite=$(cat "$ROOT/build/kernels/$kver/suite" 2>/dev/null) ||
+		die "$kver was built with $cc, which the host lacks, and no suite is recorded for it; run scripts/kernels.sh --all"
+	case "$suite" in
+	*-security|*-backports|*-updates) suite=${suite%-*} ;;
+	esac
+	r=$("$ROOT/scripts/kbuild-root.sh" "$suite" "$cc") || die "no $suite root with $cc"
+	run="$ROOT/scripts/kbuild-root.sh --run $r"
+fi
+echo "vm-module.sh: building gotrace.ko for $kver ($kdir) with $cc${run:+ in $r}" >&2
+start=$(date +%s)
+# shellcheck disable=SC2086
+if ! $run make -C "$kdir" M="$out/src" -j"$(nproc)" "$@" modules > "$out/build.log" 2>&1; then
 	tail -n 40 "$out/build.log" >&2
 	die "building gotrace.ko for $kver failed (full log: $out/build.log)"
 fi
@@ -41,4 +67,5 @@ fi
 grep -E 'warning:|error:' "$out/build.log" >&2 || true
 [ -f "$out/src/gotrace.ko" ] || die "the build for $kver produced no gotrace.ko (log: $out/build.log)"
 cp "$out/src/gotrace.ko" "$out/gotrace.ko"
+echo "vm-module.sh: built for $kver with $cc in $(($(date +%s) - start)) s" >&2
 echo "$out/gotrace.ko"
