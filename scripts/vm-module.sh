@@ -44,6 +44,15 @@ cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' "$kdir/include
 cc=${cc##*-linux-gnu-}
 case "$cc" in
 gcc-[0-9]*) ;;
+gcc)
+	# A kernel built with plain gcc (a local build, such as the debug kernel): the
+	# host's gcc, if its major version is the kernel's (CONFIG_GCC_VERSION, e.g. 120200).
+	want=$(sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)[0-9]\{4\}$/\1/p' "$kdir/include/config/auto.conf")
+	have=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
+	if [ -z "$want" ] || [ "$want" != "$have" ]; then
+		die "$kver was built with gcc ${want:-of an unknown version}, the host's gcc is ${have:-missing}: install gcc-${want:-N}"
+	fi
+	;;
 *) die "cannot tell the compiler of $kver from $kdir/include/config/auto.conf ('$cc')" ;;
 esac
 run=""
