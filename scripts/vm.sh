@@ -37,10 +37,12 @@ KERNELS="$ROOT/build/kernels"
 VMDIR="$ROOT/build/vm"
 BUSYBOX=/bin/busybox
 
-# Modules the guest needs to mount the share, and virtio_blk for a disk a test is given
+# Modules the guest needs to mount the share; their dependencies come from modules.dep.
+MODULES="virtio_pci 9pnet_virtio 9p"
+# Modules loaded where the kernel has them: virtio_blk, for a disk a test is given
 # (--qemu-arg -drive --qemu-arg file=IMG,format=raw,if=virtio: /dev/vda, faster than 9p
-# for a large file); their dependencies come from modules.dep.
-MODULES="virtio_pci 9pnet_virtio 9p virtio_blk"
+# for a large file; the debug kernel is built without it).
+OPTIONAL_MODULES="virtio_blk"
 
 # What a kernel splat looks like in dmesg.
 SPLATS='BUG:|WARNING:|sleeping function called from invalid context|possible recursive locking|KASAN|kmemleak|Oops|general protection|Call Trace'
@@ -119,7 +121,7 @@ mkdir -p "$(dirname "$log")"
 
 # Print the module files to load, dependencies first, relative to $moddir.
 module_order() {
-	awk -v want="$MODULES" '
+	awk -v want="$MODULES" -v optional="$OPTIONAL_MODULES" '
 	function name(p) {
 		sub(/.*\//, "", p); sub(/\.ko(\.(xz|zst|gz))?$/, "", p); gsub(/-/, "_", p)
 		return p
@@ -147,6 +149,10 @@ module_order() {
 		c = split(want, w, " ")
 		for (i = 1; i <= c; i++)
 			visit(w[i])
+		c = split(optional, w, " ")
+		for (i = 1; i <= c; i++)
+			if (w[i] in path)
+				visit(w[i])
 		if (missing != "") {
 			print "vm.sh: modules.dep names no" missing > "/dev/stderr"
 			exit 1
@@ -196,7 +202,7 @@ EOF
 initramfs() {
 	key=$(
 		cat "$kroot/.image-stamp" 2>/dev/null
-		echo "$kver $MODULES"
+		echo "$kver $MODULES $OPTIONAL_MODULES"
 		sha256sum < "$BUSYBOX"
 		sha256sum < "$0"
 	)
