@@ -161,6 +161,7 @@ for kver in $kvers; do
 		grep -E '^(ok|not ok) ' "$kout/selftests.tap" | sed 's/^/    /'
 		bad=$(tap_bad "$kout/selftests.tap")
 		if [ -n "$bad" ] || [ "$rc" -ne 0 ]; then
+			"$ROOT/scripts/tap-why.sh" "$kout/selftests.tap"
 			result 1 "selftests/$kver" "exit status $rc; $(echo "$bad" | tr '\n' ';')"
 		else
 			result 0 "selftests/$kver"

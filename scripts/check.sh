@@ -150,6 +150,9 @@ summary() {
 		total_fail=$((total_fail + fail))
 		total_skip=$((total_skip + skip))
 		printf '%-32s %6s %6s %6s  %-12s %s\n' "$name" "$pass" "$fail" "$skip" "$cases" "$result"
+		case "$result" in
+		FAIL*) scripts/tap-why.sh "$tap" 40 ;;
+		esac
 	done < "$RESULTS"
 	printf '%-32s %6s %6s %6s  %-12s %s\n' TOTAL "$total_pass" "$total_fail" "$total_skip" "" \
 		"$suites suites, $bad not ok"

@@ -190,14 +190,23 @@ TEST_F_TIMEOUT(session, generations, 120)
 	struct gt_buf t = { 0 };
 	struct gt_gens g;
 	unsigned int i;
+	__u64 t0, ms;
 	char name[64];
 
 	for (i = 0; i < ARRAY_SIZE(formats); i++) {
+		t0 = gt_now_ms();
 		ASSERT_EQ(0, start_gens(self->fd, formats[i], 100000000ULL, 0));
 		get_status(_metadata, self->fd, &st1);
+		ms = gt_now_ms() - t0;
 		EXPECT_EQ(GOTRACE_STATE_TRACING, st1.state);
 		EXPECT_EQ(formats[i], st1.format);
-		EXPECT_EQ(1, st1.generations);
+		/* The first, and one more per period a stalled vCPU let pass. */
+		EXPECT_LE(1, st1.generations);
+		EXPECT_GE(2 + ms / 100, st1.generations) {
+			TH_LOG("%llu generations %llu ms after start",
+			       (unsigned long long)st1.generations,
+			       (unsigned long long)ms);
+		}
 		EXPECT_EQ(0, st1.events_lost);
 
 		/* 100 ms periods: three more at least in 450 ms. */
