@@ -411,7 +411,8 @@ case "${1:-}" in
 	;;
 --all)
 	command -v depmod >/dev/null || die "needs depmod; run scripts/deps.sh (package kmod)"
-	mkdir -p "$KERNELS"
+	# Debian 12's two kernels first: list-all starts with them.
+	"$0" >/dev/null
 	all
 	exit 0
 	;;
