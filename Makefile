@@ -59,6 +59,13 @@ check-stock:
 check-long:
 	scripts/split-check.sh build/check/long/stress-long-run.trace build/check/long/pieces
 
+# Everything everywhere: make check's first half on the six kernels of Linux 5.10 to 7.3 that
+# Debian's suites ship (each built with its own compiler), then make check-debug. Hours.
+.PHONY: check-kernels
+check-kernels:
+	@scripts/deps.sh
+	scripts/check-kernels.sh
+
 # The whole suite on the debug kernel (lockdep, KASAN, kmemleak) and on Debian's -rt kernel.
 check-debug:
 	scripts/check-debug.sh

@@ -735,8 +735,11 @@ def main(argv):
     ap.add_argument("--gotrace", default=os.environ.get("GOTRACE", "gotrace"),
                     help="the gotrace command (default $GOTRACE or gotrace)")
     ap.add_argument("--diffs", type=int, default=10, help="differences to print (10)")
-    ap.add_argument("--ts-tol", type=int, default=10000000,
-                    help="largest difference of birth times, ns (10 ms)")
+    ap.add_argument("--ts-tol", type=int, default=50000000,
+                    help="largest difference of birth times, ns, which pairs a thread id's "
+                    "incarnations (50 ms: a vCPU the host deschedules between the two "
+                    "probes delays gotrace's stamp, measured 13 ms; the fork itself is held "
+                    "to its window like every transition)")
     ap.add_argument("--gap-median", type=int, default=20000,
                     help="largest median gap between ftrace's and gotrace's time stamps "
                     "of one kind of transition, ns (20 us)")

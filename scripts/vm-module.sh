@@ -6,8 +6,8 @@
 #
 # Copies the sources (Kbuild, module/, uapi/) into OUTDIR/src (fresh each time, so the checkout
 # stays clean and no stale object survives), builds there against KVER's headers and
-# leaves OUTDIR/gotrace.ko. The build log is OUTDIR/build.log. MAKEARGs (W=1, C=2, ...) are
-# passed to the kernel's make.
+# leaves OUTDIR/gotrace.ko. The build log is OUTDIR/build.log. It builds with W=1 and fails on
+# any compiler warning. MAKEARGs (C=2, ...) are passed to the kernel's make.
 #
 # Each kernel is built with the compiler it was built with (CONFIG_CC_VERSION_TEXT in its
 # include/config/auto.conf, gcc-N): on the host when the host has it, else inside a minimal
@@ -68,12 +68,14 @@ fi
 echo "vm-module.sh: building gotrace.ko for $kver ($kdir) with $cc${run:+ in $r}" >&2
 start=$(date +%s)
 # shellcheck disable=SC2086
-if ! $run make -C "$kdir" M="$out/src" -j"$(nproc)" "$@" modules > "$out/build.log" 2>&1; then
+if ! $run make -C "$kdir" M="$out/src" -j"$(nproc)" W=1 "$@" modules > "$out/build.log" 2>&1; then
 	tail -n 40 "$out/build.log" >&2
 	die "building gotrace.ko for $kver failed (full log: $out/build.log)"
 fi
-# Show compiler warnings: the build must stay clean on every kernel.
-grep -E 'warning:|error:' "$out/build.log" >&2 || true
+# The build must stay clean on every kernel, with W=1's extra warnings too.
+if grep -E 'warning:' "$out/build.log" >&2; then
+	die "building gotrace.ko for $kver: compiler warnings (above; full log: $out/build.log)"
+fi
 [ -f "$out/src/gotrace.ko" ] || die "the build for $kver produced no gotrace.ko (log: $out/build.log)"
 cp "$out/src/gotrace.ko" "$out/gotrace.ko"
 echo "vm-module.sh: built for $kver with $cc in $(($(date +%s) - start)) s" >&2

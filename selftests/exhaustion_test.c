@@ -185,13 +185,19 @@ static void continue_after_cut(struct __test_metadata *_metadata, int ctl,
 	}
 	ASSERT_EQ(GOTRACE_STATE_STOPPED, st1.state);
 
-	/* Stopped, yet counting: the gap goes on until the trace is read. */
+	/*
+	 * Stopped, yet counting: the gap goes on until the trace is read.
+	 * A round trip counts six (each thread blocks, is woken and switched
+	 * in) when both wait for their reply, fewer when one finds it already
+	 * there: on a loaded host (vCPUs descheduled) 2.6 a round trip were
+	 * counted in 1.26. One a round trip is the bound held.
+	 */
 	ASSERT_EQ(ROUNDS, gt_pingpong(ROUNDS, 0));
 	gt_msleep(200);
 	ASSERT_EQ(0, gt_status(ctl, &st2));
 	EXPECT_EQ(GOTRACE_STATE_STOPPED, st2.state);
 	EXPECT_EQ(st1.events, st2.events);
-	EXPECT_LT(st1.events_lost + 4 * ROUNDS, st2.events_lost);
+	EXPECT_LT(st1.events_lost + ROUNDS, st2.events_lost);
 	stalled = gt_now_ms();
 
 	snprintf(file, sizeof(file), "%s-0", name);
