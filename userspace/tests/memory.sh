@@ -3,8 +3,11 @@
 # The go 1.22+ reader's memory does not depend on how the page cache holds the trace (TAP
 # output). On a 64 MiB go 1.26 trace read back from disk (evicted from the page cache first:
 # readahead then fills it with large folios, which a mapped reader would map whole), and
-# again with it cached, the peak RSS of 'gotrace check -q' stays within 1 MiB of its floor,
-# its peak on a header-only trace; that of 'gotrace dump' within 2 MiB of its own.
+# again with it cached, the peak RSS of 'gotrace check -q' and of 'gotrace dump' stays within
+# 2 MiB of its floor, its peak on a header-only trace (a mapped reader was 8 MiB above it).
+# The margin is the whole check: each peak counts the pages of the shared libraries that the
+# page cache lets fault-around map: in one make check the floor of check moved by 76 KiB
+# between runs, and its peak was 1,056 KiB above it (852 with the trace cached; dump 856).
 #
 # Usage: tests/memory.sh GOTRACE RUSAGE EVICT TRACE
 #   RUSAGE and EVICT are tests/rusage.c and tests/evict.c built; TRACE a go 1.26 trace on a
@@ -45,8 +48,8 @@ within() {
 
 printf 'go 1.26 trace\0\0\0' >"$HEADER"
 "$EVICT" "$TRACE"
-within "read from disk" 1024 check -q
-within "in the page cache" 1024 check -q
+within "read from disk" 2048 check -q
+within "in the page cache" 2048 check -q
 "$EVICT" "$TRACE"
 within "read from disk" 2048 dump
 tap_end
