@@ -4,7 +4,7 @@
 # output). On a 64 MiB go 1.26 trace read back from disk (evicted from the page cache first:
 # readahead then fills it with large folios, which a mapped reader would map whole), and
 # again with it cached, the peak RSS of 'gotrace check -q' and of 'gotrace dump' stays within
-# 2 MiB of its floor, its peak on a header-only trace (a mapped reader was 8 MiB above it).
+# 2 MiB of its floor, its peak on a header-only trace (a mapped reader peaked at 8.5 MiB).
 # The margin is the whole check: each peak counts the pages of the shared libraries that the
 # page cache lets fault-around map: in one make check the floor of check moved by 76 KiB
 # between runs, and its peak was 1,056 KiB above it (852 with the trace cached; dump 856).
