@@ -126,9 +126,8 @@ struct gt_merge {
 	const struct gt_trace *t;
 	struct gt_source *src;
 	size_t nr_src;
-	uint32_t *heap[2];		/* the frontier: min and max heap of sources */
-	size_t heap_len;
-	int64_t low_rank, high_rank;	/* ranks given so far */
+	uint32_t *front;		/* the frontier: ready sources, in Go's order reversed */
+	size_t nr_front;
 	uint32_t *ready;		/* sources about to join the frontier */
 	size_t nr_ready;
 	size_t nr_waiting;		/* sources whose head waits for a goroutine */

@@ -9,10 +9,10 @@
  * Go rescans every P after each merged event. Here a P whose first event
  * is not ready waits on its goroutine's list, and only a change of that
  * goroutine's state looks at it again: the same frontier, without the
- * O(P) scan. Two heaps (min and max) stand for Go's sorted frontier
- * array, with ranks for the positions its stable sort keeps among events
- * of equal time, so ties come out in Go's order. (Go sorts frontiers of
- * over 12 events with an unstable sort; ties there may differ.)
+ * O(P) scan. The frontier is kept sorted as Go's is, events of equal time
+ * in the places its stable sort keeps them, so ties come out in Go's
+ * order. (Go sorts frontiers of over 12 events with an unstable sort; ties
+ * there may differ.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +36,7 @@ struct order_g {
 struct gt_source {
 	struct gt_cursor cur;
 	struct gt_event head;
-	int64_t rank;
-	uint32_t pos[2];		/* in the min and the max heap */
+	struct order_g *g;		/* the head's goroutine, NULL if unordered */
 	bool has_head;
 	uint32_t next_waiter;		/* next source waiting + 1, or 0 */
 };
@@ -106,113 +105,47 @@ static bool before(const struct gt_event *a, const struct gt_event *b)
 	return a->ts < b->ts;
 }
 
-/* Frontier order: time, then rank (Go's position in its frontier array). */
-static bool less(const struct gt_merge *m, uint32_t a, uint32_t b)
+/*
+ * The frontier is Go's sorted frontier array reversed: its first event
+ * last. Go takes its first event and moves its last to the front, where
+ * its stable sort keeps it before every other event of the same time; an
+ * event that becomes ready is appended, so after every event of its time.
+ */
+static int64_t front_ts(const struct gt_merge *m, size_t i)
 {
-	const struct gt_source *x = &m->src[a], *y = &m->src[b];
-
-	if (x->head.ts != y->head.ts)
-		return x->head.ts < y->head.ts;
-	return x->rank < y->rank;
+	return m->src[m->front[i]].head.ts;
 }
 
-/* Heap @h (0: min, 1: max) holds source @s at @i. */
-static void heap_set(struct gt_merge *m, int h, size_t i, uint32_t s)
+static uint32_t frontier_pop(struct gt_merge *m)
 {
-	m->heap[h][i] = s;
-	m->src[s].pos[h] = (uint32_t)i;
-}
+	uint32_t first = m->front[--m->nr_front], last = m->front[0];
+	int64_t ts = m->src[last].head.ts;
+	size_t i;
 
-static bool heap_above(const struct gt_merge *m, int h, uint32_t a, uint32_t b)
-{
-	return h ? less(m, b, a) : less(m, a, b);
-}
-
-static void sift_up(struct gt_merge *m, int h, size_t i)
-{
-	uint32_t s = m->heap[h][i];
-	size_t parent;
-
-	while (i && heap_above(m, h, s, m->heap[h][parent = (i - 1) / 2])) {
-		heap_set(m, h, i, m->heap[h][parent]);
-		i = parent;
-	}
-	heap_set(m, h, i, s);
-}
-
-static void sift_down(struct gt_merge *m, int h, size_t i)
-{
-	uint32_t s = m->heap[h][i];
-	size_t child;
-
-	while ((child = 2 * i + 1) < m->heap_len) {
-		if (child + 1 < m->heap_len &&
-		    heap_above(m, h, m->heap[h][child + 1], m->heap[h][child]))
-			child++;
-		if (!heap_above(m, h, m->heap[h][child], s))
-			break;
-		heap_set(m, h, i, m->heap[h][child]);
-		i = child;
-	}
-	heap_set(m, h, i, s);
-}
-
-/* Heap @h after the key of the source at @i changed either way. */
-static void heap_fix(struct gt_merge *m, int h, size_t i)
-{
-	uint32_t s = m->heap[h][i];
-
-	sift_up(m, h, i);
-	sift_down(m, h, m->src[s].pos[h]);
+	if (!m->nr_front)
+		return first;
+	for (i = 0; i + 1 < m->nr_front && front_ts(m, i + 1) == ts; i++)
+		m->front[i] = m->front[i + 1];
+	m->front[i] = last;
+	return first;
 }
 
 static void frontier_add(struct gt_merge *m, uint32_t s)
 {
-	size_t i = m->heap_len++;
-	int h;
+	int64_t ts = m->src[s].head.ts;
+	size_t lo = 0, hi = m->nr_front, mid;
 
-	m->src[s].rank = m->high_rank++;
-	for (h = 0; h < 2; h++) {
-		heap_set(m, h, i, s);
-		sift_up(m, h, i);
+	/* The first event of the same time or earlier: @s goes before it. */
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (front_ts(m, mid) <= ts)
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
-}
-
-static void frontier_del(struct gt_merge *m, uint32_t s)
-{
-	uint32_t last;
-	size_t i;
-	int h;
-
-	m->heap_len--;
-	for (h = 0; h < 2; h++) {
-		i = m->src[s].pos[h];
-		last = m->heap[h][m->heap_len];
-		if (i == m->heap_len)
-			continue;
-		heap_set(m, h, i, last);
-		heap_fix(m, h, i);
-	}
-}
-
-/*
- * Go takes frontier[0] of its sorted frontier and moves the last element
- * to the front; its stable sort then puts that one before every other
- * event of the same time. Ranks say the same: the last gets the lowest.
- */
-static uint32_t frontier_pop(struct gt_merge *m)
-{
-	uint32_t first = m->heap[0][0], last;
-
-	frontier_del(m, first);
-	if (m->heap_len) {
-		last = m->heap[1][0];
-		/* Its key only went down: up the min heap, down the max heap. */
-		m->src[last].rank = --m->low_rank;
-		sift_up(m, 0, m->src[last].pos[0]);
-		sift_down(m, 1, m->src[last].pos[1]);
-	}
-	return first;
+	memmove(&m->front[lo + 1], &m->front[lo], (m->nr_front - lo) * sizeof(*m->front));
+	m->front[lo] = s;
+	m->nr_front++;
 }
 
 static int ready_cmp(const void *a, const void *b)
@@ -227,7 +160,8 @@ static void frontier_join(struct gt_merge *m)
 {
 	size_t i;
 
-	qsort(m->ready, m->nr_ready, sizeof(*m->ready), ready_cmp);
+	if (m->nr_ready > 1)
+		qsort(m->ready, m->nr_ready, sizeof(*m->ready), ready_cmp);
 	for (i = 0; i < m->nr_ready; i++)
 		frontier_add(m, m->ready[i]);
 	m->nr_ready = 0;
@@ -238,16 +172,19 @@ static int offer(struct gt_merge *m, uint32_t s, struct gt_error *err)
 {
 	struct gt_source *src = &m->src[s];
 	struct trans tr = transition_of(&src->head);
-	struct order_g *g;
+	struct order_g *g = NULL;
 
-	if (ready(&tr, gt_table_get(&m->gs, tr.g))) {
+	if (tr.g != UNORDERED) {
+		g = gt_table_add(&m->gs, tr.g);
+		if (!g) {
+			gt_fail(err, GT_ERR_ORDER, src->head.off, "out of memory while merging");
+			return -1;
+		}
+	}
+	src->g = g;
+	if (ready(&tr, g)) {
 		m->ready[m->nr_ready++] = s;
 		return 0;
-	}
-	g = gt_table_add(&m->gs, tr.g);
-	if (!g) {
-		gt_fail(err, GT_ERR_ORDER, src->head.off, "out of memory while merging");
-		return -1;
 	}
 	src->next_waiter = g->waiters;
 	g->waiters = s + 1;
@@ -272,10 +209,9 @@ int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, struct gt_error 
 	gt_table_init(&m->gs, sizeof(struct order_g));
 	m->nr_src = t->nr_procs + (t->nr_samples > 0);
 	m->src = calloc(m->nr_src, sizeof(*m->src));
-	m->heap[0] = calloc(m->nr_src, sizeof(*m->heap[0]));
-	m->heap[1] = calloc(m->nr_src, sizeof(*m->heap[1]));
+	m->front = calloc(m->nr_src, sizeof(*m->front));
 	m->ready = calloc(m->nr_src, sizeof(*m->ready));
-	if (!m->src || !m->heap[0] || !m->heap[1] || !m->ready) {
+	if (!m->src || !m->front || !m->ready) {
 		gt_fail(err, GT_ERR_ORDER, 0, "out of memory for %zu Ps", m->nr_src);
 		return -1;
 	}
@@ -291,8 +227,7 @@ int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, struct gt_error 
 void gt_merge_free(struct gt_merge *m)
 {
 	free(m->src);
-	free(m->heap[0]);
-	free(m->heap[1]);
+	free(m->front);
 	free(m->ready);
 	gt_table_free(&m->gs);
 }
@@ -344,15 +279,14 @@ static int stuck(struct gt_merge *m, struct gt_error *err)
 	return -1;
 }
 
-/* Go's transition(): the new state of the event's goroutine. */
-static int apply(struct gt_merge *m, const struct gt_event *ev, struct gt_error *err)
+/* Go's transition(): the new state of the event's goroutine @g. */
+static int apply(struct gt_merge *m, const struct gt_event *ev, struct order_g *g,
+		 struct gt_error *err)
 {
 	struct trans tr = transition_of(ev);
-	struct order_g *g;
 
 	if (tr.g == UNORDERED)
 		return 0;
-	g = gt_table_get(&m->gs, tr.g);
 	if (!ready(&tr, g)) {
 		gt_fail(err, GT_ERR_ORDER, ev->off, "event sequences are broken: %s at offset %llu "
 			"needs g %llu %s, but another event took that state first (two events "
@@ -360,13 +294,6 @@ static int apply(struct gt_merge *m, const struct gt_event *ev, struct gt_error 
 			(unsigned long long)ev->off, (unsigned long long)tr.g,
 			status_names[tr.init]);
 		return -1;
-	}
-	if (!g) {
-		g = gt_table_add(&m->gs, tr.g);
-		if (!g) {
-			gt_fail(err, GT_ERR_ORDER, ev->off, "out of memory while merging");
-			return -1;
-		}
 	}
 	if (tr.next_seq == NOSEQ)
 		tr.next_seq = g->seq;
@@ -397,11 +324,11 @@ int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err)
 {
 	uint32_t s;
 
-	if (!m->heap_len)
+	if (!m->nr_front)
 		return m->nr_waiting ? stuck(m, err) : 0;
 	s = frontier_pop(m);
 	*ev = m->src[s].head;
-	if (apply(m, ev, err) || advance(m, s, err))
+	if (apply(m, ev, m->src[s].g, err) || advance(m, s, err))
 		return -1;
 	frontier_join(m);
 	unlocal(ev);
