@@ -27,16 +27,11 @@ enum { G_DEAD, G_RUNNABLE, G_RUNNING, G_WAITING };
 #define NOSEQ		(~0ULL)		/* any sequence number */
 #define SEQINC		(~0ULL - 1)	/* the current sequence number + 1 */
 
-struct order_g {
-	uint64_t seq;
-	uint32_t status;
-	uint32_t waiters;		/* first source waiting + 1, or 0 */
-};
-
 struct gt_source {
 	struct gt_cursor cur;
 	struct gt_event head;
-	struct order_g *g;		/* the head's goroutine, NULL if unordered */
+	struct gt_order_g *g;		/* the head's goroutine, NULL if unordered */
+	uint64_t g_id;
 	bool has_head;
 	uint32_t next_waiter;		/* next source waiting + 1, or 0 */
 };
@@ -91,7 +86,7 @@ static struct trans transition_of(const struct gt_event *ev)
 	return (struct trans){ .g = UNORDERED };
 }
 
-static bool ready(const struct trans *tr, const struct order_g *g)
+static bool ready(const struct trans *tr, const struct gt_order_g *g)
 {
 	uint64_t seq = g ? g->seq : 0;
 	uint32_t status = g ? g->status : G_DEAD;
@@ -172,7 +167,7 @@ static int offer(struct gt_merge *m, uint32_t s, struct gt_error *err)
 {
 	struct gt_source *src = &m->src[s];
 	struct trans tr = transition_of(&src->head);
-	struct order_g *g = NULL;
+	struct gt_order_g *g = NULL;
 
 	if (tr.g != UNORDERED) {
 		g = gt_table_add(&m->gs, tr.g);
@@ -182,6 +177,7 @@ static int offer(struct gt_merge *m, uint32_t s, struct gt_error *err)
 		}
 	}
 	src->g = g;
+	src->g_id = tr.g;
 	if (ready(&tr, g)) {
 		m->ready[m->nr_ready++] = s;
 		return 0;
@@ -200,13 +196,14 @@ static int advance(struct gt_merge *m, uint32_t s, struct gt_error *err)
 	return src->has_head ? offer(m, s, err) : 0;
 }
 
-int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, struct gt_error *err)
+int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, size_t g_size,
+		  struct gt_error *err)
 {
 	size_t i;
 
 	memset(m, 0, sizeof(*m));
 	m->t = t;
-	gt_table_init(&m->gs, sizeof(struct order_g));
+	gt_table_init(&m->gs, g_size);
 	m->nr_src = t->nr_procs + (t->nr_samples > 0);
 	m->src = calloc(m->nr_src, sizeof(*m->src));
 	m->front = calloc(m->nr_src, sizeof(*m->front));
@@ -233,7 +230,7 @@ void gt_merge_free(struct gt_merge *m)
 }
 
 /* Gives the sources waiting for @g another look after its state changed. */
-static int wake(struct gt_merge *m, struct order_g *g, struct gt_error *err)
+static int wake(struct gt_merge *m, struct gt_order_g *g, struct gt_error *err)
 {
 	uint32_t s = g->waiters, next;
 
@@ -259,7 +256,7 @@ static const char *seq_str(uint64_t seq, char *buf, size_t size)
 static int stuck(struct gt_merge *m, struct gt_error *err)
 {
 	const struct gt_event *ev = NULL;
-	const struct order_g *g;
+	const struct gt_order_g *g;
 	struct trans tr;
 	char want[24];
 	size_t i;
@@ -280,7 +277,7 @@ static int stuck(struct gt_merge *m, struct gt_error *err)
 }
 
 /* Go's transition(): the new state of the event's goroutine @g. */
-static int apply(struct gt_merge *m, const struct gt_event *ev, struct order_g *g,
+static int apply(struct gt_merge *m, const struct gt_event *ev, struct gt_order_g *g,
 		 struct gt_error *err)
 {
 	struct trans tr = transition_of(ev);
@@ -328,9 +325,18 @@ int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err)
 		return m->nr_waiting ? stuck(m, err) : 0;
 	s = frontier_pop(m);
 	*ev = m->src[s].head;
-	if (apply(m, ev, m->src[s].g, err) || advance(m, s, err))
+	m->g = m->src[s].g;
+	m->g_id = m->src[s].g_id;
+	if (apply(m, ev, m->g, err) || advance(m, s, err))
 		return -1;
 	frontier_join(m);
 	unlocal(ev);
 	return 1;
+}
+
+void *gt_merge_g(struct gt_merge *m, uint64_t id)
+{
+	if (m->g && m->g_id == id)
+		return m->g;
+	return gt_table_add(&m->gs, id);
 }
