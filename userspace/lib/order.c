@@ -27,20 +27,20 @@ enum { G_DEAD, G_RUNNABLE, G_RUNNING, G_WAITING };
 #define NOSEQ		(~0ULL)		/* any sequence number */
 #define SEQINC		(~0ULL - 1)	/* the current sequence number + 1 */
 
-struct gt_source {
-	struct gt_cursor cur;
-	struct gt_event head;
-	struct gt_order_g *g;		/* the head's goroutine, NULL if unordered */
-	uint64_t g_id;
-	bool has_head;
-	uint32_t next_waiter;		/* next source waiting + 1, or 0 */
-};
-
 /* What an event needs of its goroutine and what it leaves (stateTransition). */
 struct trans {
 	uint64_t g;
 	uint64_t init_seq, next_seq;
 	uint32_t init, next;
+};
+
+struct gt_source {
+	struct gt_cursor cur;
+	struct gt_event head;
+	struct trans tr;		/* the head's */
+	struct gt_order_g *g;		/* the head's goroutine, NULL if unordered */
+	bool has_head;
+	uint32_t next_waiter;		/* next source waiting + 1, or 0 */
 };
 
 static const char *const status_names[] = { "dead", "runnable", "running", "waiting" };
@@ -166,19 +166,18 @@ static void frontier_join(struct gt_merge *m)
 static int offer(struct gt_merge *m, uint32_t s, struct gt_error *err)
 {
 	struct gt_source *src = &m->src[s];
-	struct trans tr = transition_of(&src->head);
 	struct gt_order_g *g = NULL;
 
-	if (tr.g != UNORDERED) {
-		g = gt_table_add(&m->gs, tr.g);
+	src->tr = transition_of(&src->head);
+	if (src->tr.g != UNORDERED) {
+		g = gt_table_add(&m->gs, src->tr.g);
 		if (!g) {
 			gt_fail(err, GT_ERR_ORDER, src->head.off, "out of memory while merging");
 			return -1;
 		}
 	}
 	src->g = g;
-	src->g_id = tr.g;
-	if (ready(&tr, g)) {
+	if (ready(&src->tr, g)) {
 		m->ready[m->nr_ready++] = s;
 		return 0;
 	}
@@ -276,11 +275,11 @@ static int stuck(struct gt_merge *m, struct gt_error *err)
 	return -1;
 }
 
-/* Go's transition(): the new state of the event's goroutine @g. */
-static int apply(struct gt_merge *m, const struct gt_event *ev, struct gt_order_g *g,
-		 struct gt_error *err)
+/* Go's transition(): the new state of the goroutine @g of source @src's head @ev. */
+static int apply(struct gt_merge *m, const struct gt_source *src, const struct gt_event *ev,
+		 struct gt_order_g *g, struct gt_error *err)
 {
-	struct trans tr = transition_of(ev);
+	struct trans tr = src->tr;
 
 	if (tr.g == UNORDERED)
 		return 0;
@@ -326,8 +325,8 @@ int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err)
 	s = frontier_pop(m);
 	*ev = m->src[s].head;
 	m->g = m->src[s].g;
-	m->g_id = m->src[s].g_id;
-	if (apply(m, ev, m->g, err) || advance(m, s, err))
+	m->g_id = m->src[s].tr.g;
+	if (apply(m, &m->src[s], ev, m->g, err) || advance(m, s, err))
 		return -1;
 	frontier_join(m);
 	unlocal(ev);
