@@ -456,12 +456,14 @@ static bool too_large(struct split1 *sp, const struct gt_event *ev, const struct
 	uint8_t buf[GT_ENCODE_MAX + 8];
 	uint64_t size;
 
+	size = sp->bytes + sp->footer + need_footer(sp, ev, false) + BATCH_HEAD_MAX +
+	       sp->nr_ps * CLOSE_RESERVE;
 	if (ev->type == GT_EV_USER_LOG)
-		size = GT_ENCODE_MAX + ev->str_len;
-	else
-		size = gt_encode_event(sp->t, ev, (uint64_t)(ev->wire_ts - p->last_ts), buf) + 8;
-	size += sp->bytes + sp->footer + need_footer(sp, ev, false) + BATCH_HEAD_MAX +
-		sp->nr_ps * CLOSE_RESERVE;
+		return size + GT_ENCODE_MAX + ev->str_len > sp->o->max_size;
+	/* Far enough from the limit, the event's exact size does not matter. */
+	if (size + GT_ENCODE_MAX + 8 <= sp->o->max_size)
+		return false;
+	size += gt_encode_event(sp->t, ev, (uint64_t)(ev->wire_ts - p->last_ts), buf) + 8;
 	return size > sp->o->max_size;
 }
 
