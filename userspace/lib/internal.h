@@ -125,7 +125,8 @@ struct gt_source;
 /* A goroutine as the merge sees it: the first member of the merge's records. */
 struct gt_order_g {
 	uint64_t seq;
-	uint32_t status;
+	uint8_t status;
+	bool ended;			/* made again after gt_merge_end() dropped it */
 	uint32_t waiters;		/* first source waiting + 1, or 0 */
 };
 
@@ -148,8 +149,13 @@ int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, size_t g_size,
 		  struct gt_error *err);
 /* 1 with @ev the next event, 0 at the end, -1 with @err set. */
 int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err);
-/* The record of goroutine @id, created zeroed if new; NULL if out of memory. */
+/*
+ * The record of goroutine @id, created zeroed if new, NULL if out of memory;
+ * ended set if it was made again from what gt_merge_end() kept.
+ */
 void *gt_merge_g(struct gt_merge *m, uint64_t id);
+/* Goroutine @id (record @g) ended: its record goes if no event can change it. */
+void gt_merge_end(struct gt_merge *m, uint64_t id, struct gt_order_g *g);
 void gt_merge_free(struct gt_merge *m);
 
 /* futile.c: offsets of the events Go's removeFutile() drops. */
@@ -188,5 +194,10 @@ int gt_state_event(struct gt_state *s, struct gt_event *ev, struct gt_state_g *g
 		   struct gt_state_g *arg, struct gt_error *err);
 void gt_state_free(struct gt_state *s);
 void gt_state_g_free(struct gt_state_g *g);
+/*
+ * Dead with nothing open: the state machines reject whatever later event
+ * names it, and remember of it only that it existed.
+ */
+bool gt_state_g_gone(const struct gt_state_g *g);
 
 #endif /* GTRACE_INTERNAL_H */

@@ -162,6 +162,20 @@ static void frontier_join(struct gt_merge *m)
 	m->nr_ready = 0;
 }
 
+/* The record of goroutine @id, made again from its sequence number if it ended. */
+static struct gt_order_g *g_rec(struct gt_merge *m, uint64_t id)
+{
+	uint64_t kept;
+	struct gt_order_g *g = gt_table_revive(&m->gs, id, &kept);
+
+	if (g && kept) {
+		g->seq = kept - 1;
+		g->status = G_RUNNING;
+		g->ended = true;
+	}
+	return g;
+}
+
 /* Puts source @s's head into the frontier, or on its goroutine's wait list. */
 static int offer(struct gt_merge *m, uint32_t s, struct gt_error *err)
 {
@@ -170,7 +184,7 @@ static int offer(struct gt_merge *m, uint32_t s, struct gt_error *err)
 
 	src->tr = transition_of(&src->head);
 	if (src->tr.g != UNORDERED) {
-		g = gt_table_add(&m->gs, src->tr.g);
+		g = g_rec(m, src->tr.g);
 		if (!g) {
 			gt_fail(err, GT_ERR_ORDER, src->head.off, "out of memory while merging");
 			return -1;
@@ -337,5 +351,22 @@ void *gt_merge_g(struct gt_merge *m, uint64_t id)
 {
 	if (m->g && m->g_id == id)
 		return m->g;
-	return gt_table_add(&m->gs, id);
+	return g_rec(m, id);
+}
+
+/*
+ * GoEnd and GoStop leave a goroutine running for the merge (Go orders
+ * neither) and clear it as the goroutine of its P's later events. From
+ * then on no event can be merged that needs it or changes it: one that
+ * starts, blocks, wakes or creates it waits for ever (and the merge fails
+ * with its state). So once none waits for it, only its sequence number is
+ * kept, for that message. Its record is made again if an event asks.
+ */
+void gt_merge_end(struct gt_merge *m, uint64_t id, struct gt_order_g *g)
+{
+	if (g->status != G_RUNNING || g->waiters || g->seq >> 63)
+		return;
+	if (m->g == g)
+		m->g = NULL;
+	gt_table_drop(&m->gs, id, g, g->seq);
 }

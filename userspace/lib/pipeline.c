@@ -94,8 +94,13 @@ static struct pipe_g *pipe_g(struct pipe *p, uint64_t g, const struct gt_event *
 {
 	struct pipe_g *rec = gt_merge_g(&p->merge, g);
 
-	if (!rec)
+	if (!rec) {
 		fail(p, GT_ERR_ORDER, ev, "out of memory for goroutines");
+	} else if (rec->order.ended) {
+		/* All that was left of it: it existed (and is dead). */
+		rec->order.ended = false;
+		rec->state.exists = true;
+	}
 	return rec;
 }
 
@@ -216,6 +221,12 @@ static void emit(struct pipe *p, struct gt_event *ev)
 	}
 	if (p->fn)
 		p->ret = p->fn(p->ctx, p->t, ev);
+	/* An ended goroutine's events are errors now: its record can go. */
+	if ((ev->type == GT_EV_GO_END || ev->type == GT_EV_GO_STOP) &&
+	    gt_state_g_gone(&g->state)) {
+		gt_state_g_free(&g->state);
+		gt_merge_end(&p->merge, ev->g, &g->order);
+	}
 }
 
 static bool moved_add(struct pipe *p, const struct gt_event *ev)

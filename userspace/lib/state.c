@@ -57,6 +57,11 @@ void gt_state_g_free(struct gt_state_g *g)
 	free(g->regions);
 }
 
+bool gt_state_g_gone(const struct gt_state_g *g)
+{
+	return g->state == G_DEAD && !g->nr_regions && !g->mark_assist;
+}
+
 void gt_state_free(struct gt_state *s)
 {
 	gt_table_free(&s->ps);
