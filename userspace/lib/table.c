@@ -29,7 +29,11 @@ void gt_table_free(struct gt_table *tab)
 
 void *gt_table_get(const struct gt_table *tab, uint64_t key)
 {
-	uint64_t *v = gt_map_get(&tab->index, key);
+	uint64_t *v;
+
+	if (key < GT_TABLE_DIRECT && tab->direct[key])
+		return tab->direct[key];
+	v = gt_map_get(&tab->index, key);
 
 	return v && !(*v & DROPPED) ? (void *)(uintptr_t)*v : NULL;
 }
@@ -60,14 +64,17 @@ static void *table_alloc(struct gt_table *tab)
 void *gt_table_revive(struct gt_table *tab, uint64_t key, uint64_t *kept)
 {
 	bool added;
-	uint64_t *v = gt_map_put(&tab->index, key, &added);
+	uint64_t *v;
 	void *rec;
 
 	*kept = 0;
+	if (key < GT_TABLE_DIRECT && tab->direct[key])
+		return tab->direct[key];
+	v = gt_map_put(&tab->index, key, &added);
 	if (!v)
 		return NULL;
 	if (!added && !(*v & DROPPED))
-		return (void *)(uintptr_t)*v;
+		return (void *)(uintptr_t)*v;	/* a large key */
 	rec = table_alloc(tab);
 	if (!rec) {
 		if (added)
@@ -77,6 +84,8 @@ void *gt_table_revive(struct gt_table *tab, uint64_t key, uint64_t *kept)
 	if (!added)
 		*kept = (*v >> 1) + 1;
 	*v = (uintptr_t)rec;
+	if (key < GT_TABLE_DIRECT)
+		tab->direct[key] = rec;
 	return rec;
 }
 
@@ -92,6 +101,8 @@ void gt_table_drop(struct gt_table *tab, uint64_t key, void *rec, uint64_t keep)
 	uint64_t *v = gt_map_get(&tab->index, key);
 
 	*v = keep << 1 | DROPPED;
+	if (key < GT_TABLE_DIRECT)
+		tab->direct[key] = NULL;
 	memcpy(rec, &tab->free, sizeof(tab->free));
 	tab->free = rec;
 }

@@ -9,8 +9,11 @@
 
 #include "map.h"
 
+#define GT_TABLE_DIRECT	64		/* keys below are also found without hashing */
+
 struct gt_table {
 	struct gt_map index;		/* key -> record address */
+	void *direct[GT_TABLE_DIRECT];	/* the records of small keys (Ps, goroutine 0) */
 	size_t size;			/* bytes per record */
 	char **chunks;
 	size_t nr_chunks;
