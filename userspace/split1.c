@@ -7,8 +7,9 @@
  * sweep or stop-the-world under way), renumbers the sequence numbers from
  * there, and closes with its running goroutines and Ps stopped. One pass:
  * the pieces are written under temporary names and renamed once the whole
- * trace proved valid. Memory: per goroutine, P and piece, and the used
- * strings and stacks of the piece being written.
+ * trace proved valid. Memory: per live goroutine, P and piece, an index
+ * slot per ended goroutine (which keeps the snapshots in the order the
+ * table had), and the used strings and stacks of the piece being written.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -456,12 +457,14 @@ static bool too_large(struct split1 *sp, const struct gt_event *ev, const struct
 	uint8_t buf[GT_ENCODE_MAX + 8];
 	uint64_t size;
 
+	size = sp->bytes + sp->footer + need_footer(sp, ev, false) + BATCH_HEAD_MAX +
+	       sp->nr_ps * CLOSE_RESERVE;
 	if (ev->type == GT_EV_USER_LOG)
-		size = GT_ENCODE_MAX + ev->str_len;
-	else
-		size = gt_encode_event(sp->t, ev, (uint64_t)(ev->wire_ts - p->last_ts), buf) + 8;
-	size += sp->bytes + sp->footer + need_footer(sp, ev, false) + BATCH_HEAD_MAX +
-		sp->nr_ps * CLOSE_RESERVE;
+		return size + GT_ENCODE_MAX + ev->str_len > sp->o->max_size;
+	/* Far enough from the limit, the event's exact size does not matter. */
+	if (size + GT_ENCODE_MAX + 8 <= sp->o->max_size)
+		return false;
+	size += gt_encode_event(sp->t, ev, (uint64_t)(ev->wire_ts - p->last_ts), buf) + 8;
 	return size > sp->o->max_size;
 }
 
@@ -529,7 +532,10 @@ static int go_event(struct split1 *sp, struct gt_event *e, struct s1_p *p)
 		return 0;
 	case GT_EV_GO_END:
 	case GT_EV_GO_STOP:
-		g_status(g_get(sp, e->g), p, G_DEAD);
+		/* Nothing names it again in a valid trace: only its id stays, for the order. */
+		g = g_get(sp, e->g);
+		g_status(g, p, G_DEAD);
+		gt_table_drop(&sp->gs, e->g, g, 0);
 		return 0;
 	case GT_EV_GO_SCHED:
 	case GT_EV_GO_PREEMPT:

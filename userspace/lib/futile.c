@@ -99,7 +99,7 @@ int gt_futile_scan(const struct gt_trace *t, struct gt_map *drop, struct gt_erro
 	int r = 0;
 
 	gt_table_init(&gs, sizeof(struct futile_g));
-	if (gt_merge_init(&m, t, err))
+	if (gt_merge_init(&m, t, sizeof(struct gt_order_g), err))
 		r = -1;
 	while (!r && gt_merge_next(&m, &ev, err) > 0) {
 		if (!futile_event(&gs, drop, &ev)) {

@@ -122,39 +122,82 @@ void gt_event_at(const struct gt_trace *t, uint64_t off, struct gt_event *ev);
 /* order.c: the merge of all Ps into one stream (Go's order1007). */
 struct gt_source;
 
+/* A goroutine as the merge sees it: the first member of the merge's records. */
+struct gt_order_g {
+	uint64_t seq;
+	uint8_t status;
+	bool ended;			/* made again after gt_merge_end() dropped it */
+	uint32_t waiters;		/* first source waiting + 1, or 0 */
+};
+
 struct gt_merge {
 	const struct gt_trace *t;
 	struct gt_source *src;
 	size_t nr_src;
-	uint32_t *heap[2];		/* the frontier: min and max heap of sources */
-	size_t heap_len;
-	int64_t low_rank, high_rank;	/* ranks given so far */
+	uint32_t *front;		/* the frontier: ready sources, in Go's order reversed */
+	size_t nr_front;
 	uint32_t *ready;		/* sources about to join the frontier */
 	size_t nr_ready;
 	size_t nr_waiting;		/* sources whose head waits for a goroutine */
-	struct gt_table gs;		/* goroutine -> struct order_g */
+	struct gt_table gs;		/* goroutine -> record, a struct gt_order_g first */
+	struct gt_order_g *g;		/* the record of the last event's goroutine, */
+	uint64_t g_id;			/* if it has one (NULL: unordered) */
 };
 
-int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, struct gt_error *err);
+/* Records of @g_size bytes per goroutine, for the caller's state after the merge's. */
+int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, size_t g_size,
+		  struct gt_error *err);
 /* 1 with @ev the next event, 0 at the end, -1 with @err set. */
 int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err);
+/*
+ * The record of goroutine @id, created zeroed if new, NULL if out of memory;
+ * ended set if it was made again from what gt_merge_end() kept.
+ */
+void *gt_merge_g(struct gt_merge *m, uint64_t id);
+/* Goroutine @id (record @g) ended: its record goes if no event can change it. */
+void gt_merge_end(struct gt_merge *m, uint64_t id, struct gt_order_g *g);
 void gt_merge_free(struct gt_merge *m);
 
 /* futile.c: offsets of the events Go's removeFutile() drops. */
 int gt_futile_scan(const struct gt_trace *t, struct gt_map *drop, struct gt_error *err);
 
 /* state.c: goroutine, P, GC, task and region rules (Go's postProcessTrace). */
+struct gt_region;
+
+/* A goroutine's state, kept by the caller (in the merge's records). */
+struct gt_state_g {
+	uint8_t state;
+	uint8_t ev_type;		/* type of Go's g.ev, 0 = none */
+	bool exists;			/* a key in Go's gs map */
+	bool has_create;		/* not started since its GoCreate */
+	bool mark_assist;
+	uint64_t create_stk;
+	struct gt_region *regions;
+	uint32_t nr_regions, cap_regions;
+};
+
 struct gt_state {
 	const struct gt_trace *t;
-	struct gt_table gs;		/* goroutine -> struct state_g */
 	struct gt_table ps;		/* P -> struct state_p */
 	struct gt_map tasks;		/* live user task ids */
 	bool gc, stw;			/* a GC, a global STW is in progress */
 };
 
-int gt_state_init(struct gt_state *s, const struct gt_trace *t, struct gt_error *err);
-/* Checks @ev and applies it; may move it to a pseudo P and give it a stack. */
-int gt_state_event(struct gt_state *s, struct gt_event *ev, struct gt_error *err);
+/* @g0 is the record of goroutine 0, "no goroutine", always running. */
+void gt_state_init(struct gt_state *s, const struct gt_trace *t, struct gt_state_g *g0);
+/*
+ * Checks @ev and applies it; may move it to a pseudo P and give it a stack.
+ * @g is the record of its goroutine; @arg that of the goroutine a GoCreate
+ * creates or a GoUnblock wakes (else unused).
+ */
+int gt_state_event(struct gt_state *s, struct gt_event *ev, struct gt_state_g *g,
+		   struct gt_state_g *arg, struct gt_error *err);
 void gt_state_free(struct gt_state *s);
+void gt_state_g_free(struct gt_state_g *g);
+/*
+ * Dead with nothing open: the state machines reject whatever later event
+ * names it, and remember of it only that it existed.
+ */
+bool gt_state_g_gone(const struct gt_state_g *g);
 
 #endif /* GTRACE_INTERNAL_H */

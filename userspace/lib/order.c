@@ -9,10 +9,10 @@
  * Go rescans every P after each merged event. Here a P whose first event
  * is not ready waits on its goroutine's list, and only a change of that
  * goroutine's state looks at it again: the same frontier, without the
- * O(P) scan. Two heaps (min and max) stand for Go's sorted frontier
- * array, with ranks for the positions its stable sort keeps among events
- * of equal time, so ties come out in Go's order. (Go sorts frontiers of
- * over 12 events with an unstable sort; ties there may differ.)
+ * O(P) scan. The frontier is kept sorted as Go's is, events of equal time
+ * in the places its stable sort keeps them, so ties come out in Go's
+ * order. (Go sorts frontiers of over 12 events with an unstable sort; ties
+ * there may differ.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,26 +27,20 @@ enum { G_DEAD, G_RUNNABLE, G_RUNNING, G_WAITING };
 #define NOSEQ		(~0ULL)		/* any sequence number */
 #define SEQINC		(~0ULL - 1)	/* the current sequence number + 1 */
 
-struct order_g {
-	uint64_t seq;
-	uint32_t status;
-	uint32_t waiters;		/* first source waiting + 1, or 0 */
-};
-
-struct gt_source {
-	struct gt_cursor cur;
-	struct gt_event head;
-	int64_t rank;
-	uint32_t pos[2];		/* in the min and the max heap */
-	bool has_head;
-	uint32_t next_waiter;		/* next source waiting + 1, or 0 */
-};
-
 /* What an event needs of its goroutine and what it leaves (stateTransition). */
 struct trans {
 	uint64_t g;
 	uint64_t init_seq, next_seq;
 	uint32_t init, next;
+};
+
+struct gt_source {
+	struct gt_cursor cur;
+	struct gt_event head;
+	struct trans tr;		/* the head's */
+	struct gt_order_g *g;		/* the head's goroutine, NULL if unordered */
+	bool has_head;
+	uint32_t next_waiter;		/* next source waiting + 1, or 0 */
 };
 
 static const char *const status_names[] = { "dead", "runnable", "running", "waiting" };
@@ -92,7 +86,7 @@ static struct trans transition_of(const struct gt_event *ev)
 	return (struct trans){ .g = UNORDERED };
 }
 
-static bool ready(const struct trans *tr, const struct order_g *g)
+static bool ready(const struct trans *tr, const struct gt_order_g *g)
 {
 	uint64_t seq = g ? g->seq : 0;
 	uint32_t status = g ? g->status : G_DEAD;
@@ -106,113 +100,47 @@ static bool before(const struct gt_event *a, const struct gt_event *b)
 	return a->ts < b->ts;
 }
 
-/* Frontier order: time, then rank (Go's position in its frontier array). */
-static bool less(const struct gt_merge *m, uint32_t a, uint32_t b)
+/*
+ * The frontier is Go's sorted frontier array reversed: its first event
+ * last. Go takes its first event and moves its last to the front, where
+ * its stable sort keeps it before every other event of the same time; an
+ * event that becomes ready is appended, so after every event of its time.
+ */
+static int64_t front_ts(const struct gt_merge *m, size_t i)
 {
-	const struct gt_source *x = &m->src[a], *y = &m->src[b];
-
-	if (x->head.ts != y->head.ts)
-		return x->head.ts < y->head.ts;
-	return x->rank < y->rank;
+	return m->src[m->front[i]].head.ts;
 }
 
-/* Heap @h (0: min, 1: max) holds source @s at @i. */
-static void heap_set(struct gt_merge *m, int h, size_t i, uint32_t s)
+static uint32_t frontier_pop(struct gt_merge *m)
 {
-	m->heap[h][i] = s;
-	m->src[s].pos[h] = (uint32_t)i;
-}
+	uint32_t first = m->front[--m->nr_front], last = m->front[0];
+	int64_t ts = m->src[last].head.ts;
+	size_t i;
 
-static bool heap_above(const struct gt_merge *m, int h, uint32_t a, uint32_t b)
-{
-	return h ? less(m, b, a) : less(m, a, b);
-}
-
-static void sift_up(struct gt_merge *m, int h, size_t i)
-{
-	uint32_t s = m->heap[h][i];
-	size_t parent;
-
-	while (i && heap_above(m, h, s, m->heap[h][parent = (i - 1) / 2])) {
-		heap_set(m, h, i, m->heap[h][parent]);
-		i = parent;
-	}
-	heap_set(m, h, i, s);
-}
-
-static void sift_down(struct gt_merge *m, int h, size_t i)
-{
-	uint32_t s = m->heap[h][i];
-	size_t child;
-
-	while ((child = 2 * i + 1) < m->heap_len) {
-		if (child + 1 < m->heap_len &&
-		    heap_above(m, h, m->heap[h][child + 1], m->heap[h][child]))
-			child++;
-		if (!heap_above(m, h, m->heap[h][child], s))
-			break;
-		heap_set(m, h, i, m->heap[h][child]);
-		i = child;
-	}
-	heap_set(m, h, i, s);
-}
-
-/* Heap @h after the key of the source at @i changed either way. */
-static void heap_fix(struct gt_merge *m, int h, size_t i)
-{
-	uint32_t s = m->heap[h][i];
-
-	sift_up(m, h, i);
-	sift_down(m, h, m->src[s].pos[h]);
+	if (!m->nr_front)
+		return first;
+	for (i = 0; i + 1 < m->nr_front && front_ts(m, i + 1) == ts; i++)
+		m->front[i] = m->front[i + 1];
+	m->front[i] = last;
+	return first;
 }
 
 static void frontier_add(struct gt_merge *m, uint32_t s)
 {
-	size_t i = m->heap_len++;
-	int h;
+	int64_t ts = m->src[s].head.ts;
+	size_t lo = 0, hi = m->nr_front, mid;
 
-	m->src[s].rank = m->high_rank++;
-	for (h = 0; h < 2; h++) {
-		heap_set(m, h, i, s);
-		sift_up(m, h, i);
+	/* The first event of the same time or earlier: @s goes before it. */
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (front_ts(m, mid) <= ts)
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
-}
-
-static void frontier_del(struct gt_merge *m, uint32_t s)
-{
-	uint32_t last;
-	size_t i;
-	int h;
-
-	m->heap_len--;
-	for (h = 0; h < 2; h++) {
-		i = m->src[s].pos[h];
-		last = m->heap[h][m->heap_len];
-		if (i == m->heap_len)
-			continue;
-		heap_set(m, h, i, last);
-		heap_fix(m, h, i);
-	}
-}
-
-/*
- * Go takes frontier[0] of its sorted frontier and moves the last element
- * to the front; its stable sort then puts that one before every other
- * event of the same time. Ranks say the same: the last gets the lowest.
- */
-static uint32_t frontier_pop(struct gt_merge *m)
-{
-	uint32_t first = m->heap[0][0], last;
-
-	frontier_del(m, first);
-	if (m->heap_len) {
-		last = m->heap[1][0];
-		/* Its key only went down: up the min heap, down the max heap. */
-		m->src[last].rank = --m->low_rank;
-		sift_up(m, 0, m->src[last].pos[0]);
-		sift_down(m, 1, m->src[last].pos[1]);
-	}
-	return first;
+	memmove(&m->front[lo + 1], &m->front[lo], (m->nr_front - lo) * sizeof(*m->front));
+	m->front[lo] = s;
+	m->nr_front++;
 }
 
 static int ready_cmp(const void *a, const void *b)
@@ -227,27 +155,45 @@ static void frontier_join(struct gt_merge *m)
 {
 	size_t i;
 
-	qsort(m->ready, m->nr_ready, sizeof(*m->ready), ready_cmp);
+	if (m->nr_ready > 1)
+		qsort(m->ready, m->nr_ready, sizeof(*m->ready), ready_cmp);
 	for (i = 0; i < m->nr_ready; i++)
 		frontier_add(m, m->ready[i]);
 	m->nr_ready = 0;
+}
+
+/* The record of goroutine @id, made again from its sequence number if it ended. */
+static struct gt_order_g *g_rec(struct gt_merge *m, uint64_t id)
+{
+	uint64_t kept;
+	struct gt_order_g *g = gt_table_revive(&m->gs, id, &kept);
+
+	if (g && kept) {
+		g->seq = kept - 1;
+		g->status = G_RUNNING;
+		g->ended = true;
+	}
+	return g;
 }
 
 /* Puts source @s's head into the frontier, or on its goroutine's wait list. */
 static int offer(struct gt_merge *m, uint32_t s, struct gt_error *err)
 {
 	struct gt_source *src = &m->src[s];
-	struct trans tr = transition_of(&src->head);
-	struct order_g *g;
+	struct gt_order_g *g = NULL;
 
-	if (ready(&tr, gt_table_get(&m->gs, tr.g))) {
+	src->tr = transition_of(&src->head);
+	if (src->tr.g != UNORDERED) {
+		g = g_rec(m, src->tr.g);
+		if (!g) {
+			gt_fail(err, GT_ERR_ORDER, src->head.off, "out of memory while merging");
+			return -1;
+		}
+	}
+	src->g = g;
+	if (ready(&src->tr, g)) {
 		m->ready[m->nr_ready++] = s;
 		return 0;
-	}
-	g = gt_table_add(&m->gs, tr.g);
-	if (!g) {
-		gt_fail(err, GT_ERR_ORDER, src->head.off, "out of memory while merging");
-		return -1;
 	}
 	src->next_waiter = g->waiters;
 	g->waiters = s + 1;
@@ -263,19 +209,19 @@ static int advance(struct gt_merge *m, uint32_t s, struct gt_error *err)
 	return src->has_head ? offer(m, s, err) : 0;
 }
 
-int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, struct gt_error *err)
+int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, size_t g_size,
+		  struct gt_error *err)
 {
 	size_t i;
 
 	memset(m, 0, sizeof(*m));
 	m->t = t;
-	gt_table_init(&m->gs, sizeof(struct order_g));
+	gt_table_init(&m->gs, g_size);
 	m->nr_src = t->nr_procs + (t->nr_samples > 0);
 	m->src = calloc(m->nr_src, sizeof(*m->src));
-	m->heap[0] = calloc(m->nr_src, sizeof(*m->heap[0]));
-	m->heap[1] = calloc(m->nr_src, sizeof(*m->heap[1]));
+	m->front = calloc(m->nr_src, sizeof(*m->front));
 	m->ready = calloc(m->nr_src, sizeof(*m->ready));
-	if (!m->src || !m->heap[0] || !m->heap[1] || !m->ready) {
+	if (!m->src || !m->front || !m->ready) {
 		gt_fail(err, GT_ERR_ORDER, 0, "out of memory for %zu Ps", m->nr_src);
 		return -1;
 	}
@@ -291,14 +237,13 @@ int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, struct gt_error 
 void gt_merge_free(struct gt_merge *m)
 {
 	free(m->src);
-	free(m->heap[0]);
-	free(m->heap[1]);
+	free(m->front);
 	free(m->ready);
 	gt_table_free(&m->gs);
 }
 
 /* Gives the sources waiting for @g another look after its state changed. */
-static int wake(struct gt_merge *m, struct order_g *g, struct gt_error *err)
+static int wake(struct gt_merge *m, struct gt_order_g *g, struct gt_error *err)
 {
 	uint32_t s = g->waiters, next;
 
@@ -324,7 +269,7 @@ static const char *seq_str(uint64_t seq, char *buf, size_t size)
 static int stuck(struct gt_merge *m, struct gt_error *err)
 {
 	const struct gt_event *ev = NULL;
-	const struct order_g *g;
+	const struct gt_order_g *g;
 	struct trans tr;
 	char want[24];
 	size_t i;
@@ -344,15 +289,14 @@ static int stuck(struct gt_merge *m, struct gt_error *err)
 	return -1;
 }
 
-/* Go's transition(): the new state of the event's goroutine. */
-static int apply(struct gt_merge *m, const struct gt_event *ev, struct gt_error *err)
+/* Go's transition(): the new state of the goroutine @g of source @src's head @ev. */
+static int apply(struct gt_merge *m, const struct gt_source *src, const struct gt_event *ev,
+		 struct gt_order_g *g, struct gt_error *err)
 {
-	struct trans tr = transition_of(ev);
-	struct order_g *g;
+	struct trans tr = src->tr;
 
 	if (tr.g == UNORDERED)
 		return 0;
-	g = gt_table_get(&m->gs, tr.g);
 	if (!ready(&tr, g)) {
 		gt_fail(err, GT_ERR_ORDER, ev->off, "event sequences are broken: %s at offset %llu "
 			"needs g %llu %s, but another event took that state first (two events "
@@ -360,13 +304,6 @@ static int apply(struct gt_merge *m, const struct gt_event *ev, struct gt_error 
 			(unsigned long long)ev->off, (unsigned long long)tr.g,
 			status_names[tr.init]);
 		return -1;
-	}
-	if (!g) {
-		g = gt_table_add(&m->gs, tr.g);
-		if (!g) {
-			gt_fail(err, GT_ERR_ORDER, ev->off, "out of memory while merging");
-			return -1;
-		}
 	}
 	if (tr.next_seq == NOSEQ)
 		tr.next_seq = g->seq;
@@ -397,13 +334,39 @@ int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err)
 {
 	uint32_t s;
 
-	if (!m->heap_len)
+	if (!m->nr_front)
 		return m->nr_waiting ? stuck(m, err) : 0;
 	s = frontier_pop(m);
 	*ev = m->src[s].head;
-	if (apply(m, ev, err) || advance(m, s, err))
+	m->g = m->src[s].g;
+	m->g_id = m->src[s].tr.g;
+	if (apply(m, &m->src[s], ev, m->g, err) || advance(m, s, err))
 		return -1;
 	frontier_join(m);
 	unlocal(ev);
 	return 1;
+}
+
+void *gt_merge_g(struct gt_merge *m, uint64_t id)
+{
+	if (m->g && m->g_id == id)
+		return m->g;
+	return g_rec(m, id);
+}
+
+/*
+ * GoEnd and GoStop leave a goroutine running for the merge (Go orders
+ * neither) and clear it as the goroutine of its P's later events. From
+ * then on no event can be merged that needs it or changes it: one that
+ * starts, blocks, wakes or creates it waits for ever (and the merge fails
+ * with its state). So once none waits for it, only its sequence number is
+ * kept, for that message. Its record is made again if an event asks.
+ */
+void gt_merge_end(struct gt_merge *m, uint64_t id, struct gt_order_g *g)
+{
+	if (g->status != G_RUNNING || g->waiters || g->seq >> 63)
+		return;
+	if (m->g == g)
+		m->g = NULL;
+	gt_table_drop(&m->gs, id, g, g->seq);
 }

@@ -26,7 +26,10 @@ struct moved {
 	uint64_t off;
 };
 
+/* Per goroutine: the merge's state, the state machines', then the pipeline's. */
 struct pipe_g {
+	struct gt_order_g order;
+	struct gt_state_g state;
 	int64_t last_sysblock;		/* Go's lastSysBlock */
 	int64_t touch_ts;		/* the latest event setting or reading the state */
 	uint64_t touch_off;
@@ -45,9 +48,8 @@ struct pipe {
 	gt_sink_fn fn;
 	void *ctx;
 	int ret;			/* the sink's */
-	struct gt_merge merge;
+	struct gt_merge merge;		/* its records are struct pipe_g */
 	struct gt_state state;
-	struct gt_table gs;		/* goroutine -> struct pipe_g */
 	struct gt_map drop;		/* offsets of futile events */
 	struct gt_error err;		/* the error of the earliest phase */
 	uint64_t idx;
@@ -90,10 +92,15 @@ static void fail(struct pipe *p, enum gt_phase phase, const struct gt_event *ev,
 
 static struct pipe_g *pipe_g(struct pipe *p, uint64_t g, const struct gt_event *ev)
 {
-	struct pipe_g *rec = gt_table_add(&p->gs, g);
+	struct pipe_g *rec = gt_merge_g(&p->merge, g);
 
-	if (!rec)
+	if (!rec) {
 		fail(p, GT_ERR_ORDER, ev, "out of memory for goroutines");
+	} else if (rec->order.ended) {
+		/* All that was left of it: it existed (and is dead). */
+		rec->order.ended = false;
+		rec->state.exists = true;
+	}
 	return rec;
 }
 
@@ -124,8 +131,10 @@ static void syscall_time(struct pipe *p, struct gt_event *ev)
 	}
 	if (ev->type != GT_EV_GO_SYSEXIT || !real)
 		return;
-	g = gt_table_get(&p->gs, ev->g);
-	if (!g || !g->last_sysblock)
+	g = pipe_g(p, ev->g, ev);
+	if (!g)
+		return;
+	if (!g->last_sysblock)
 		fail(p, GT_ERR_SYSCALL, ev, "stray syscall exit: g %llu has a real exit time but "
 		     "no GoSysBlock or GoInSyscall before it", (unsigned long long)ev->g);
 	else if (real < g->last_sysblock)
@@ -143,6 +152,12 @@ static void pseudo_p(const struct pipe *p, struct gt_event *ev)
 		ev->p = GT_P_TIMER;
 	else if (ev->type == GT_EV_GO_SYSEXIT)
 		ev->p = GT_P_SYSCALL;
+}
+
+/* Does the event create or wake the goroutine of args[0]? */
+static bool has_arg_g(unsigned int type)
+{
+	return type == GT_EV_GO_CREATE || type == GT_EV_GO_UNBLOCK;
 }
 
 /* Does the event read or set the state of its goroutine, of args[0]? */
@@ -183,21 +198,35 @@ static bool state_order(struct pipe *p, const struct gt_event *ev)
 		return true;
 	if (!touch(p, ev->g, ev))
 		return false;
-	if (ev->type == GT_EV_GO_CREATE || ev->type == GT_EV_GO_UNBLOCK)
+	if (has_arg_g(ev->type))
 		return touch(p, ev->args[0], ev);
 	return true;
 }
 
 static void emit(struct pipe *p, struct gt_event *ev)
 {
+	struct pipe_g *g = pipe_g(p, ev->g, ev), *arg = NULL;
 	struct gt_error err;
 
-	if (gt_state_event(&p->state, ev, &err)) {
+	if (!g)
+		return;
+	if (has_arg_g(ev->type)) {
+		arg = pipe_g(p, ev->args[0], ev);
+		if (!arg)
+			return;
+	}
+	if (gt_state_event(&p->state, ev, &g->state, arg ? &arg->state : NULL, &err)) {
 		record(p, &err);
 		return;
 	}
 	if (p->fn)
 		p->ret = p->fn(p->ctx, p->t, ev);
+	/* An ended goroutine's events are errors now: its record can go. */
+	if ((ev->type == GT_EV_GO_END || ev->type == GT_EV_GO_STOP) &&
+	    gt_state_g_gone(&g->state)) {
+		gt_state_g_free(&g->state);
+		gt_merge_end(&p->merge, ev->g, &g->order);
+	}
 }
 
 static bool moved_add(struct pipe *p, const struct gt_event *ev)
@@ -261,21 +290,35 @@ static void process(struct pipe *p, struct gt_event *ev)
 
 static int pipe_init(struct pipe *p, struct gt_trace *t, struct gt_error *err)
 {
-	gt_table_init(&p->gs, sizeof(struct pipe_g));
+	struct pipe_g *g0;
+
 	gt_map_init(&p->drop);
 	p->t = t;
 	if (t->nr_futile && gt_futile_scan(t, &p->drop, err))
 		return -1;
-	if (gt_state_init(&p->state, t, err))
+	if (gt_merge_init(&p->merge, t, sizeof(struct pipe_g), err))
 		return -1;
-	return gt_merge_init(&p->merge, t, err);
+	g0 = gt_merge_g(&p->merge, 0);
+	if (!g0) {
+		gt_fail(err, GT_ERR_STATE, 0, "out of memory");
+		return -1;
+	}
+	gt_state_init(&p->state, t, &g0->state);
+	return 0;
+}
+
+static void free_g(void *rec, uint64_t key, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	gt_state_g_free(&((struct pipe_g *)rec)->state);
 }
 
 static void pipe_free(struct pipe *p)
 {
+	gt_table_each(&p->merge.gs, free_g, NULL);
 	gt_merge_free(&p->merge);
 	gt_state_free(&p->state);
-	gt_table_free(&p->gs);
 	gt_map_free(&p->drop);
 }
 

@@ -15,20 +15,9 @@ enum { G_DEAD, G_RUNNABLE, G_RUNNING, G_WAITING };
 
 static const char *const state_names[] = { "dead", "runnable", "running", "waiting" };
 
-struct region {
+struct gt_region {
 	uint64_t task;
 	uint64_t name;			/* string id; compared by content */
-};
-
-struct state_g {
-	uint8_t state;
-	uint8_t ev_type;		/* type of Go's g.ev, 0 = none */
-	bool exists;			/* a key in Go's gs map */
-	bool has_create;		/* not started since its GoCreate */
-	bool mark_assist;
-	uint64_t create_stk;
-	struct region *regions;
-	uint32_t nr_regions, cap_regions;
 };
 
 struct state_p {
@@ -53,43 +42,34 @@ static void fail(struct gt_state *s, const struct gt_event *ev, struct gt_error 
 		(unsigned long long)ev->g, msg);
 }
 
-int gt_state_init(struct gt_state *s, const struct gt_trace *t, struct gt_error *err)
+void gt_state_init(struct gt_state *s, const struct gt_trace *t, struct gt_state_g *g0)
 {
-	struct state_g *g0;
-
 	memset(s, 0, sizeof(*s));
 	s->t = t;
-	gt_table_init(&s->gs, sizeof(struct state_g));
 	gt_table_init(&s->ps, sizeof(struct state_p));
 	gt_map_init(&s->tasks);
-	/* G 0, "no goroutine", is always running. */
-	g0 = gt_table_add(&s->gs, 0);
-	if (!g0) {
-		gt_fail(err, GT_ERR_STATE, 0, "out of memory");
-		return -1;
-	}
 	g0->state = G_RUNNING;
 	g0->exists = true;
-	return 0;
 }
 
-static void free_regions(void *rec, uint64_t key, void *ctx)
+void gt_state_g_free(struct gt_state_g *g)
 {
-	(void)key;
-	(void)ctx;
-	free(((struct state_g *)rec)->regions);
+	free(g->regions);
+}
+
+bool gt_state_g_gone(const struct gt_state_g *g)
+{
+	return g->state == G_DEAD && !g->nr_regions && !g->mark_assist;
 }
 
 void gt_state_free(struct gt_state *s)
 {
-	gt_table_each(&s->gs, free_regions, NULL);
-	gt_table_free(&s->gs);
 	gt_table_free(&s->ps);
 	gt_map_free(&s->tasks);
 }
 
 /* Go's checkRunning(): the event's goroutine runs, on the event's P. */
-static int check_running(struct gt_state *s, const struct state_p *p, const struct state_g *g,
+static int check_running(struct gt_state *s, const struct state_p *p, const struct gt_state_g *g,
 			 const struct gt_event *ev, bool allow_g0, struct gt_error *err)
 {
 	if (g->state != G_RUNNING)
@@ -114,10 +94,10 @@ static bool strings_equal(const struct gt_trace *t, uint64_t a, uint64_t b)
 	return la == lb && !memcmp(sa, sb, la);
 }
 
-static int region_push(struct gt_state *s, struct state_g *g, const struct gt_event *ev,
+static int region_push(struct gt_state *s, struct gt_state_g *g, const struct gt_event *ev,
 		       struct gt_error *err)
 {
-	struct region *r;
+	struct gt_region *r;
 
 	if (g->nr_regions == g->cap_regions) {
 		g->cap_regions = g->cap_regions ? 2 * g->cap_regions : 4;
@@ -128,14 +108,14 @@ static int region_push(struct gt_state *s, struct state_g *g, const struct gt_ev
 		}
 		g->regions = r;
 	}
-	g->regions[g->nr_regions++] = (struct region){ ev->args[0], ev->args[2] };
+	g->regions[g->nr_regions++] = (struct gt_region){ ev->args[0], ev->args[2] };
 	return 0;
 }
 
-static int user_region(struct gt_state *s, struct state_g *g, const struct gt_event *ev,
+static int user_region(struct gt_state *s, struct gt_state_g *g, const struct gt_event *ev,
 		       struct gt_error *err)
 {
-	const struct region *top;
+	const struct gt_region *top;
 
 	if (ev->args[1] == 0)
 		return region_push(s, g, ev, err);
@@ -248,18 +228,11 @@ static int proc_event(struct gt_state *s, struct state_p *p, const struct gt_eve
 	return 0;
 }
 
-static int go_create(struct gt_state *s, const struct state_p *p, const struct state_g *g,
-		     const struct gt_event *ev, struct gt_error *err)
+static int go_create(struct gt_state *s, const struct state_p *p, const struct gt_state_g *g,
+		     struct gt_state_g *ng, const struct gt_event *ev, struct gt_error *err)
 {
-	struct state_g *ng;
-
 	if (check_running(s, p, g, ev, true, err))
 		return -1;
-	ng = gt_table_add(&s->gs, ev->args[0]);
-	if (!ng) {
-		fail(s, ev, err, "out of memory for goroutines");
-		return -1;
-	}
 	if (ng->exists) {
 		fail(s, ev, err, "g %llu already exists: a goroutine id can be created only once "
 		     "in a trace", (unsigned long long)ev->args[0]);
@@ -274,7 +247,7 @@ static int go_create(struct gt_state *s, const struct state_p *p, const struct s
 	return 0;
 }
 
-static int go_start(struct gt_state *s, struct state_p *p, struct state_g *g,
+static int go_start(struct gt_state *s, struct state_p *p, struct gt_state_g *g,
 		    struct gt_event *ev, struct gt_error *err)
 {
 	if (g->state != G_RUNNABLE) {
@@ -298,11 +271,9 @@ static int go_start(struct gt_state *s, struct state_p *p, struct state_g *g,
 	return 0;
 }
 
-static int go_unblock(struct gt_state *s, const struct state_p *p, const struct state_g *g,
-		      struct gt_event *ev, struct gt_error *err)
+static int go_unblock(struct gt_state *s, const struct state_p *p, const struct gt_state_g *g,
+		      struct gt_state_g *target, struct gt_event *ev, struct gt_error *err)
 {
-	struct state_g *target = gt_table_get(&s->gs, ev->args[0]);
-
 	if (g->state != G_RUNNING) {
 		fail(s, ev, err, "g %llu is not running while unpark (it is %s)",
 		     (unsigned long long)ev->g, state_names[g->state]);
@@ -313,9 +284,9 @@ static int go_unblock(struct gt_state *s, const struct state_p *p, const struct 
 		     (long long)ev->p, (unsigned long long)ev->g);
 		return -1;
 	}
-	if (!target || target->state != G_WAITING) {
+	if (target->state != G_WAITING) {
 		fail(s, ev, err, "g %llu is not waiting before unpark (it is %s)",
-		     (unsigned long long)ev->args[0], state_names[target ? target->state : G_DEAD]);
+		     (unsigned long long)ev->args[0], state_names[target->state]);
 		return -1;
 	}
 	if (target->ev_type == GT_EV_GO_BLOCK_NET && ev->p != GT_P_TIMER)
@@ -327,7 +298,7 @@ static int go_unblock(struct gt_state *s, const struct state_p *p, const struct 
 }
 
 /* A running goroutine stops running on its P: to @state. */
-static int go_stop(struct gt_state *s, struct state_p *p, struct state_g *g,
+static int go_stop(struct gt_state *s, struct state_p *p, struct gt_state_g *g,
 		   const struct gt_event *ev, uint8_t state, struct gt_error *err)
 {
 	if (check_running(s, p, g, ev, false, err))
@@ -343,7 +314,7 @@ static int go_stop(struct gt_state *s, struct state_p *p, struct state_g *g,
 }
 
 /* Before tracing started: the goroutine waits, or is in a syscall. */
-static int go_status(struct gt_state *s, struct state_g *g, const struct gt_event *ev,
+static int go_status(struct gt_state *s, struct gt_state_g *g, const struct gt_event *ev,
 		     struct gt_error *err)
 {
 	if (g->state != G_RUNNABLE) {
@@ -357,7 +328,7 @@ static int go_status(struct gt_state *s, struct state_g *g, const struct gt_even
 	return 0;
 }
 
-static int go_sysexit(struct gt_state *s, struct state_g *g, const struct gt_event *ev,
+static int go_sysexit(struct gt_state *s, struct gt_state_g *g, const struct gt_event *ev,
 		      struct gt_error *err)
 {
 	if (g->state != G_WAITING) {
@@ -370,7 +341,7 @@ static int go_sysexit(struct gt_state *s, struct state_g *g, const struct gt_eve
 	return 0;
 }
 
-static int mark_assist(struct gt_state *s, struct state_g *g, const struct gt_event *ev,
+static int mark_assist(struct gt_state *s, struct gt_state_g *g, const struct gt_event *ev,
 		       struct gt_error *err)
 {
 	if (ev->type == GT_EV_GC_MARK_ASSIST_DONE) {
@@ -386,12 +357,12 @@ static int mark_assist(struct gt_state *s, struct state_g *g, const struct gt_ev
 	return 0;
 }
 
-static int go_event(struct gt_state *s, struct state_p *p, struct state_g *g,
-		    struct gt_event *ev, struct gt_error *err)
+static int go_event(struct gt_state *s, struct state_p *p, struct gt_state_g *g,
+		    struct gt_state_g *arg, struct gt_event *ev, struct gt_error *err)
 {
 	switch (ev->type) {
 	case GT_EV_GO_CREATE:
-		return go_create(s, p, g, ev, err);
+		return go_create(s, p, g, arg, ev, err);
 	case GT_EV_GO_START:
 	case GT_EV_GO_START_LABEL:
 		return go_start(s, p, g, ev, err);
@@ -413,7 +384,7 @@ static int go_event(struct gt_state *s, struct state_p *p, struct state_g *g,
 	case GT_EV_GO_SYSBLOCK:
 		return go_stop(s, p, g, ev, G_WAITING, err);
 	case GT_EV_GO_UNBLOCK:
-		return go_unblock(s, p, g, ev, err);
+		return go_unblock(s, p, g, arg, ev, err);
 	case GT_EV_GO_SYSCALL:
 		if (check_running(s, p, g, ev, false, err))
 			return -1;
@@ -439,17 +410,17 @@ static int go_event(struct gt_state *s, struct state_p *p, struct state_g *g,
 	return gc_event(s, p, ev, err);
 }
 
-int gt_state_event(struct gt_state *s, struct gt_event *ev, struct gt_error *err)
+int gt_state_event(struct gt_state *s, struct gt_event *ev, struct gt_state_g *g,
+		   struct gt_state_g *arg, struct gt_error *err)
 {
 	int64_t p_id = ev->p;
-	struct state_g *g = gt_table_add(&s->gs, ev->g);
 	struct state_p *p = gt_table_add(&s->ps, (uint64_t)p_id), *moved;
 
-	if (!g || !p) {
-		fail(s, ev, err, "out of memory for goroutines and Ps");
+	if (!p) {
+		fail(s, ev, err, "out of memory for Ps");
 		return -1;
 	}
-	if (go_event(s, p, g, ev, err))
+	if (go_event(s, p, g, arg, ev, err))
 		return -1;
 	g->exists = true;
 	if (ev->p == p_id)

@@ -5,8 +5,10 @@
  * reasons, wake each other and make blocking syscalls, one global clock,
  * per-P batches of 32 KiB as the Go runtime writes them. With -f 26, a
  * Go 1.26 trace instead (gen_trace2.c), of generations of GEN_MIB (4) each;
- * with -f 25, the same as a Go 1.25 trace.
- * Usage: gen_trace [-f 19|25|26] [-g GEN_MIB] FILE MEGABYTES [NPROCS [NGS]]
+ * with -f 25, the same as a Go 1.25 trace. With -e PCT (go 1.19), PCT % of
+ * the goroutines that stop end instead, after creating the goroutine that
+ * takes their place (a new id, as for a thread that renames itself).
+ * Usage: gen_trace [-f 19|25|26] [-g GEN_MIB] [-e PCT] FILE MEGABYTES [NPROCS [NGS]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@
 enum { RUNNABLE, RUNNING, BLOCKED, SYSCALL };
 
 struct g {
+	uint64_t id;		/* the goroutine in this slot now */
 	uint64_t seq;
 	int state;
 	uint64_t since;		/* when it entered a syscall */
@@ -41,6 +44,7 @@ struct sim {
 	unsigned int nprocs;
 	struct g *gs;
 	uint64_t ngs, now, rng;
+	unsigned int end_pct;
 	uint64_t *queue;	/* runnable goroutines, a ring */
 	uint64_t head, tail;
 };
@@ -87,7 +91,7 @@ static void start(struct sim *s, unsigned int p)
 	uint64_t g = s->queue[s->head++ % s->ngs], d;
 	struct tbuf *b = event(s, p, &d);
 
-	TB_EV(b, GT_EV_GO_START, d, g, s->gs[g].seq++);
+	TB_EV(b, GT_EV_GO_START, d, s->gs[g].id, s->gs[g].seq++);
 	s->gs[g].state = RUNNING;
 	s->ps[p].g = g;
 }
@@ -101,11 +105,12 @@ static void wake_one(struct sim *s, unsigned int p)
 
 	if (gd->state == BLOCKED) {
 		b = event(s, p, &d);
-		TB_EV(b, GT_EV_GO_UNBLOCK, d, g, gd->seq++, 1 + rnd(s, NR_STACKS));
+		TB_EV(b, GT_EV_GO_UNBLOCK, d, gd->id, gd->seq++, 1 + rnd(s, NR_STACKS));
 		make_runnable(s, g);
 	} else if (gd->state == SYSCALL) {
 		b = event(s, p, &d);
-		TB_EV(b, GT_EV_GO_SYSEXIT, d, g, gd->seq++, gd->since + 1 + rnd(s, s->now - gd->since));
+		TB_EV(b, GT_EV_GO_SYSEXIT, d, gd->id, gd->seq++,
+		      gd->since + 1 + rnd(s, s->now - gd->since));
 		make_runnable(s, g);
 	}
 }
@@ -120,7 +125,16 @@ static void stop(struct sim *s, unsigned int p)
 	struct tbuf *b = event(s, p, &d);
 
 	s->ps[p].g = 0;
-	if (r < 45) {
+	if (s->end_pct && rnd(s, 100) < s->end_pct) {
+		/* Its successor in the slot first, then its end. */
+		TB_EV(b, GT_EV_GO_CREATE, d, s->gs[g].id + s->ngs, 1 + g % NR_STACKS,
+		      1 + rnd(s, NR_STACKS));
+		b = event(s, p, &d);
+		TB_EV(b, GT_EV_GO_END, d);
+		s->gs[g].id += s->ngs;
+		s->gs[g].seq = 1;
+		make_runnable(s, g);
+	} else if (r < 45) {
 		TB_EV(b, r < 40 ? GT_EV_GO_SCHED : GT_EV_GO_PREEMPT, d, 1 + rnd(s, NR_STACKS));
 		make_runnable(s, g);
 	} else if (r < 85) {
@@ -156,6 +170,7 @@ static void setup(struct sim *s)
 	for (g = 1; g < s->ngs; g++) {
 		b = event(s, 0, &d);
 		TB_EV(b, GT_EV_GO_CREATE, d, g, 1 + g % NR_STACKS, 0);
+		s->gs[g].id = g;
 		s->gs[g].seq = 1;
 		make_runnable(s, g);
 	}
@@ -198,7 +213,7 @@ static void footer(struct sim *s)
 static void gen_trace(const struct gen_opts *o)
 {
 	struct sim s = { .rng = 0x2545f4914f6cdd1dULL, .out = o->out, .target = o->target,
-			 .nprocs = o->nprocs, .ngs = o->ngs };
+			 .nprocs = o->nprocs, .ngs = o->ngs, .end_pct = o->end_pct };
 	struct tbuf hdr = { 0 };
 	unsigned int p;
 
@@ -227,7 +242,8 @@ static void gen_trace(const struct gen_opts *o)
 
 static int usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-f 19|25|26] [-g GEN_MIB] FILE MEGABYTES [NPROCS [NGS]]\n",
+	fprintf(stderr,
+		"usage: %s [-f 19|25|26] [-g GEN_MIB] [-e PCT] FILE MEGABYTES [NPROCS [NGS]]\n",
 		prog);
 	return EXIT_FAILURE;
 }
@@ -238,9 +254,11 @@ int main(int argc, char *argv[])
 	const char *prog = argv[0];
 	int c;
 
-	while ((c = getopt(argc, argv, "f:g:")) != -1) {
+	while ((c = getopt(argc, argv, "f:g:e:")) != -1) {
 		if (c == 'f')
 			o.minor = atoi(optarg);
+		else if (c == 'e')
+			o.end_pct = (unsigned int)atoi(optarg);
 		else if (c == 'g')
 			o.gen_bytes = strtoull(optarg, NULL, 10) << 20;
 		else
@@ -248,7 +266,8 @@ int main(int argc, char *argv[])
 	}
 	argv += optind;
 	argc -= optind;
-	if (argc < 2 || (o.minor != 19 && o.minor != 25 && o.minor != 26))
+	if (argc < 2 || (o.minor != 19 && o.minor != 25 && o.minor != 26) ||
+	    o.end_pct > 100 || (o.end_pct && o.minor != 19))
 		return usage(prog);
 	o.target = strtoull(argv[1], NULL, 10) << 20;
 	if (argc > 2)

@@ -14,6 +14,7 @@ struct gen_opts {
 	int minor;		/* Go 1.25 or 1.26: its header; 1.25 has no EndOfGeneration */
 	unsigned int nprocs;
 	uint64_t ngs;
+	unsigned int end_pct;	/* go 1.19: % of stops that end the goroutine */
 };
 
 /* xorshift64: a pseudo-random number below @n. */
