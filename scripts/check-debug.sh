@@ -133,7 +133,7 @@ for kver in $kvers; do
 		continue
 	fi
 	case "$kver" in
-	*-gotrace-debug) kmemleak=required guest_env=$DEBUG_ENV ;;
+	*-gotrace-debug | *-gotrace-kcsan) kmemleak=required guest_env=$DEBUG_ENV ;;
 	*) kmemleak=if-present guest_env=$RT_ENV ;;
 	esac
 	rc=0

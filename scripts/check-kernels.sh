@@ -11,7 +11,9 @@
 # when the host lacks it, with W=1 and no compiler warning: scripts/vm-module.sh; the whole
 # selftest suite, the CLI guest and the ftrace oracle in a guest of each; Go's readers on
 # every trace; the last kernel, 7.3, streams the 1 GiB long run); then scripts/check-debug.sh
-# (the debug kernel and Debian 12's PREEMPT_RT kernel). Results: build/check and
+# on the debug kernel (KASAN), the KCSAN kernel (scripts/debug-kernel.sh --kcsan: the data
+# race detector, which excludes KASAN; built once, about 20 minutes, then cached) and Debian
+# 12's PREEMPT_RT kernel, each failing on any kernel report. Results: build/check and
 # build/check-debug, as make check's. Several hours on a 2-core machine.
 #
 # Exit status: 0 when both halves passed, 1 otherwise.
@@ -27,5 +29,10 @@ kvers=$("$ROOT/scripts/kernels.sh" --all) || {
 echo "check-kernels.sh: kernels:" $kvers
 rc=0
 GOTRACE_KERNELS=$kvers "$ROOT/scripts/check.sh" || rc=1
-"$ROOT/scripts/check-debug.sh" || rc=1
+debug=$("$ROOT/scripts/debug-kernel.sh") && kcsan=$("$ROOT/scripts/debug-kernel.sh" --kcsan) &&
+	rt=$("$ROOT/scripts/kernels.sh" --rt) || {
+	echo "check-kernels.sh: a debug kernel or the -rt kernel is missing; see the messages above" >&2
+	exit 1
+}
+GOTRACE_DEBUG_KERNELS="$debug $kcsan $rt" "$ROOT/scripts/check-debug.sh" || rc=1
 exit $rc

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build (once) gotrace's debug kernel and make it bootable by scripts/vm.sh; print its KVER.
 #
-# Usage: scripts/debug-kernel.sh [--kver | --background]
+# Usage: scripts/debug-kernel.sh [--kcsan] [--kver | --background]
 #
+#   --kcsan      the KCSAN kernel instead: scripts/kcsan-kernel.config merged over the debug
+#                kernel's fragment (KCSAN for KASAN, which exclude each other), cached
+#                beside it under its own key and lock
 #   (no option)  build the kernel unless it is cached, install it as build/kernels/<KVER>/
 #                (boot/vmlinuz-<KVER>, lib/modules/<KVER>/, kdir: its build tree, as
 #                scripts/kernels.sh lays out Debian's kernels), print <KVER>
@@ -31,6 +34,15 @@ set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 FRAGMENT="$ROOT/scripts/debug-kernel.config"
+# The fragments merged onto allnoconfig, in order: a later one's options win.
+FRAGMENTS=$FRAGMENT
+# The variant: its option, and the suffix of its background log and lock in the cache.
+variant="" suffix=""
+if [ "${1:-}" = --kcsan ]; then
+	FRAGMENTS="$FRAGMENT $ROOT/scripts/kcsan-kernel.config"
+	variant=--kcsan suffix=-kcsan
+	shift
+fi
 SRC_TAR=/usr/src/linux-source-6.1.tar.xz
 CACHE=${GOTRACE_DEBUG_KERNEL_CACHE:-/var/cache/gotrace/debug-kernel}
 JOBS=${GOTRACE_DEBUG_KERNEL_JOBS:-2}
@@ -66,13 +78,16 @@ need_tools() {
 		die "apt-get install$missing failed; run apt-get update and try again"
 }
 
-[ -f "$FRAGMENT" ] || die "$FRAGMENT is missing"
+for f in $FRAGMENTS; do
+	[ -f "$f" ] || die "$f is missing"
+done
 [ -f "$SRC_TAR" ] || die "$SRC_TAR is missing; run scripts/deps.sh (package linux-source-6.1)"
 command -v gcc >/dev/null || die "gcc not found; run scripts/deps.sh"
 src_ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
 	die "package linux-source-6.1 is not installed; run scripts/deps.sh"
+# shellcheck disable=SC2086 # one word per fragment
 key=$({
-	cat "$FRAGMENT"
+	cat $FRAGMENTS
 	echo "linux-source-6.1 $src_ver"
 	gcc --version | head -n 1
 	echo "$RECIPE"
@@ -85,7 +100,8 @@ kver() {
 		$1 == "VERSION" { v = $3 } $1 == "PATCHLEVEL" { p = $3 }
 		$1 == "SUBLEVEL" { s = $3 } $1 == "EXTRAVERSION" { e = $3 }
 		END { printf "%s.%s.%s%s", v, p, s, e }')
-	local_ver=$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "$FRAGMENT")
+	# shellcheck disable=SC2086 # one word per fragment
+	local_ver=$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' $FRAGMENTS | tail -n 1)
 	echo "$version$local_ver"
 }
 
@@ -99,24 +115,36 @@ if [ "${1:-}" = --kver ]; then
 fi
 if [ "${1:-}" = --background ]; then
 	mkdir -p "$CACHE"
-	log "building in the background at idle priority; log: $CACHE/background.log"
-	setsid chrt --idle 0 nice -n 19 "$0" > "$CACHE/background.log" 2>&1 < /dev/null &
+	log "building in the background at idle priority; log: $CACHE/background$suffix.log"
+	# shellcheck disable=SC2086 # no word without a variant
+	setsid chrt --idle 0 nice -n 19 "$0" $variant > "$CACHE/background$suffix.log" 2>&1 \
+		< /dev/null &
 	echo $!
 	exit 0
 fi
 [ $# -eq 0 ] || die "unknown argument '$1'; usage: $0 [--kver | --background]"
 
-# Check that every option of the fragment is in .config as written.
+# The fragments' options as the merge leaves them, the last setting of each: "CONFIG_X=v"
+# or "CONFIG_X is not set".
+wanted() {
+	# shellcheck disable=SC2086 # one word per fragment
+	sed -n -e 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)$/\1 =\2/p' \
+		-e 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$/\1 n/p' $FRAGMENTS |
+		awk '{ v[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; o[n++] = $1 } }
+			END { for (i = 0; i < n; i++) print o[i] v[o[i]] }'
+}
+
+# Check that every option of the fragments is in .config as the last one wrote it.
 check_config() {
 	bad=""
-	for line in $(grep -E '^CONFIG_[A-Z0-9_]+=' "$FRAGMENT" | tr -d ' '); do
-		grep -qxF "$line" "$1" || bad="$bad ${line%%=*}"
-	done
-	for opt in $(sed -n 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$/\1/p' "$FRAGMENT"); do
-		! grep -q "^$opt=" "$1" || bad="$bad $opt"
+	for line in $(wanted | tr -d ' '); do
+		case "$line" in
+		*=*) grep -qxF "$line" "$1" || bad="$bad ${line%%=*}" ;;
+		*n) ! grep -q "^${line%n}=" "$1" || bad="$bad ${line%n}" ;;
+		esac
 	done
 	[ -z "$bad" ] ||
-		die "options of $FRAGMENT that make olddefconfig changed (a dependency is missing; see $1):$bad"
+		die "options of $FRAGMENTS that make olddefconfig changed (a dependency is missing; see $1):$bad"
 }
 
 build() {
@@ -128,11 +156,12 @@ build() {
 	tar -xJf "$SRC_TAR" -C "$dir/src" --strip-components=1 ||
 		die "cannot extract $SRC_TAR; reinstall linux-source-6.1"
 	mk="make -C $dir/src O=$dir/build ARCH=x86_64"
-	log "configuring: allnoconfig + $FRAGMENT"
+	log "configuring: allnoconfig + $FRAGMENTS"
+	# shellcheck disable=SC2086 # one word per fragment
 	{
 		$mk allnoconfig &&
 		KCONFIG_CONFIG="$dir/build/.config" "$dir/src/scripts/kconfig/merge_config.sh" \
-			-m -O "$dir/build" "$dir/build/.config" "$FRAGMENT" &&
+			-m -O "$dir/build" "$dir/build/.config" $FRAGMENTS &&
 		$mk olddefconfig
 	} > "$dir/build.log" 2>&1 || {
 		tail -n 20 "$dir/build.log" >&2
@@ -158,7 +187,7 @@ build() {
 }
 
 mkdir -p "$CACHE"
-exec 9> "$CACHE/.lock"
+exec 9> "$CACHE/.lock$suffix"
 flock 9
 if [ ! -s "$dir/kver" ] || [ ! -f "$dir/build/Module.symvers" ]; then
 	build
