@@ -29,10 +29,11 @@ kvers=$("$ROOT/scripts/kernels.sh" --all) || {
 echo "check-kernels.sh: kernels:" $kvers
 rc=0
 GOTRACE_KERNELS=$kvers "$ROOT/scripts/check.sh" || rc=1
-debug=$("$ROOT/scripts/debug-kernel.sh") && kcsan=$("$ROOT/scripts/debug-kernel.sh" --kcsan) &&
-	rt=$("$ROOT/scripts/kernels.sh" --rt) || {
+if ! debug=$("$ROOT/scripts/debug-kernel.sh") ||
+	! kcsan=$("$ROOT/scripts/debug-kernel.sh" --kcsan) ||
+	! rt=$("$ROOT/scripts/kernels.sh" --rt); then
 	echo "check-kernels.sh: a debug kernel or the -rt kernel is missing; see the messages above" >&2
 	exit 1
-}
+fi
 GOTRACE_DEBUG_KERNELS="$debug $kcsan $rt" "$ROOT/scripts/check-debug.sh" || rc=1
 exit $rc
