@@ -7,9 +7,8 @@
  * sweep or stop-the-world under way), renumbers the sequence numbers from
  * there, and closes with its running goroutines and Ps stopped. One pass:
  * the pieces are written under temporary names and renamed once the whole
- * trace proved valid. Memory: per live goroutine, P and piece, an index
- * slot per ended goroutine (which keeps the snapshots in the order the
- * table had), and the used strings and stacks of the piece being written.
+ * trace proved valid. Memory: per live goroutine, P and piece, and the used
+ * strings and stacks of the piece being written.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -229,29 +228,56 @@ static int synth(struct split1 *sp, struct s1_p *p, int64_t ts, uint8_t type, ui
 	return put(sp, p, &e, ts);
 }
 
-struct snap {
-	struct split1 *sp;
-	struct s1_p *p;
-	int ret;
+/* A live goroutine of the opening state. */
+struct snap_g {
+	uint64_t id;
+	struct s1_g *g;
 };
 
-/* A live goroutine created, and waiting or in a syscall if it is. */
-static void snap_g(void *rec, uint64_t id, void *ctx)
+static void snap_add(void *rec, uint64_t id, void *ctx)
 {
-	struct snap *s = ctx;
-	struct split1 *sp = s->sp;
-	struct s1_g *g = rec;
+	struct snap_g **next = ctx;
+
+	*(*next)++ = (struct snap_g){ id, rec };
+}
+
+static int snap_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct snap_g *)a)->id, y = ((const struct snap_g *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A live goroutine created, and waiting or in a syscall if it is. */
+static int snap_g(struct split1 *sp, struct s1_p *p, uint64_t id, struct s1_g *g)
+{
 	uint8_t type = g->syscall ? GT_EV_GO_IN_SYSCALL : GT_EV_GO_WAITING;
 
-	if (g->status == G_DEAD || s->ret)
-		return;
 	g->seq = 1;
-	s->ret = synth(sp, s->p, sp->synth_ts, GT_EV_GO_CREATE, id, g->new_stk, g->stk);
-	if (g->status != G_WAITING || s->ret)
-		return;
+	if (synth(sp, p, sp->synth_ts, GT_EV_GO_CREATE, id, g->new_stk, g->stk))
+		return -1;
+	if (g->status != G_WAITING)
+		return 0;
 	g->seq = 2;
 	g->sys_ts = sp->synth_ts;
-	s->ret = synth(sp, s->p, sp->synth_ts, type, id, 0, 0);
+	return synth(sp, p, sp->synth_ts, type, id, 0, 0);
+}
+
+/* The live goroutines, by id (the same order whatever the table's history). */
+static int snap_gs(struct split1 *sp, struct s1_p *p)
+{
+	size_t i, n = gt_table_len(&sp->gs);
+	struct snap_g *gs = malloc((n ? n : 1) * sizeof(*gs)), *next = gs;
+	int ret = 0;
+
+	if (!gs)
+		return oom();
+	gt_table_each(&sp->gs, snap_add, &next);
+	qsort(gs, n, sizeof(*gs), snap_cmp);
+	for (i = 0; i < n && !ret; i++)
+		ret = snap_g(sp, p, gs[i].id, gs[i].g);
+	free(gs);
+	return ret;
 }
 
 /* Each P started, sweeping and running its goroutine, if it was. */
@@ -283,11 +309,9 @@ static int snap_ps(struct split1 *sp)
 /* The piece's opening state, on P @p (that of its first event) but for what is per P. */
 static int snapshot(struct split1 *sp, struct s1_p *p)
 {
-	struct snap s = { sp, p, 0 };
 	int64_t ts = sp->synth_ts;
 
-	gt_table_each(&sp->gs, snap_g, &s);
-	if (s.ret || snap_ps(sp))
+	if (snap_gs(sp, p) || snap_ps(sp))
 		return -1;
 	if (sp->gc && synth(sp, p, ts, GT_EV_GC_START, sp->gc_seq++, 0, 0))
 		return -1;
@@ -532,10 +556,10 @@ static int go_event(struct split1 *sp, struct gt_event *e, struct s1_p *p)
 		return 0;
 	case GT_EV_GO_END:
 	case GT_EV_GO_STOP:
-		/* Nothing names it again in a valid trace: only its id stays, for the order. */
+		/* Nothing names it again in a valid trace. */
 		g = g_get(sp, e->g);
 		g_status(g, p, G_DEAD);
-		gt_table_drop(&sp->gs, e->g, g, 0);
+		gt_table_drop(&sp->gs, e->g, g);
 		return 0;
 	case GT_EV_GO_SCHED:
 	case GT_EV_GO_PREEMPT:

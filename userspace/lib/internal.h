@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "gtrace.h"
+#include "idset.h"
 #include "map.h"
 #include "table.h"
 
@@ -126,7 +127,7 @@ struct gt_source;
 struct gt_order_g {
 	uint64_t seq;
 	uint8_t status;
-	bool ended;			/* made again after gt_merge_end() dropped it */
+	bool ended;			/* made again after gt_merge_end(): seq is lost */
 	uint32_t waiters;		/* first source waiting + 1, or 0 */
 };
 
@@ -140,6 +141,7 @@ struct gt_merge {
 	size_t nr_ready;
 	size_t nr_waiting;		/* sources whose head waits for a goroutine */
 	struct gt_table gs;		/* goroutine -> record, a struct gt_order_g first */
+	struct gt_idset ended;		/* goroutines whose record gt_merge_end() dropped */
 	struct gt_order_g *g;		/* the record of the last event's goroutine, */
 	uint64_t g_id;			/* if it has one (NULL: unordered) */
 };
@@ -151,7 +153,7 @@ int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, size_t g_size,
 int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err);
 /*
  * The record of goroutine @id, created zeroed if new, NULL if out of memory;
- * ended set if it was made again from what gt_merge_end() kept.
+ * running with ended set if gt_merge_end() had dropped it.
  */
 void *gt_merge_g(struct gt_merge *m, uint64_t id);
 /* Goroutine @id (record @g) ended: its record goes if no event can change it. */

@@ -162,14 +162,15 @@ static void frontier_join(struct gt_merge *m)
 	m->nr_ready = 0;
 }
 
-/* The record of goroutine @id, made again from its sequence number if it ended. */
+/* The record of goroutine @id, made again (running, as it ended) if it ended. */
 static struct gt_order_g *g_rec(struct gt_merge *m, uint64_t id)
 {
-	uint64_t kept;
-	struct gt_order_g *g = gt_table_revive(&m->gs, id, &kept);
+	struct gt_order_g *g = gt_table_get(&m->gs, id);
 
-	if (g && kept) {
-		g->seq = kept - 1;
+	if (g)
+		return g;
+	g = gt_table_add(&m->gs, id);
+	if (g && gt_idset_take(&m->ended, id)) {
 		g->status = G_RUNNING;
 		g->ended = true;
 	}
@@ -217,6 +218,7 @@ int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, size_t g_size,
 	memset(m, 0, sizeof(*m));
 	m->t = t;
 	gt_table_init(&m->gs, g_size);
+	gt_idset_init(&m->ended);
 	m->nr_src = t->nr_procs + (t->nr_samples > 0);
 	m->src = calloc(m->nr_src, sizeof(*m->src));
 	m->front = calloc(m->nr_src, sizeof(*m->front));
@@ -240,6 +242,7 @@ void gt_merge_free(struct gt_merge *m)
 	free(m->front);
 	free(m->ready);
 	gt_table_free(&m->gs);
+	gt_idset_free(&m->ended);
 }
 
 /* Gives the sources waiting for @g another look after its state changed. */
@@ -270,8 +273,8 @@ static int stuck(struct gt_merge *m, struct gt_error *err)
 {
 	const struct gt_event *ev = NULL;
 	const struct gt_order_g *g;
+	char want[24], have[64];
 	struct trans tr;
-	char want[24];
 	size_t i;
 
 	for (i = 0; i < m->nr_src; i++)
@@ -279,13 +282,17 @@ static int stuck(struct gt_merge *m, struct gt_error *err)
 			ev = &m->src[i].head;
 	tr = transition_of(ev);
 	g = gt_table_get(&m->gs, tr.g);
+	if (g && g->ended)
+		snprintf(have, sizeof(have), "has ended (running for good, its seq not kept)");
+	else
+		snprintf(have, sizeof(have), "is %s with seq %llu", status_names[g ? g->status :
+			 G_DEAD], (unsigned long long)(g ? g->seq : 0));
 	gt_fail(err, GT_ERR_ORDER, ev->off, "no consistent ordering of events possible: %s at "
-		"offset %llu (P %lld) needs g %llu %s with seq %s, but g %llu is %s with seq %llu "
-		"and no other P's next event can change that",
-		gt_event_name(m->t, ev->type), (unsigned long long)ev->off, (long long)ev->p,
-		(unsigned long long)tr.g, status_names[tr.init], seq_str(tr.init_seq, want,
-		sizeof(want)), (unsigned long long)tr.g, status_names[g ? g->status : G_DEAD],
-		(unsigned long long)(g ? g->seq : 0));
+		"offset %llu (P %lld) needs g %llu %s with seq %s, but g %llu %s and no other "
+		"P's next event can change that", gt_event_name(m->t, ev->type),
+		(unsigned long long)ev->off, (long long)ev->p, (unsigned long long)tr.g,
+		status_names[tr.init], seq_str(tr.init_seq, want, sizeof(want)),
+		(unsigned long long)tr.g, have);
 	return -1;
 }
 
@@ -358,15 +365,15 @@ void *gt_merge_g(struct gt_merge *m, uint64_t id)
  * GoEnd and GoStop leave a goroutine running for the merge (Go orders
  * neither) and clear it as the goroutine of its P's later events. From
  * then on no event can be merged that needs it or changes it: one that
- * starts, blocks, wakes or creates it waits for ever (and the merge fails
- * with its state). So once none waits for it, only its sequence number is
- * kept, for that message. Its record is made again if an event asks.
+ * starts, blocks, wakes or creates it waits for ever (and the merge fails).
+ * So once none waits for it, only its id is kept, in the set of ended
+ * ones; its sequence number goes. Its record is made again if an event asks.
  */
 void gt_merge_end(struct gt_merge *m, uint64_t id, struct gt_order_g *g)
 {
-	if (g->status != G_RUNNING || g->waiters || g->seq >> 63)
+	if (g->status != G_RUNNING || g->waiters || !gt_idset_add(&m->ended, id))
 		return;
 	if (m->g == g)
 		m->g = NULL;
-	gt_table_drop(&m->gs, id, g, g->seq);
+	gt_table_drop(&m->gs, id, g);
 }

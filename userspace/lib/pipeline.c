@@ -98,7 +98,6 @@ static struct pipe_g *pipe_g(struct pipe *p, uint64_t g, const struct gt_event *
 		fail(p, GT_ERR_ORDER, ev, "out of memory for goroutines");
 	} else if (rec->order.ended) {
 		/* All that was left of it: it existed (and is dead). */
-		rec->order.ended = false;
 		rec->state.exists = true;
 	}
 	return rec;

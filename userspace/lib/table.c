@@ -6,7 +6,6 @@
 #include "table.h"
 
 #define CHUNK_RECORDS 1024
-#define DROPPED 1ULL			/* an index value with this bit keeps a value */
 
 void gt_table_init(struct gt_table *tab, size_t size)
 {
@@ -35,7 +34,7 @@ void *gt_table_get(const struct gt_table *tab, uint64_t key)
 		return tab->direct[key];
 	v = gt_map_get(&tab->index, key);
 
-	return v && !(*v & DROPPED) ? (void *)(uintptr_t)*v : NULL;
+	return v ? (void *)(uintptr_t)*v : NULL;
 }
 
 static void *table_alloc(struct gt_table *tab)
@@ -61,46 +60,33 @@ static void *table_alloc(struct gt_table *tab)
 	return tab->chunks[tab->nr_chunks - 1] + tab->size * tab->used++;
 }
 
-void *gt_table_revive(struct gt_table *tab, uint64_t key, uint64_t *kept)
+void *gt_table_add(struct gt_table *tab, uint64_t key)
 {
 	bool added;
 	uint64_t *v;
 	void *rec;
 
-	*kept = 0;
 	if (key < GT_TABLE_DIRECT && tab->direct[key])
 		return tab->direct[key];
 	v = gt_map_put(&tab->index, key, &added);
 	if (!v)
 		return NULL;
-	if (!added && !(*v & DROPPED))
+	if (!added)
 		return (void *)(uintptr_t)*v;	/* a large key */
 	rec = table_alloc(tab);
 	if (!rec) {
-		if (added)
-			gt_map_del(&tab->index, key);
+		gt_map_del(&tab->index, key);
 		return NULL;
 	}
-	if (!added)
-		*kept = (*v >> 1) + 1;
 	*v = (uintptr_t)rec;
 	if (key < GT_TABLE_DIRECT)
 		tab->direct[key] = rec;
 	return rec;
 }
 
-void *gt_table_add(struct gt_table *tab, uint64_t key)
+void gt_table_drop(struct gt_table *tab, uint64_t key, void *rec)
 {
-	uint64_t kept;
-
-	return gt_table_revive(tab, key, &kept);
-}
-
-void gt_table_drop(struct gt_table *tab, uint64_t key, void *rec, uint64_t keep)
-{
-	uint64_t *v = gt_map_get(&tab->index, key);
-
-	*v = keep << 1 | DROPPED;
+	gt_map_del(&tab->index, key);
 	if (key < GT_TABLE_DIRECT)
 		tab->direct[key] = NULL;
 	memcpy(rec, &tab->free, sizeof(tab->free));
@@ -114,6 +100,11 @@ void gt_table_each(const struct gt_table *tab, void (*fn)(void *rec, uint64_t ke
 	size_t i;
 
 	for (i = 0; i < m->cap; i++)
-		if (m->used[i] && !(m->slots[i].val & DROPPED))
+		if (m->used[i])
 			fn((void *)(uintptr_t)m->slots[i].val, m->slots[i].key, ctx);
+}
+
+size_t gt_table_len(const struct gt_table *tab)
+{
+	return tab->index.len;
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Records of a fixed size found by a 64-bit key; their addresses never move.
- * A record can be dropped and its memory reused while its key keeps a value
- * below 2^63 (an index slot, 17 bytes, instead of the record).
+ * A dropped record's memory is reused for the next one added.
  */
 #ifndef GTRACE_TABLE_H
 #define GTRACE_TABLE_H
@@ -26,11 +25,11 @@ void gt_table_free(struct gt_table *tab);
 /* The record of @key or NULL; gt_table_add() creates it zeroed (NULL: no memory). */
 void *gt_table_get(const struct gt_table *tab, uint64_t key);
 void *gt_table_add(struct gt_table *tab, uint64_t key);
-/* As gt_table_add(); *@kept is 1 + the value a dropped record of @key kept, else 0. */
-void *gt_table_revive(struct gt_table *tab, uint64_t key, uint64_t *kept);
-/* Frees @key's record @rec (of at least 8 bytes); @key keeps only @keep (< 2^63). */
-void gt_table_drop(struct gt_table *tab, uint64_t key, void *rec, uint64_t keep);
-/* Calls @fn on every record not dropped (in no particular order). */
+/* Removes @key and frees its record @rec (of at least 8 bytes). */
+void gt_table_drop(struct gt_table *tab, uint64_t key, void *rec);
+/* The number of records. */
+size_t gt_table_len(const struct gt_table *tab);
+/* Calls @fn on every record (in no particular order). */
 void gt_table_each(const struct gt_table *tab, void (*fn)(void *rec, uint64_t key, void *ctx),
 		   void *ctx);
 

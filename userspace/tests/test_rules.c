@@ -114,6 +114,14 @@ static void cases_base(void)
 
 	base(&b, 2, 120);
 	run("no_frequency", &b, (struct expect){ GT_ERR_TRACE, "no Frequency" });
+
+	/* P 1 creates g 1 again after its end: only that it ended is left of it. */
+	base(&b, 2, 120);
+	B(&b, 1, 300);
+	PSTART(&b, 1);
+	CREATE(&b, 1, 1, 1);
+	footer(&b);
+	run("created_after_end", &b, (struct expect){ GT_ERR_ORDER, "but g 1 has ended (running" });
 }
 
 static void cases_wire(void)
