@@ -36,7 +36,15 @@ The differences gotrace has by design are handled one by one, and counted:
   - a switch-out ftrace shows as blocked that the thread comes back from without a wakeup
     (a signal was pending: __schedule() did not dequeue it) is preempted, as gotrace says;
   - a switch-out ftrace shows as X or Z (exit_state set) after which the thread runs again
-    is preempted: only the last one is its death.
+    is preempted: only the last one is its death;
+  - with --kernel older than 5.18, a switch-out ftrace shows as R (not R+: not a
+    preemption) after which the thread is woken before it runs again is blocked, as
+    gotrace says: before 5.18
+    (fa2c3254d7cf) the event re-read prev's state at the tracepoint, after __schedule()
+    had dequeued it, and a waker on another CPU may have set it to TASK_WAKING by then,
+    which the event shows as R; gotrace reads the same word and sees a blocked thread.
+    From 5.18 the state is the one __schedule() read, and a thread left running is not
+    woken again.
 
 Threads born and dead inside the gotrace session must have the same transitions, in the
 same order, with the same forks, and a sched_process_exit before their death. Threads
@@ -111,6 +119,7 @@ class Thread:
         self.exited = False
         self.comm = ""
         self.last_out = None    # index in seq of the last switch-out
+        self.out_r = False      # ftrace: that switch-out showed R, not R+
         self.pending_rename = None
         self.ambiguous = False
         self.snap_state = None  # gotrace: its state when the start snapshot ends
@@ -363,8 +372,17 @@ EXIT = re.compile(r"comm=(.*) pid=(\d+) prio=-?\d+")
 RENAME = re.compile(r"(?:pid=(\d+) )?oldcomm=(.*) newcomm=(.*?)(?: oom_score_adj=-?\d+)?$")
 
 
-def ftrace_threads(path, stats, gotrace_state):
-    """Per-thread histories from ftrace's text, in its order (time order across CPUs)."""
+def waking_before_5_18(release):
+    """Whether kernel release RELEASE (uname -r) is older than 5.18."""
+    m = re.match(r"(\d+)\.(\d+)", release)
+    return bool(m) and (int(m.group(1)), int(m.group(2))) < (5, 18)
+
+
+def ftrace_threads(path, stats, gotrace_state, waking_r=False):
+    """Per-thread histories from ftrace's text, in its order (time order across CPUs).
+
+    waking_r: the kernel is older than 5.18, whose sched_switch shows a thread a waker
+    already set to TASK_WAKING as R."""
     live = defaultdict(list)        # tid -> incarnations not known dead
     # Entries whose gotrace time stamp must come before the next event on their CPU
     # (probes with interrupts off), or before its next switch (fork, rename).
@@ -440,6 +458,7 @@ def ftrace_threads(path, stats, gotrace_state):
                         kind = "blocked"
                     wait_any[cpu].append(t.add(kind, None, ts, where))
                     t.last_out = len(t.seq) - 1
+                    t.out_r = pstate == "R"
                     if t.run_start is not None:
                         t.runs.append((t.run_start, ts))
                     t.run_start = None
@@ -489,6 +508,13 @@ def ftrace_threads(path, stats, gotrace_state):
                 if not live[tid]:
                     new_thread(tid, None, s.group(1))
                 t = pick(tid, ("blocked",)) or pick(tid, ("unknown",))
+                r = pick(tid, ("runnable",)) if t is None and waking_r else None
+                if r is not None and r.out_r:
+                    # Switched out as R (TASK_WAKING), woken before its next run.
+                    r.seq[r.last_out][0] = "blocked"
+                    r.state, t = "blocked", r
+                    stats["ftrace R switch-outs woken before their next run (a waker's "
+                          "TASK_WAKING, before 5.18): blocked"] += 1
                 if t is not None and t.state == "unknown":
                     # Not seen since ftrace started: asleep before the session, else
                     # what gotrace's start snapshot says.
@@ -748,6 +774,9 @@ def main(argv):
                     "windows (0.0005: 0.05%%)")
     ap.add_argument("--edge-tol", type=int, default=50000000,
                     help="edge threads may differ this close to the end, ns (50 ms)")
+    ap.add_argument("--kernel", default="",
+                    help="the guest kernel's release (uname -r): before 5.18, a switch-out "
+                    "ftrace shows as R and a wakeup follows before the next run is a block")
     ap.add_argument("--window", action="store_true",
                     help="TRACE is a flight recorder's snapshot: compare inside its window, "
                     "its first generation's statuses the starting states")
@@ -772,7 +801,8 @@ def main(argv):
         def state_at(tid, ts):
             return "blocked" if ts < start else snap.get(tid, "blocked")
 
-        fth = ftrace_threads(opts.ftrace, stats, state_at)
+        fth = ftrace_threads(opts.ftrace, stats, state_at,
+                             waking_before_5_18(opts.kernel))
     except (InputError, OSError) as e:
         print("ftrace-compare: %s" % e)
         return 2

@@ -89,7 +89,7 @@ done
 for w in $names; do
 	cmp=$odir/$w.compare
 	rc=0
-	python3 "$ROOT/scripts/ftrace-compare.py" --gotrace "$out/bin/gotrace" \
+	python3 "$ROOT/scripts/ftrace-compare.py" --gotrace "$out/bin/gotrace" --kernel "$kver" \
 		"$tdir/oracle-$w.trace" "$odir/$w.ftrace" > "$cmp" 2>&1 || rc=$?
 	sed "s/^/# $w: /" "$cmp"
 	result "$rc" "$w: gotrace and ftrace tell the same story, thread by thread (exit status $rc)"
@@ -104,7 +104,7 @@ case " $WORKLOADS " in
 		n=$i
 		cmp=$odir/flight-$i.compare
 		rc=0
-		python3 "$ROOT/scripts/ftrace-compare.py" --gotrace "$out/bin/gotrace" --window \
+		python3 "$ROOT/scripts/ftrace-compare.py" --gotrace "$out/bin/gotrace" --kernel "$kver" --window \
 			"$snap" "$odir/flight.ftrace" > "$cmp" 2>&1 || rc=$?
 		sed "s/^/# flight-$i: /" "$cmp"
 		result "$rc" "flight-$i: the snapshot and ftrace inside its window tell the same story, thread by thread (exit status $rc)"
