@@ -122,7 +122,7 @@ if [ "${1:-}" = --background ]; then
 	echo $!
 	exit 0
 fi
-[ $# -eq 0 ] || die "unknown argument '$1'; usage: $0 [--kver | --background]"
+[ $# -eq 0 ] || die "unknown argument '$1'; usage: $0 [--kcsan] [--kver | --background]"
 
 # The fragments' options as the merge leaves them, the last setting of each: "CONFIG_X=v"
 # or "CONFIG_X is not set".
