@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare a gotrace trace with ftrace's text of the same session, thread by thread.
 
-Usage: ftrace-compare.py [--gotrace BIN] [--diffs N] [--quiet] [--window] TRACE FTRACE
+Usage: ftrace-compare.py [--gotrace BIN] [--diffs N] [--quiet] [--window] [--kernel KVER]
+                         [--preemptible-probes] TRACE FTRACE
 
 TRACE is what `gotrace record --clock mono` wrote, in either format; FTRACE is
 /sys/kernel/tracing/trace of an
@@ -44,7 +45,12 @@ The differences gotrace has by design are handled one by one, and counted:
     had dequeued it, and a waker on another CPU may have set it to TASK_WAKING by then,
     which the event shows as R; gotrace reads the same word and sees a blocked thread.
     From 5.18 the state is the one __schedule() read, and a thread left running is not
-    woken again.
+    woken again;
+  - with --preemptible-probes (kernels whose tracepoint.h runs probes under SRCU-fast
+    with preemption on, as 7.2 and 7.3 do; before, under preempt_disable), a thread may
+    be preempted between ftrace's probe of its own fork or rename and gotrace's, which then
+    runs after the thread's next switch-in: where gotrace has the preemption and the
+    switch-in first, ftrace's event is moved after them.
 
 Threads born and dead inside the gotrace session must have the same transitions, in the
 same order, with the same forks, and a sched_process_exit before their death. Threads
@@ -624,6 +630,28 @@ def window_start(g, f, start, opts, fig):
             g.snap_at)
 
 
+def probe_preempted(fseq, gseq, n, fig):
+    """--preemptible-probes: ftrace has a thread's own fork or rename at n, then its
+    preemption and next switch-in, where gotrace has the preemption and the switch-in
+    first: the thread was preempted between ftrace's probe and gotrace's. Move ftrace's
+    event after the switch-in (past each such pair gotrace has first); its time stays
+    ftrace's, with no bound after it. Return whether it moved."""
+    x = fseq[n]
+    if x[0] not in ("fork", "rename"):
+        return False
+    k = n
+    while [y[0] for y in fseq[k + 1:k + 3]] == ["preempted", "in"] and \
+            [y[0] for y in gseq[k:k + 2]] == ["preempted", "in"]:
+        k += 2
+    if k == n or k >= len(gseq) or gseq[k][0] != x[0] or gseq[k][1] != x[1]:
+        return False
+    fseq[n:k + 1] = fseq[n + 1:k + 1] + [x]
+    x[4] = None
+    fig["ftrace forks and renames whose thread was preempted before gotrace's probe ran: "
+        "moved after its next switch-in"] += 1
+    return True
+
+
 def compare(gth, fth, start, end, opts, out):
     """Match the threads, compare them; return the figures and the differences."""
     fig = Counter()
@@ -700,9 +728,11 @@ def compare(gth, fth, start, end, opts, out):
             fig["threads compared (born and dead inside the session)" if inside else
                 "edge threads compared (alive at the start or the end)"] += 1
             n = 0
-            while n < len(fseq) and n < len(gseq) and fseq[n][0] == gseq[n][0] and \
-                    fseq[n][1] == gseq[n][1]:
-                n += 1
+            while n < len(fseq) and n < len(gseq):
+                if fseq[n][0] == gseq[n][0] and fseq[n][1] == gseq[n][1]:
+                    n += 1
+                elif not (opts.preemptible_probes and probe_preempted(fseq, gseq, n, fig)):
+                    break
             gaps = 0
             for x, y in zip(fseq[:n], gseq[:n]):
                 fig["transitions compared: " + x[0]] += 1
@@ -777,6 +807,10 @@ def main(argv):
     ap.add_argument("--kernel", default="",
                     help="the guest kernel's release (uname -r): before 5.18, a switch-out "
                     "ftrace shows as R and a wakeup follows before the next run is a block")
+    ap.add_argument("--preemptible-probes", action="store_true",
+                    help="the kernel runs tracepoint probes with preemption on (its "
+                    "tracepoint.h guards them with SRCU-fast, 7.x): a thread's own fork or "
+                    "rename may reach gotrace after a preemption that follows ftrace's")
     ap.add_argument("--window", action="store_true",
                     help="TRACE is a flight recorder's snapshot: compare inside its window, "
                     "its first generation's statuses the starting states")

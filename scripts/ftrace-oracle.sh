@@ -79,6 +79,20 @@ done < "$kout/oracle-guest.tap"
 result "$rc" "the guest ran ftrace_guest.sh and exited 0 (vm.sh: $rc, $(($(date +%s) - start)) s)" \
 	"$kout/oracle-vm.err"
 
+# Does KVER run tracepoint probes with preemption on? Its tracepoint.h (in the source
+# tree its build tree's Makefile includes) guards them with SRCU-fast, not
+# preempt_disable (7.x): see ftrace-compare.py --preemptible-probes.
+preemptible_probes() {
+	kdir=$("$ROOT/scripts/kernels.sh" --kdir "$1") || return 1
+	src=$(sed -n 's|^include \(.*\)/Makefile$|\1|p' "$kdir/Makefile" | head -n 1)
+	grep -q 'guard(srcu_fast_notrace)' "${src:-$kdir}/include/linux/tracepoint.h"
+}
+compare_args="--gotrace $out/bin/gotrace --kernel $kver"
+if preemptible_probes "$kver"; then
+	compare_args="$compare_args --preemptible-probes"
+fi
+echo "# ftrace-compare.py $compare_args"
+
 names=""
 for f in $FORMATS; do
 	for w in $WORKLOADS; do
@@ -89,7 +103,8 @@ done
 for w in $names; do
 	cmp=$odir/$w.compare
 	rc=0
-	python3 "$ROOT/scripts/ftrace-compare.py" --gotrace "$out/bin/gotrace" --kernel "$kver" \
+	# shellcheck disable=SC2086 # compare_args: words
+	python3 "$ROOT/scripts/ftrace-compare.py" $compare_args \
 		"$tdir/oracle-$w.trace" "$odir/$w.ftrace" > "$cmp" 2>&1 || rc=$?
 	sed "s/^/# $w: /" "$cmp"
 	result "$rc" "$w: gotrace and ftrace tell the same story, thread by thread (exit status $rc)"
@@ -104,7 +119,8 @@ case " $WORKLOADS " in
 		n=$i
 		cmp=$odir/flight-$i.compare
 		rc=0
-		python3 "$ROOT/scripts/ftrace-compare.py" --gotrace "$out/bin/gotrace" --kernel "$kver" --window \
+		# shellcheck disable=SC2086 # compare_args: words
+		python3 "$ROOT/scripts/ftrace-compare.py" $compare_args --window \
 			"$snap" "$odir/flight.ftrace" > "$cmp" 2>&1 || rc=$?
 		sed "s/^/# flight-$i: /" "$cmp"
 		result "$rc" "flight-$i: the snapshot and ftrace inside its window tell the same story, thread by thread (exit status $rc)"
