@@ -28,7 +28,7 @@ kvers=$("$ROOT/scripts/kernels.sh" --all) || {
 # shellcheck disable=SC2086 # one word per kernel
 echo "check-kernels.sh: kernels:" $kvers
 rc=0
-GOTRACE_KERNELS=$kvers "$ROOT/scripts/check.sh" || rc=1
+GOTRACE_KERNELS=$kvers GOTRACE_OTHER_KERNELS=no "$ROOT/scripts/check.sh" || rc=1
 if ! debug=$("$ROOT/scripts/debug-kernel.sh") ||
 	! kcsan=$("$ROOT/scripts/debug-kernel.sh" --kcsan) ||
 	! rt=$("$ROOT/scripts/kernels.sh" --rt); then

@@ -21,13 +21,20 @@
 # ftrace at once, and scripts/ftrace-compare.py compares them thread by thread
 # (scripts/ftrace-oracle.sh; its self-test runs with the checkers' self-tests).
 #
+# The other kernels gotrace supports (scripts/kernels.sh --all: 5.10, trixie's 6.12, 7.2 and
+# 7.3) get a shorter suite: scripts/other-kernels.sh fetches them and builds gotrace.ko for
+# each in the background while the host tests run (at idle priority; mostly network), then
+# each gets the ftrace oracle's guest (its TAP lines and comparisons, the flight recorder's
+# snapshots) and Go's parsers on the traces it left.
+#
 # The last kernel's suite streams GOTRACE_CHECK_LONG_MIB MiB (default 1024) in its long run
 # (stress.long_run: nothing may go unrecorded); the others stream the test's default 8.
 # Its whole trace goes to build/check/long/ for make check-long (scripts/split-check.sh).
 #
 # Environment: GOTRACE_VM_TIMEOUT (seconds per guest, default 2400), GOTRACE_VM_MEM (MB,
 # default 2048), GOTRACE_KERNELS (space-separated KVERs to test instead of all),
-# GOTRACE_CHECK_LONG_MIB (see above; 8 makes the long run short everywhere), GO_CUTS (the
+# GOTRACE_CHECK_LONG_MIB (see above; 8 makes the long run short everywhere),
+# GOTRACE_OTHER_KERNELS ("no": not the other kernels' shorter suite), GO_CUTS (the
 # pieces of a Go 1.22+ trace cut at generation boundaries that go-check.sh parses: default
 # 6, spread from the first boundary to the last; "all" parses every one, 2,100 in all and
 # about 7 minutes more).
@@ -43,6 +50,7 @@ VM_MEM=${GOTRACE_VM_MEM:-2048}
 VM_CPUS=2
 LONG_MIB=${GOTRACE_CHECK_LONG_MIB:-1024}
 GO_CUTS=${GO_CUTS:-6}
+OTHER_KERNELS=${GOTRACE_OTHER_KERNELS:-yes}
 
 cd "$ROOT"
 start_all=$(date +%s)
@@ -185,6 +193,16 @@ rm -rf "$OUT"
 mkdir -p "$OUT" "$BIN" "$TRACES"
 : > "$RESULTS"
 
+other_pid=""
+if [ "$OTHER_KERNELS" != no ]; then
+	echo "check.sh: the other kernels fetched and built in the background: $OUT/other-kernels.log"
+	# shellcheck disable=SC2086 # one word per kernel
+	setsid chrt --idle 0 nice -n 19 scripts/other-kernels.sh "$OUT" $kvers \
+		> "$OUT/other-kernels.list" 2> "$OUT/other-kernels.log" < /dev/null &
+	other_pid=$!
+	trap '[ -z "$other_pid" ] || kill -- "-$other_pid" 2>/dev/null || true' EXIT
+fi
+
 step "userspace: build and host unit tests"
 if [ ! -f userspace/Makefile ]; then
 	problem "userspace/Makefile is missing: the gotrace CLI cannot be built"
@@ -292,6 +310,29 @@ for kver in $kvers; do
 	fi
 done
 
+# The other kernels' shorter suite: the ftrace oracle's guest on each.
+others_short=""
+if [ -n "$other_pid" ]; then
+	step "the other kernels: gotrace against ftrace in a guest of each (scripts/other-kernels.sh, scripts/ftrace-oracle.sh)"
+	rc=0
+	wait "$other_pid" || rc=$?
+	other_pid=""
+	[ "$rc" -eq 0 ] || record other-kernels - - \
+		"scripts/other-kernels.sh failed (exit status $rc; log: $OUT/other-kernels.log)"
+	while read -r kver built; do
+		if [ "$built" != built ]; then
+			record "ftrace-oracle/$kver" - - "gotrace.ko does not build for $kver (log: $OUT/$kver/build.log)"
+		elif [ -z "$selftests_ok" ] || [ ! -f "$BIN/gotrace" ]; then
+			record "ftrace-oracle/$kver" - - "the selftests or the static gotrace CLI did not build"
+		else
+			mkdir -p "$TRACES/$kver"
+			run_tap "ftrace-oracle/$kver" "$OUT/$kver/ftrace-oracle.tap" \
+				scripts/ftrace-oracle.sh "$kver" "$OUT"
+			others_short="$others_short $TRACES/$kver"
+		fi
+	done < "$OUT/other-kernels.list"
+fi
+
 # Every trace through Go's readers; the pages of go tool trace (four fifths of the time)
 # for the first kernel's traces, which the same tests record on every kernel and which
 # include the long run's (the last kernel streams too much to keep it).
@@ -315,7 +356,7 @@ else
 	run_tap "go-check/$1" "$OUT/go-check.tap" env GO_CUTS="$GO_CUTS" \
 		scripts/go-check.sh "$TRACES/$1"
 	shift
-	others=""
+	others=$others_short
 	for kver in "$@"; do
 		others="$others $TRACES/$kver"
 	done

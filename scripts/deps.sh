@@ -23,7 +23,8 @@ have_pkgs() {
 
 base="make gcc libc6-dev libkmod-dev kmod sparse busybox-static cpio xz-utils zstd \
 qemu-utils golang-go curl ca-certificates linux-headers-amd64 linux-source-6.1 \
-python3 perl clang libclang-rt-14-dev dkms man-db procps flex bison bc libelf-dev libssl-dev"
+python3 perl clang libclang-rt-14-dev dkms man-db procps flex bison bc libelf-dev libssl-dev \
+mmdebstrap"
 bpo="golang-1.21-go golang-1.23-go"
 
 # QEMU comes from bookworm-backports (10.x). Under multi-threaded TCG, bookworm's 7.2
