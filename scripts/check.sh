@@ -29,7 +29,8 @@
 #
 # The last kernel's suite streams GOTRACE_CHECK_LONG_MIB MiB (default 1024) in its long run
 # (stress.long_run: nothing may go unrecorded); the others stream the test's default 8.
-# Its whole trace goes to build/check/long/ for make check-long (scripts/split-check.sh).
+# Its whole trace goes to build/check/long/: split by scripts/split-check.sh here, and again
+# by make check-long, whose Go reads every piece.
 #
 # Environment: GOTRACE_VM_TIMEOUT (seconds per guest, default 2400), GOTRACE_VM_MEM (MB,
 # default 2048), GOTRACE_KERNELS (space-separated KVERs to test instead of all),
@@ -365,19 +366,20 @@ else
 		env GO_CUTS="$GO_CUTS" scripts/go-check.sh --parse-only $others
 fi
 
-# gotrace split of a long run's trace: the first kernel's (8 MiB, kept with the traces) in
-# 1M pieces: each passes gotrace check, the events add up, and Go's reader takes the first,
-# a middle and the last. The last kernel's 1 GiB one stays in $OUT/long for
-# make check-long, which splits it the same way in 64M pieces (15 minutes or more).
+# gotrace split of the last kernel's long run's trace (1 GiB; in $OUT/long) in 64M pieces
+# (1M when it is under 128 MiB, GOTRACE_CHECK_LONG_MIB=8): each passes gotrace check, the
+# events add up, and Go's reader takes the first, a middle and the last. The trace stays
+# for make check-long, which has Go read every piece.
 step "gotrace split of the long run's trace (scripts/split-check.sh)"
-# shellcheck disable=SC2086 # one word per kernel
-set -- $kvers
-if [ -f "$TRACES/$1/stress-long-run.trace" ]; then
-	run_tap split-check "$OUT/split-check.tap" env SPLIT_SIZE=1M scripts/split-check.sh \
-		"$TRACES/$1/stress-long-run.trace" "$OUT/split"
+long=$OUT/long/stress-long-run.trace
+if [ -f "$long" ]; then
+	size=64M
+	[ "$(stat -c %s "$long")" -ge $((128 << 20)) ] || size=1M
+	run_tap split-check "$OUT/split-check.tap" env SPLIT_SIZE=$size scripts/split-check.sh \
+		"$long" "$OUT/split"
 	rm -rf "$OUT/split"
 else
-	record split-check - - "the long run on $1 kept no trace in $TRACES/$1"
+	record split-check - - "the long run on $last_kver left no trace in $OUT/long"
 fi
 
 step "no raw kernel address in any trace (scripts/addr-scan.sh)"
