@@ -21,6 +21,12 @@
 # turned into a preemption (its starting state then differs from the first generation's
 # status: ftrace_edit.py --across), and the snapshot edited (ftrace_edit.py early-block: a
 # switch-out moved back before ftrace's, in a generation inside the window).
+#
+# Then the fork storm's pair (oracle-reuse.trace beside TRACE, reuse.ftrace beside FTRACE),
+# for kernels whose tracepoint probes are preemptible (--preemptible-probes): a fork moved
+# before its parent's preemption and switch-in (ftrace_edit.py early-fork) is a difference
+# without the option and none with it; one moved before a block (early-fork-blocked) is a
+# difference with it too.
 # Environment: GOTRACE, the gotrace command (default build/check/bin/gotrace). TAP on stdout.
 set -u
 
@@ -127,6 +133,34 @@ else
 		[ "$RC" -eq 1 ] && grep -q '^differences: [1-9]' "$OUT"
 		result $? "flight: the snapshot edited inside its window (early-block): the comparator finds the difference (exit status $RC)" "$OUT"
 	fi
+fi
+
+# A fork ftrace has before its parent's preemption, gotrace after: preemptible probes.
+reuse=$(dirname "$trace")/oracle-reuse.trace
+reuse_ft=$(dirname "$ftrace")/reuse.ftrace
+if [ ! -s "$reuse" ] || [ ! -s "$reuse_ft" ]; then
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - early-fork: preemptible probes # SKIP no $reuse or $reuse_ft"
+else
+	for mode in early-fork early-fork-blocked; do
+		if ! edit "$mode" "$reuse_ft" "$TMP/$mode.ftrace" > "$TMP/$mode.edit" 2>&1; then
+			result 1 "$mode: cannot edit the ftrace text" "$TMP/$mode.edit"
+			continue
+		fi
+		sed 's/^/# edit: /' "$TMP/$mode.edit"
+		for opt in "" --preemptible-probes; do
+			# shellcheck disable=SC2086 # no word without the option
+			run "$mode$opt" $opt "$reuse" "$TMP/$mode.ftrace"
+			grep -A3 '^differences' "$OUT" | sed 's/^/# /'
+			if [ "$mode$opt" = early-fork--preemptible-probes ]; then
+				[ "$RC" -eq 0 ] && grep -q '^ftrace forks and renames .*: 1$' "$OUT"
+				result $? "$mode: with --preemptible-probes, the fork moved after the switch-in: no difference (exit status $RC)" "$OUT"
+			else
+				[ "$RC" -eq 1 ] && grep -q '^differences: [1-9]' "$OUT"
+				result $? "$mode${opt:+ with $opt}: the comparator finds the difference (exit status $RC)" "$OUT"
+			fi
+		done
+	done
 fi
 
 head -c 100 "$trace" > "$TMP/short.trace"

@@ -17,6 +17,12 @@ S, the thread is one any process forked that has lines after S, whose last line 
 is of the wanted kind: that line is edited (flip-state: a thread blocked at a window's
 start shown runnable then).
 
+MODE early-fork or early-fork-blocked: a fork whose parent's lines before it are a
+switch-out as a preemption (prev_state R+; early-fork-blocked: a block, S or D) and then
+its switch-in is moved before that switch-out, 1 us earlier, on its CPU: ftrace's probe
+ran before the preemption, gotrace's after (as on kernels whose probes are preemptible:
+ftrace-compare.py --preemptible-probes).
+
 MODE early-block edits a Go 1.22+ trace IN instead (a flight recorder's snapshot): of the
 GoBlock and GoStop events 200 us or more after the event before them in their batch, the
 one with the longest such gap, in a generation neither the first nor the last (inside the
@@ -102,6 +108,37 @@ def edit(mode, lines, lo=None, hi=None, whole=False, across=None):
         us = int(m.group(1)) * 1000000 + int(m.group(2)) + 1000
         lines[i] = old[:m.start()] + " %d.%06d: " % (us // 1000000, us % 1000000) + old[m.end():]
     return c, i, old
+
+
+CPU_FIELD = re.compile(r"\[(\d{3})\]")
+
+
+def early_fork(mode, lines):
+    """early-fork(-blocked): move the first fork line that qualifies; return (parent,
+    its new index, the line)."""
+    want = r"R\+" if mode == "early-fork" else "[SD]"
+    last = {}           # tid -> indexes of its last two switch lines
+    for i, l in enumerate(lines):
+        m = re.search(r"prev_pid=(\d+) .* next_pid=(\d+) ", l)
+        if m:
+            for t in (int(m.group(1)), int(m.group(2))):
+                last[t] = (last.get(t, (None, None))[1], i)
+            continue
+        m = re.search(r"-(\d+) +\[\d{3}\] .* sched_process_fork: comm=oracle_workload ", l)
+        if not m:
+            continue
+        out, inn = last.get(int(m.group(1)), (None, None))
+        if out is None or not re.search(r"prev_pid=%s prev_prio=\S+ prev_state=%s " % (
+                m.group(1), want), lines[out]) or \
+                not re.search(r"next_pid=%s " % m.group(1), lines[inn]):
+            continue
+        us = stamp(lines[out]) - 1
+        old = lines.pop(i)
+        new = STAMP.sub(" %d.%06d: " % (us // 1000000, us % 1000000), old, count=1)
+        new = CPU_FIELD.sub("[%s]" % CPU_FIELD.search(lines[out]).group(1), new, count=1)
+        lines.insert(out, new)
+        return int(m.group(1)), out, old
+    sys.exit("no fork whose parent's switch-out before it is %s then a switch-in" % want)
 
 
 def lines_of(mode, lines, c, within, last):
@@ -269,13 +306,17 @@ def main(argv):
         args = args[2:]
     if len(args) == 3 and args[0] == "early-block":
         return early_block(args[1], args[2])
-    if len(args) != 3 or args[0] not in ("drop-wakeup", "flip-state", "late-switch"):
+    if len(args) != 3 or args[0] not in ("drop-wakeup", "flip-state", "late-switch",
+                                         "early-fork", "early-fork-blocked"):
         sys.stderr.write(__doc__)
         return 2
     mode, src, dst = args
     with open(src) as f:
         lines = f.read().splitlines(True)
-    c, i, old = edit(mode, lines, lo, hi, whole, across)
+    if mode.startswith("early-fork"):
+        c, i, old = early_fork(mode, lines)
+    else:
+        c, i, old = edit(mode, lines, lo, hi, whole, across)
     with open(dst, "w") as f:
         f.write("".join(lines))
     print("thread %d, line %d: %s" % (c, i + 1, old.strip()))
