@@ -8,7 +8,9 @@
 # tree, which builds the module for KDIR and the CLI and installs them into a temporary
 # DESTDIR with PREFIX=/usr: the module in lib/modules/RELEASE/extra with a modules.dep
 # from depmod -b that names it, gotrace in usr/sbin, both man pages (which man renders
-# without warnings), the uapi header. Then make uninstall must leave no file behind.
+# without warnings), the uapi header. Then make uninstall must leave no file behind, and
+# make module for a kernel built with a compiler the host lacks (a made-up build tree of
+# gcc-99) must be refused with a message naming it.
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,5 +67,19 @@ result "$rc" "make uninstall"
 left=$(cd "$dest" && find . -type f ! -path "./lib/modules/$kver/modules.*" | sort)
 [ -z "$left" ] || echo "$left" | sed 's/^/# left behind: /'
 check "nothing left but depmod's indexes" test -z "$left"
+
+# make module for a kernel built with a compiler the host lacks: refused, naming it.
+fake=$tmp/fake-kdir
+mkdir -p "$fake/include/config" "$fake/include/generated"
+echo 'all:' > "$fake/Makefile"
+echo 'CONFIG_CC_VERSION_TEXT="x86_64-linux-gnu-gcc-99 (Debian 99.1.0-1) 99.1.0"' \
+	> "$fake/include/config/auto.conf"
+echo '#define UTS_RELEASE "99.0.0-fake"' > "$fake/include/generated/utsrelease.h"
+make -C "$tmp/src" module KDIR="$fake" > "$tmp/fake.log" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp/fake.log"
+[ "$rc" -ne 0 ] && grep -q 'built with gcc-99, which this machine lacks' "$tmp/fake.log" &&
+	grep -q 'apt install gcc-99' "$tmp/fake.log"
+result $? "make module for a kernel built with gcc-99: refused, naming the compiler (exit status $rc)"
 
 tap_end

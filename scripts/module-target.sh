@@ -7,7 +7,8 @@
 # KDIR is the build tree make module uses (empty: the running kernel has none), KVER the
 # running kernel's release. Prints the kernel the module is for; warns on stderr when that
 # is not the running kernel (the module will not load here). Exits 1, naming the header
-# trees that are installed, when KDIR is empty or not a build tree.
+# trees that are installed, when KDIR is empty or not a build tree, and naming the compiler
+# when the one the kernel was built with (scripts/kernel-cc.sh) is not installed.
 set -eu
 
 kdir=$1
@@ -25,6 +26,15 @@ if [ -z "$kdir" ] || [ ! -f "$kdir/Makefile" ]; then
 				echo "    make module KDIR=$t" >&2
 		done
 	fi
+	exit 1
+fi
+# A module must be built with its kernel's compiler: say which one is missing, rather than
+# let the kernel's Makefile fail on it (or on flags an older compiler rejects).
+cc=$("$(dirname "$0")/kernel-cc.sh" "$kdir") || exit 1
+if ! command -v "$cc" >/dev/null; then
+	echo "make module: the kernel in $kdir was built with $cc, which this machine lacks." >&2
+	echo "  Install it (Debian/Ubuntu: apt install $cc), or build where the kernel's own Debian" \
+		"suite provides it (scripts/vm-module.sh KVER OUTDIR builds in a root of that suite)." >&2
 	exit 1
 fi
 release=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' \

@@ -39,22 +39,8 @@ mkdir -p "$out/src"
 # Sources only: objects of an in-tree build for another kernel must not come along.
 (cd "$ROOT" && find Kbuild module uapi -type f \( -name '*.[ch]' -o -name Kbuild \) \
 	-exec cp --parents {} "$out/src/" \;)
-# The kernel's compiler: gcc-N, with or without the x86_64-linux-gnu- prefix.
-cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' "$kdir/include/config/auto.conf")
-cc=${cc##*-linux-gnu-}
-case "$cc" in
-gcc-[0-9]*) ;;
-gcc)
-	# A kernel built with plain gcc (a local build, such as the debug kernel): the
-	# host's gcc, if its major version is the kernel's (CONFIG_GCC_VERSION, e.g. 120200).
-	want=$(sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)[0-9]\{4\}$/\1/p' "$kdir/include/config/auto.conf")
-	have=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
-	if [ -z "$want" ] || [ "$want" != "$have" ]; then
-		die "$kver was built with gcc ${want:-of an unknown version}, the host's gcc is ${have:-missing}: install gcc-${want:-N}"
-	fi
-	;;
-*) die "cannot tell the compiler of $kver from $kdir/include/config/auto.conf ('$cc')" ;;
-esac
+# The kernel's compiler (gcc-N, or the host's gcc of the kernel's version).
+cc=$("$ROOT/scripts/kernel-cc.sh" "$kdir") || die "cannot build for $kver (above)"
 run=""
 if ! command -v "$cc" >/dev/null; then
 	suite=$(cat "$ROOT/build/kernels/$kver/suite" 2>/dev/null) ||
