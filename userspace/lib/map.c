@@ -40,6 +40,17 @@ static size_t map_find(const struct gt_map *m, uint64_t key)
 	return i;
 }
 
+void gt_map_prefetch(const struct gt_map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->cap)
+		return;
+	i = map_hash(key) & (m->cap - 1);
+	__builtin_prefetch(&m->used[i]);
+	__builtin_prefetch(&m->slots[i]);
+}
+
 uint64_t *gt_map_get(const struct gt_map *m, uint64_t key)
 {
 	size_t i;
