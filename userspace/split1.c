@@ -31,6 +31,7 @@ enum { G_DEAD, G_RUNNABLE, G_RUNNING, G_WAITING };
 #define BATCH_HEAD_MAX	21		/* type, P and time stamp varints */
 #define CLOSE_RESERVE	(2 * 12 + BATCH_HEAD_MAX)	/* per P: GoSched, ProcStop */
 #define MAX_FRAMES	1000
+#define KNOWN_STACKS	1024		/* stack ids remembered as in the piece's footer */
 
 /* A goroutine as the events so far left it. */
 struct s1_g {
@@ -82,6 +83,8 @@ struct split1 {
 	uint64_t gc_seq;
 	int64_t synth_ts, last_ts;	/* its opening state's time, its latest event's */
 	struct gt_map stacks, strings;	/* those its events use */
+	/* Some of its stacks, at id % KNOWN_STACKS: found without a lookup in stacks. */
+	uint64_t known[KNOWN_STACKS];
 	struct piece1 *pieces;
 	size_t nr_pieces, cap_pieces;
 };
@@ -138,10 +141,18 @@ static uint64_t need_stack(struct split1 *sp, uint64_t id, bool add)
 	size_t len;
 	bool added;
 
-	if (!id || gt_map_get(&sp->stacks, id) || !gt_stack_wire(sp->t, id, &len))
+	if (!id || sp->known[id % KNOWN_STACKS] == id)
+		return 0;
+	if (gt_map_get(&sp->stacks, id)) {
+		sp->known[id % KNOWN_STACKS] = id;
+		return 0;
+	}
+	if (!gt_stack_wire(sp->t, id, &len))
 		return 0;
 	if (add && !gt_map_put(&sp->stacks, id, &added))
 		return UINT64_MAX / 2;
+	if (add)
+		sp->known[id % KNOWN_STACKS] = id;
 	bytes = len;
 	n = gt_stack(sp->t, id, sp->frames, MAX_FRAMES);
 	for (i = 0; i < n && i < MAX_FRAMES; i++)
@@ -385,6 +396,7 @@ static int piece_open(struct split1 *sp, const struct gt_event *ev, struct s1_p 
 	sp->footer += 1 + 10;		/* Frequency */
 	gt_map_free(&sp->stacks);
 	gt_map_free(&sp->strings);
+	memset(sp->known, 0, sizeof(sp->known));
 	sp->gc_seq = 0;
 	sp->cur->first = ns(sp, ev->wire_ts);
 	sp->synth_ts = ev->wire_ts - 1;

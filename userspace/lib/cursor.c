@@ -16,18 +16,23 @@ void gt_cursor_init(struct gt_cursor *c, const struct gt_trace *t, const struct 
 	c->proc = proc;
 }
 
-/* Arguments after the time stamp; a stack id, if any, is the last one. */
+/*
+ * Arguments after the time stamp; a stack id, if any, is the last one. All
+ * but the time, P and goroutine, which the caller sets.
+ */
 static void fill_event(struct gt_event *ev, const struct gt_raw *raw)
 {
 	unsigned int n = raw->nargs - 1, i;
 
-	memset(ev, 0, sizeof(*ev));
 	ev->off = raw->off;
 	ev->type = raw->type;
+	ev->stk = 0;
 	if (gt_descs[raw->type].stack)
 		ev->stk = raw->args[n--];
 	for (i = 0; i < n; i++)
 		ev->args[i] = raw->args[i + 1];
+	for (; i < 3; i++)
+		ev->args[i] = 0;
 	ev->str_off = raw->str_off;
 	ev->str_len = raw->str_len;
 }
@@ -38,6 +43,7 @@ void gt_event_at(const struct gt_trace *t, uint64_t off, struct gt_event *ev)
 	struct gt_raw raw;
 
 	gt_wire_next(t->data, t->size, off, t->ver, &raw, &err);
+	memset(ev, 0, sizeof(*ev));
 	fill_event(ev, &raw);
 }
 

@@ -40,7 +40,7 @@ size_t gt_encode_event(const struct gt_trace *t, const struct gt_event *ev, uint
 		       uint8_t *buf)
 {
 	uint64_t v[GT_RAW_ARGS];
-	unsigned int n = 0, nargs = (unsigned int)gt_nr_args(ev->type, t->ver), i;
+	unsigned int n = 0, nargs = t->nr_args[ev->type], i;
 	bool timed = ev->type != GT_EV_BATCH && ev->type != GT_EV_FREQUENCY &&
 		     ev->type != GT_EV_TIMER_GOROUTINE;
 	bool stack = gt_descs[ev->type].stack;

@@ -35,3 +35,8 @@ bool gt_idset_take(struct gt_idset *s, uint64_t id)
 		gt_map_del(&s->words, id >> 6);
 	return true;
 }
+
+void gt_idset_prefetch(const struct gt_idset *s, uint64_t id)
+{
+	gt_map_prefetch(&s->words, id >> 6);
+}

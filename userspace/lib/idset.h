@@ -18,5 +18,7 @@ void gt_idset_free(struct gt_idset *s);
 bool gt_idset_add(struct gt_idset *s, uint64_t id);
 /* Removes @id; true if it was in the set. */
 bool gt_idset_take(struct gt_idset *s, uint64_t id);
+/* Starts loading the word of @id, for a gt_idset_take() soon after. */
+void gt_idset_prefetch(const struct gt_idset *s, uint64_t id);
 
 #endif /* GTRACE_IDSET_H */

@@ -200,7 +200,7 @@ static bool scan_event(struct scan *s, const struct gt_raw *raw)
 		return string_add(s, raw);
 	if (raw->type == GT_EV_STACK)
 		return stack_add(s, raw);
-	if (raw->nargs != (unsigned int)gt_nr_args(raw->type, s->t->ver)) {
+	if (raw->nargs != s->t->nr_args[raw->type]) {
 		parse_fail(s, raw, "%u arguments, this event has %d in go 1.%d traces", raw->nargs,
 			   gt_nr_args(raw->type, s->t->ver), s->t->ver - 1000);
 		return true;
@@ -257,6 +257,15 @@ static int scan_end(struct scan *s, struct gt_error *err)
 	return 0;
 }
 
+/* Go's argument counts in the trace's version, looked up for every event. */
+static void nr_args_init(struct gt_trace *t)
+{
+	unsigned int type;
+
+	for (type = 0; type < GT_EV_COUNT; type++)
+		t->nr_args[type] = (uint8_t)gt_nr_args(type, t->ver);
+}
+
 int gt_index(struct gt_trace *t, struct gt_error *err)
 {
 	struct scan s = { .t = t, .off = GT_HEADER_SIZE };
@@ -266,6 +275,7 @@ int gt_index(struct gt_trace *t, struct gt_error *err)
 
 	if (gt_parse_header(t->data, t->size, &t->ver, err))
 		return -1;
+	nr_args_init(t);
 	/* Events before the first Batch belong to P 0 from time 0, as in Go. */
 	while ((r = gt_wire_next(t->data, t->size, off, t->ver, &raw, &s.wire)) > 0) {
 		if (!scan_event(&s, &raw))

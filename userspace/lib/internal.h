@@ -85,6 +85,7 @@ struct gt_trace {
 	size_t size;
 	bool mapped;
 	int ver;
+	uint8_t nr_args[GT_EV_COUNT];	/* gt_nr_args() of each type in this version */
 	int64_t ticks_per_sec;
 	int64_t min_ts;		/* earliest time stamp after the merge */
 	double ns_per_tick;

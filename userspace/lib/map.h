@@ -26,5 +26,7 @@ uint64_t *gt_map_get(const struct gt_map *m, uint64_t key);
 /* The value of @key, added as 0 if absent (*@added tells); NULL if no memory. */
 uint64_t *gt_map_put(struct gt_map *m, uint64_t key, bool *added);
 void gt_map_del(struct gt_map *m, uint64_t key);
+/* Starts loading where @key is or would be: a lookup soon after finds it in the cache. */
+void gt_map_prefetch(const struct gt_map *m, uint64_t key);
 
 #endif /* GTRACE_MAP_H */

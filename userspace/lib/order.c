@@ -36,9 +36,19 @@ struct trans {
 
 struct gt_source {
 	struct gt_cursor cur;
-	struct gt_event head;
+	struct gt_event *head;		/* one of evs */
+	struct gt_event *next;		/* the other: read ahead, the head after this one */
+	struct gt_event evs[2];
+	bool has_next;
 	struct trans tr;		/* the head's */
 	struct gt_order_g *g;		/* the head's goroutine, NULL if unordered */
+	/*
+	 * The goroutine of its latest ordered head: a P's events are mostly
+	 * its running goroutine's, found again without a lookup. Cleared
+	 * when gt_merge_end() drops the record.
+	 */
+	struct gt_order_g *last_g;
+	uint64_t last_g_id;
 	bool has_head;
 	uint32_t next_waiter;		/* next source waiting + 1, or 0 */
 };
@@ -108,13 +118,13 @@ static bool before(const struct gt_event *a, const struct gt_event *b)
  */
 static int64_t front_ts(const struct gt_merge *m, size_t i)
 {
-	return m->src[m->front[i]].head.ts;
+	return m->src[m->front[i]].head->ts;
 }
 
 static uint32_t frontier_pop(struct gt_merge *m)
 {
 	uint32_t first = m->front[--m->nr_front], last = m->front[0];
-	int64_t ts = m->src[last].head.ts;
+	int64_t ts = m->src[last].head->ts;
 	size_t i;
 
 	if (!m->nr_front)
@@ -127,7 +137,7 @@ static uint32_t frontier_pop(struct gt_merge *m)
 
 static void frontier_add(struct gt_merge *m, uint32_t s)
 {
-	int64_t ts = m->src[s].head.ts;
+	int64_t ts = m->src[s].head->ts;
 	size_t lo = 0, hi = m->nr_front, mid;
 
 	/* The first event of the same time or earlier: @s goes before it. */
@@ -183,13 +193,15 @@ static int offer(struct gt_merge *m, uint32_t s, struct gt_error *err)
 	struct gt_source *src = &m->src[s];
 	struct gt_order_g *g = NULL;
 
-	src->tr = transition_of(&src->head);
+	src->tr = transition_of(src->head);
 	if (src->tr.g != UNORDERED) {
-		g = g_rec(m, src->tr.g);
+		g = src->last_g && src->last_g_id == src->tr.g ? src->last_g : g_rec(m, src->tr.g);
 		if (!g) {
-			gt_fail(err, GT_ERR_ORDER, src->head.off, "out of memory while merging");
+			gt_fail(err, GT_ERR_ORDER, src->head->off, "out of memory while merging");
 			return -1;
 		}
+		src->last_g = g;
+		src->last_g_id = src->tr.g;
 	}
 	src->g = g;
 	if (ready(&src->tr, g)) {
@@ -202,12 +214,27 @@ static int offer(struct gt_merge *m, uint32_t s, struct gt_error *err)
 	return 0;
 }
 
+/*
+ * The source's next event becomes its head. The one after it is read now:
+ * a GoCreate looks its goroutine up among the ended ones (in a set too
+ * large for the cache) when it becomes the head, so the lookup is started
+ * one event ahead. Traces that make and end many threads do that for
+ * each of them.
+ */
 static int advance(struct gt_merge *m, uint32_t s, struct gt_error *err)
 {
 	struct gt_source *src = &m->src[s];
+	struct gt_event *ev = src->head;
 
-	src->has_head = gt_cursor_next(&src->cur, &src->head);
-	return src->has_head ? offer(m, s, err) : 0;
+	src->has_head = src->has_next;
+	if (!src->has_head)
+		return 0;
+	src->head = src->next;
+	src->next = ev;
+	src->has_next = gt_cursor_next(&src->cur, ev);
+	if (src->has_next && ev->type == GT_EV_GO_CREATE)
+		gt_idset_prefetch(&m->ended, ev->args[0]);
+	return offer(m, s, err);
 }
 
 int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, size_t g_size,
@@ -229,6 +256,9 @@ int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, size_t g_size,
 	}
 	for (i = 0; i < m->nr_src; i++) {
 		gt_cursor_init(&m->src[i].cur, t, i < t->nr_procs ? &t->procs[i] : NULL);
+		m->src[i].head = &m->src[i].evs[0];
+		m->src[i].next = &m->src[i].evs[1];
+		m->src[i].has_next = gt_cursor_next(&m->src[i].cur, m->src[i].next);
 		if (advance(m, (uint32_t)i, err))
 			return -1;
 	}
@@ -278,8 +308,8 @@ static int stuck(struct gt_merge *m, struct gt_error *err)
 	size_t i;
 
 	for (i = 0; i < m->nr_src; i++)
-		if (m->src[i].has_head && (!ev || before(&m->src[i].head, ev)))
-			ev = &m->src[i].head;
+		if (m->src[i].has_head && (!ev || before(m->src[i].head, ev)))
+			ev = m->src[i].head;
 	tr = transition_of(ev);
 	g = gt_table_get(&m->gs, tr.g);
 	if (g && g->ended)
@@ -344,7 +374,7 @@ int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err)
 	if (!m->nr_front)
 		return m->nr_waiting ? stuck(m, err) : 0;
 	s = frontier_pop(m);
-	*ev = m->src[s].head;
+	*ev = *m->src[s].head;
 	m->g = m->src[s].g;
 	m->g_id = m->src[s].tr.g;
 	if (apply(m, &m->src[s], ev, m->g, err) || advance(m, s, err))
@@ -371,9 +401,14 @@ void *gt_merge_g(struct gt_merge *m, uint64_t id)
  */
 void gt_merge_end(struct gt_merge *m, uint64_t id, struct gt_order_g *g)
 {
+	size_t i;
+
 	if (g->status != G_RUNNING || g->waiters || !gt_idset_add(&m->ended, id))
 		return;
 	if (m->g == g)
 		m->g = NULL;
+	for (i = 0; i < m->nr_src; i++)
+		if (m->src[i].last_g == g)
+			m->src[i].last_g = NULL;
 	gt_table_drop(&m->gs, id, g);
 }

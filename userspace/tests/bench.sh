@@ -7,8 +7,8 @@
 # numbers; it is not a pass/fail test. Peak memory is also compared above
 # each reader's own floor, its peak RSS on a header-only trace of the format
 # (the process, its libraries or runtime, before any event): what the trace
-# costs, which is what grows with it. Then 'gotrace split' of the go 1.26 trace
-# into pieces of about a quarter of it, best of 3. Every measured run of every reader
+# costs, which is what grows with it. Then 'gotrace split' of the go 1.19 and
+# the go 1.26 trace into pieces of about a quarter of each, best of 3. Every measured run of every reader
 # (gotrace's and Go's, the floors' and split's too) reads its trace from disk: EVICT
 # drops it from the page cache first.
 # Usage: bench.sh GOTRACE GEN_TRACE RUSAGE EVICT PREFIX MEGABYTES
@@ -100,8 +100,13 @@ echo
 prepare 26 "$PREFIX-1.26.trace"
 bench "$PREFIX-1.26.trace" "go tool trace -d=parsed (1.27)" 26 "$TOOL127" -d=parsed
 echo
-size=$(stat -c %s "$PREFIX-1.26.trace")
-split=$(best 3 "$PREFIX-1.26.trace" "$GOTRACE" split --force --max-size $((MB / 4 + 1))M \
-	-o "$PREFIX-split")
-line "gotrace split --max-size $((MB / 4 + 1))M" "$split" "$size"
-rm -f "$PREFIX-split".*.trace
+# TRACE LABEL: gotrace split of TRACE into pieces of about a quarter of it.
+split_bench() {
+	size=$(stat -c %s "$1")
+	split=$(best 3 "$1" "$GOTRACE" split --force --max-size $((MB / 4 + 1))M \
+		-o "$PREFIX-split")
+	line "gotrace split $2 --max-size $((MB / 4 + 1))M" "$split" "$size"
+	rm -f "$PREFIX-split".*.trace
+}
+split_bench "$PREFIX.trace" "(1.19)"
+split_bench "$PREFIX-1.26.trace" "(1.26)"
