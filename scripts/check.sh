@@ -22,9 +22,10 @@
 # (scripts/ftrace-oracle.sh; its self-test runs with the checkers' self-tests).
 #
 # The other kernels gotrace supports (scripts/kernels.sh --all: 5.10, trixie's 6.12, 7.2 and
-# 7.3) get a shorter suite: scripts/other-kernels.sh fetches them and builds gotrace.ko for
-# each in the background while the host tests run (at idle priority; mostly network), then
-# each gets the ftrace oracle's guest (its TAP lines and comparisons, the flight recorder's
+# 7.3): scripts/other-kernels.sh fetches them and builds gotrace.ko for each in the
+# background while the host tests run (at idle priority; mostly network). After Debian 12's
+# two, the newest of them gets the same whole suite, and each of the others a shorter one:
+# the ftrace oracle's guest (its TAP lines and comparisons, the flight recorder's
 # snapshots) and Go's parsers on the traces it left.
 #
 # The last kernel's suite streams GOTRACE_CHECK_LONG_MIB MiB (default 1024) in its long run
@@ -253,8 +254,10 @@ long_trace() {
 	rm -f "$OUT/long.img" "$TRACES/$kver/stress-long-run.bytes"
 }
 
-for last_kver in $kvers; do :; done
-for kver in $kvers; do
+# kernel_suite KVER: gotrace.ko built for KVER, the selftests, the CLI and the ftrace oracle
+# in guests of it.
+kernel_suite() {
+	kver=$1
 	step "kernel $kver: build gotrace.ko, run the selftests in a guest"
 	kout="$OUT/$kver"
 	long_env="GOTRACE_LONG_MIB=8"
@@ -271,11 +274,11 @@ for kver in $kvers; do
 	mkdir -p "$kout" "$TRACES/$kver"
 	if ! "$ROOT/scripts/vm-module.sh" "$kver" "$kout" >/dev/null; then
 		record "selftests/$kver" - - "gotrace.ko does not build for $kver (log: $kout/build.log)"
-		continue
+		return
 	fi
 	if [ -z "$selftests_ok" ]; then
 		record "selftests/$kver" - - "the selftests did not build"
-		continue
+		return
 	fi
 	# A module session.kstacks_unloaded_module loads and unloads in the guest.
 	"$ROOT/scripts/kernels.sh" --module "$kver" tun > "$kout/tun.ko" ||
@@ -309,19 +312,31 @@ for kver in $kvers; do
 		run_tap "ftrace-oracle/$kver" "$kout/ftrace-oracle.tap" \
 			scripts/ftrace-oracle.sh "$kver" "$OUT"
 	fi
+}
+
+for last_kver in $kvers; do :; done
+for kver in $kvers; do
+	kernel_suite "$kver"
 done
 
-# The other kernels' shorter suite: the ftrace oracle's guest on each.
+# The other kernels: the newest gets the whole suite, the others the ftrace oracle's guest.
 others_short=""
 if [ -n "$other_pid" ]; then
-	step "the other kernels: gotrace against ftrace in a guest of each (scripts/other-kernels.sh, scripts/ftrace-oracle.sh)"
 	rc=0
 	wait "$other_pid" || rc=$?
 	other_pid=""
 	[ "$rc" -eq 0 ] || record other-kernels - - \
 		"scripts/other-kernels.sh failed (exit status $rc; log: $OUT/other-kernels.log)"
+	newest=$(cut -d' ' -f1 "$OUT/other-kernels.list" | sort -V | tail -n 1)
+	if [ -n "$newest" ]; then
+		kernel_suite "$newest"
+		kvers="$kvers $newest"	# its traces go to Go's parsers and views-check.sh
+	fi
+	step "the other kernels: gotrace against ftrace in a guest of each (scripts/other-kernels.sh, scripts/ftrace-oracle.sh)"
 	while read -r kver built; do
-		if [ "$built" != built ]; then
+		if [ "$kver" = "$newest" ]; then
+			continue
+		elif [ "$built" != built ]; then
 			record "ftrace-oracle/$kver" - - "gotrace.ko does not build for $kver (log: $OUT/$kver/build.log)"
 		elif [ -z "$selftests_ok" ] || [ ! -f "$BIN/gotrace" ]; then
 			record "ftrace-oracle/$kver" - - "the selftests or the static gotrace CLI did not build"
