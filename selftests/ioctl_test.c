@@ -48,6 +48,17 @@ static void end_session(struct __test_metadata *_metadata, struct gt_session *s)
 	}
 }
 
+/*
+ * The state right after a stop: stopped, or idle when the fixture's reader
+ * has already read the footer to the end of file.
+ */
+static void expect_stopped(struct __test_metadata *_metadata, __u32 state)
+{
+	EXPECT_TRUE(state == GOTRACE_STATE_STOPPED || state == GOTRACE_STATE_IDLE) {
+		TH_LOG("state %u after a stop", state);
+	}
+}
+
 FIXTURE_TEARDOWN(ioctl)
 {
 	if (self->s.recording)
@@ -607,7 +618,7 @@ TEST_F(ioctl, first_version_sizes)
 	memset(&buf, GT_JUNK, sizeof(buf));
 	buf.st.size = GOTRACE_STATUS_SIZE_VER0;
 	ASSERT_EQ(0, ioctl(self->s.ctl, GOTRACE_STATUS, &buf.st));
-	EXPECT_EQ(GOTRACE_STATE_STOPPED, buf.st.state);
+	expect_stopped(_metadata, buf.st.state);
 	end_session(_metadata, &self->s);
 
 	ASSERT_EQ(0, ioctl(self->s.ctl, GOTRACE_START, &start));
@@ -708,7 +719,7 @@ TEST_F(ioctl, command_size_ignored)
 	ASSERT_EQ(0, ioctl(self->s.ctl, _IOC(_IOC_WRITE, GOTRACE_IOC_MAGIC,
 					     0x02, 0), &stop.args));
 	ASSERT_EQ(0, gt_status(self->s.ctl, &st));
-	EXPECT_EQ(GOTRACE_STATE_STOPPED, st.state);
+	expect_stopped(_metadata, st.state);
 	EXPECT_EQ(self->sessions, st.sessions);
 	end_session(_metadata, &self->s);
 }
