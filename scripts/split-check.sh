@@ -125,7 +125,7 @@ if [ "${GO_PIECES:-3}" = 0 ] || [ "$pieces" -eq 0 ]; then
 	result 0 "Go parses the first, a middle and the last piece # SKIP GO_PIECES=0 or no piece"
 elif [ "${GO_PIECES:-3}" = all ]; then
 	i=0
-	while read -r path ev syn; do
+	while read -r path _; do
 		i=$((i + 1))
 		go_parse "$path" "piece $i of $pieces"
 	done < "$LOG.pieces"
