@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "continue.h"
 #include "dev.h"
+#include "filter.h"
 #include "flight.h"
 #include "probes.h"
 #include "session.h"
@@ -100,6 +101,7 @@ static __poll_t gotrace_poll(struct file *file, poll_table *wait)
 /* The first versions end with their reserved fields; new fields follow. */
 static_assert(GOTRACE_START_SIZE_VER0 ==
 	      offsetofend(struct gotrace_start, reserved));
+static_assert(GOTRACE_START_SIZE_VER1 == sizeof(struct gotrace_start));
 static_assert(GOTRACE_STOP_SIZE_VER0 ==
 	      offsetofend(struct gotrace_stop, reserved));
 static_assert(GOTRACE_STATUS_SIZE_VER0 ==
@@ -220,6 +222,7 @@ static int gotrace_start_args(struct gotrace_start *args,
 static long gotrace_ioctl_start(struct gotrace_dev *dev,
 				struct gotrace_start __user *uargs)
 {
+	struct gotrace_filter *filter;
 	struct gotrace_start args;
 	struct gotrace_start_args sa;
 	int ret;
@@ -230,7 +233,11 @@ static long gotrace_ioctl_start(struct gotrace_dev *dev,
 	if (ret)
 		return ret;
 
+	ret = gotrace_filter_new(&args, &filter);
+	if (ret)
+		return ret;
 	sa = (struct gotrace_start_args) {
+		.filter = filter,
 		.flags = args.flags,
 		.format = args.format,
 		.max_tid = args.max_tid,
@@ -242,6 +249,8 @@ static long gotrace_ioctl_start(struct gotrace_dev *dev,
 	mutex_lock(&dev->lock);
 	ret = gotrace_session_start(dev, &sa);
 	mutex_unlock(&dev->lock);
+	/* Each session of the start holds a reference of its own. */
+	gotrace_filter_put(filter);
 	return ret;
 }
 

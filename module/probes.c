@@ -10,6 +10,11 @@
  * sched_process_fork: GoCreate
  * task_rename:        the thread's goroutine ends; one with the new name
  *                     takes its place (transitions.c)
+ * cgroup_attach_task: with a cgroup filter, the moved threads may enter or
+ *                     leave the trace (filter.c)
+ *
+ * With a filter, a thread's entry says whether it is traced: one that is not
+ * (GOTRACE_T_UNTRACED) costs a probe the lookup of its entry and one test.
  *
  * The probes are attached at the first start and stay attached until the
  * module is unloaded: attaching patches the kernel's text (static keys), which
@@ -29,6 +34,7 @@
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <trace/events/cgroup.h>
 #include <trace/events/sched.h>
 #include <trace/events/task.h>
 
@@ -38,6 +44,7 @@
 #include "clock.h"
 #include "compat.h"
 #include "encode.h"
+#include "filter.h"
 #include "probes.h"
 #include "programs.h"
 #include "reasons.h"
@@ -57,6 +64,9 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child);
 static void gotrace_probe_rename(void *data, struct task_struct *p,
 				 const char *comm);
+static void gotrace_probe_cgroup(void *data, struct cgroup *dst,
+				 const char *path, struct task_struct *task,
+				 bool threadgroup);
 
 /* sched_switch's probe, with this kernel's prototype (compat.h). */
 GOTRACE_SWITCH_PROBE(gotrace_probe_switch, gotrace_switch_probe)
@@ -67,6 +77,7 @@ GOTRACE_PROBE_TYPE_CHECK(sched_wakeup, gotrace_probe_wakeup);
 GOTRACE_PROBE_TYPE_CHECK(sched_wakeup_new, gotrace_probe_wakeup);
 GOTRACE_PROBE_TYPE_CHECK(sched_process_fork, gotrace_probe_fork);
 GOTRACE_PROBE_TYPE_CHECK(task_rename, gotrace_probe_rename);
+GOTRACE_PROBE_TYPE_CHECK(cgroup_attach_task, gotrace_probe_cgroup);
 
 /* The tracepoints we attach to; found by name when the module loads. */
 static struct gotrace_tp {
@@ -80,6 +91,7 @@ static struct gotrace_tp {
 	{ "sched_wakeup_new",	gotrace_probe_wakeup },
 	{ "sched_process_fork",	gotrace_probe_fork },
 	{ "task_rename",	gotrace_probe_rename },
+	{ "cgroup_attach_task",	gotrace_probe_cgroup },
 };
 
 /* The session being recorded, or NULL. */
@@ -232,6 +244,22 @@ static __always_inline struct gotrace_cpu *gotrace_begin(struct gotrace_session 
 }
 
 /*
+ * Whether @p, switching in, is traced: its entry @t is untraced, or free
+ * (a thread the trace has not seen: gotrace_g_start() creates it, if the
+ * filter admits it).
+ */
+static bool gotrace_admit_first(struct gotrace_session *s,
+				struct gotrace_thread *t, struct task_struct *p)
+{
+	if (t->state == GOTRACE_T_UNTRACED)
+		return false;
+	if (!s->filter || gotrace_filter_admits(s->filter, p, p->comm))
+		return true;
+	gotrace_g_untrace(t, p);
+	return false;
+}
+
+/*
  * The run of @prev ends and that of @next begins, written with one
  * reservation when @next needs nothing but its GoStart.
  */
@@ -257,7 +285,11 @@ static __always_inline void gotrace_switch(struct gotrace_session *s,
 	if (!prev->pid) {		/* the idle task is G 0 */
 		if (unlikely(c->cur_g) && !gotrace_g_lost(s, c, ts))
 			goto cut;
-	} else if (c->cur_g) {
+	} else if (!c->cur_g) {
+		/* An untraced thread (or none: the P lost it) ran. */
+		if (unlikely(prev_state & TASK_DEAD) && s->filter)
+			gotrace_g_untraced_exit(s, prev);
+	} else {
 		/* What the P runs must be @prev: else its identity is lost. */
 		if (!gotrace_thread_find(s, prev, &stop) ||
 		    stop->state != GOTRACE_T_RUNNING ||
@@ -271,6 +303,9 @@ static __always_inline void gotrace_switch(struct gotrace_session *s,
 				goto cut;
 		}
 		fast = gotrace_run_fast(c, run, v2);
+		if (!fast && unlikely(!gotrace_traced(run)) &&
+		    !gotrace_admit_first(s, run, next))
+			run = NULL;
 	}
 	if (stop || fast) {
 		if (!gotrace_buf_reserve(&c->ring, &ts, GOTRACE_SWITCH_EVENTS, false,
@@ -352,7 +387,7 @@ static void gotrace_probe_waking(void *data, struct task_struct *p)
 	if (!s)
 		return;
 	if (!gotrace_thread_find(s, p, &t) || t->state == GOTRACE_T_NONE ||
-	    t->state == GOTRACE_T_SYSCALL)
+	    t->state == GOTRACE_T_SYSCALL || t->state == GOTRACE_T_UNTRACED)
 		return;
 	mode = READ_ONCE(s->mode);
 	if (unlikely(mode != GOTRACE_MODE_ON)) {
@@ -367,10 +402,16 @@ static void gotrace_probe_waking(void *data, struct task_struct *p)
 		WRITE_ONCE(t->wake_stack, gotrace_waker_stack(s, key));
 		return;
 	}
-	/* The waker is current, which is what this CPU's P runs. */
+	/* The waker is current, which is what this CPU's P runs... */
 	c = this_cpu_ptr(s->cpus);
-	if (!c->cur_g)
+	if (!c->cur_g) {
+		/* ...or a thread the filter leaves out, when it runs none. */
+		if (!s->filter || !current->pid)
+			return;
+		key = gotrace_stack_key(GOTRACE_PROG_UNTRACED, reason);
+		WRITE_ONCE(t->wake_stack, gotrace_waker_stack(s, key));
 		return;
+	}
 	key = gotrace_stack_key(READ_ONCE(c->cur_t->prog), reason);
 	/* A thread that wakes others often wakes them with one call. */
 	if (key == c->wake_key) {
@@ -449,6 +490,30 @@ static struct gotrace_cpu *gotrace_begin_irqsave(struct gotrace_session **sp,
 	return c;
 }
 
+/*
+ * A child of an untraced thread @t: created if the filter admits it, by the
+ * stand-in creator [fork, (untraced thread)]; else untraced.
+ */
+static void gotrace_fork_untraced(struct gotrace_session *s,
+				  struct gotrace_cpu *c,
+				  struct gotrace_thread *t,
+				  struct task_struct *child, u64 ts)
+{
+	u32 prog;
+
+	if (!gotrace_filter_admits(s->filter, child, child->comm)) {
+		gotrace_g_untrace(t, child);
+		return;
+	}
+	prog = gotrace_prog_id(s->progs, child->comm);
+	if (!gotrace_g_create(s, c, t, child, prog,
+			      gotrace_stack(s->stacks, GOTRACE_PROG_UNTRACED,
+					    GOTRACE_R_FORK), ts))
+		gotrace_cut(s, c, ts);
+	else if (unlikely(s->trig))
+		gotrace_trig_ready(s->trig, child->pid, ts);
+}
+
 static void gotrace_probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child)
 {
@@ -473,12 +538,25 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 	if (!t)
 		t = gotrace_thread_alias(s, child);
 	pt = gotrace_thread_of(s, parent);
-	if (!t || !pt || !gotrace_proc_start(s, c, ts) ||
-	    !gotrace_g_create(s, c, t, child, pt->prog,
+	if (!t || !pt || !gotrace_proc_start(s, c, ts))
+		goto cut;
+	if (unlikely(s->filter) && !gotrace_traced(pt)) {
+		gotrace_fork_untraced(s, c, t, child, ts);
+		goto out;
+	}
+	if (unlikely(s->filter) && !s->filter->descendants &&
+	    !gotrace_filter_admits(s->filter, child, child->comm)) {
+		gotrace_g_untrace(t, child);
+		goto out;
+	}
+	if (!gotrace_g_create(s, c, t, child, pt->prog,
 			      gotrace_stack(s->stacks, pt->prog, GOTRACE_R_FORK), ts))
-		gotrace_cut(s, c, ts);
-	else if (unlikely(s->trig))
+		goto cut;
+	if (unlikely(s->trig))
 		gotrace_trig_ready(s->trig, child->pid, ts);
+	goto out;
+cut:
+	gotrace_cut(s, c, ts);
 out:
 	local_irq_restore(flags);
 }
@@ -501,9 +579,72 @@ static void gotrace_probe_rename(void *data, struct task_struct *p,
 	t = gotrace_thread_of(s, p);
 	if (t && !gotrace_alive(t))
 		goto out;	/* it will be created under its new name */
+	/* Without a name filter, a rename leaves an untraced thread so. */
+	if (t && t->state == GOTRACE_T_UNTRACED && !s->filter->nr_comms)
+		goto out;
 	ts = gotrace_clock(s);
-	if (!t || !gotrace_proc_start(s, c, ts) || !gotrace_g_rename(s, c, t, p, comm, ts))
+	if (!t || !gotrace_proc_start(s, c, ts))
 		gotrace_cut(s, c, ts);
+	else if (s->filter && s->filter->nr_comms ?
+		 !gotrace_g_refilter(s, c, t, p, comm, ts) :
+		 !gotrace_g_rename(s, c, t, p, comm, ts))
+		gotrace_cut(s, c, ts);
+out:
+	local_irq_restore(flags);
+}
+
+/* @p moved to another cgroup; false if the buffer is full. */
+static bool gotrace_cgroup_moved(struct gotrace_session *s,
+				 struct gotrace_cpu *c, struct task_struct *p,
+				 u64 ts)
+{
+	struct gotrace_thread *t = gotrace_thread_of(s, p);
+
+	/* Not seen yet: the filter is asked when it is. */
+	if (!t || !gotrace_alive(t))
+		return true;
+	return gotrace_g_refilter(s, c, t, p, NULL, ts);
+}
+
+/*
+ * A cgroup move (cgroup.procs, cgroup.threads, CLONE_INTO_CGROUP at a fork
+ * is the fork's): with a cgroup filter, each moved thread the trace has
+ * seen may enter or leave it. Runs in the mover's context, after the move.
+ */
+static void gotrace_probe_cgroup(void *data, struct cgroup *dst,
+				 const char *path, struct task_struct *task,
+				 bool threadgroup)
+{
+	struct gotrace_session *s;
+	struct task_struct *p;
+	struct gotrace_cpu *c;
+	unsigned long flags;
+	bool ok = true;
+	u64 ts;
+
+	c = gotrace_begin_irqsave(&s, &flags);
+	if (!c)
+		return;
+	if (!s->filter || !s->filter->cgrp)
+		goto out;
+	ts = gotrace_clock(s);
+	if (!gotrace_proc_start(s, c, ts))
+		goto cut;
+	if (!threadgroup) {
+		ok = gotrace_cgroup_moved(s, c, task, ts);
+	} else {
+		rcu_read_lock();
+		for_each_thread(task, p) {
+			ok = gotrace_cgroup_moved(s, c, p, ts);
+			if (!ok)
+				break;
+		}
+		rcu_read_unlock();
+	}
+	if (ok)
+		goto out;
+cut:
+	gotrace_cut(s, c, ts);
 out:
 	local_irq_restore(flags);
 }

@@ -54,14 +54,16 @@ struct gotrace_progs {
 static const char *const gotrace_prog_stand_ins[GOTRACE_PROG_FIRST] = {
 	[GOTRACE_PROG_IRQ]	= "(interrupt context)",
 	[GOTRACE_PROG_OTHER]	= "(other programs)",
+	[GOTRACE_PROG_UNTRACED]	= "(untraced thread)",
 };
 
 /**
  * gotrace_progs_alloc - an empty table
  *
  * Return: the table, or NULL if it cannot be allocated. Its first new id is
- * GOTRACE_PROG_FIRST: the reserved ids GOTRACE_PROG_IRQ and GOTRACE_PROG_OTHER
- * get labels but no hash slot, so no thread's name can map to them.
+ * GOTRACE_PROG_FIRST: the reserved ids GOTRACE_PROG_IRQ, GOTRACE_PROG_OTHER
+ * and GOTRACE_PROG_UNTRACED get labels but no hash slot, so no thread's name
+ * can map to them.
  */
 struct gotrace_progs *gotrace_progs_alloc(void)
 {

@@ -12,7 +12,8 @@ struct gotrace_progs;
 #define GOTRACE_PROG_MAX	4096
 #define GOTRACE_PROG_IRQ	0	/* wakeups from interrupt context */
 #define GOTRACE_PROG_OTHER	1	/* names past GOTRACE_PROG_MAX */
-#define GOTRACE_PROG_FIRST	2
+#define GOTRACE_PROG_UNTRACED	2	/* wakers and creators a filter leaves out */
+#define GOTRACE_PROG_FIRST	3
 
 struct gotrace_progs *gotrace_progs_alloc(void);
 void gotrace_progs_free(struct gotrace_progs *pt);

@@ -20,6 +20,7 @@
 #include "continue.h"
 #include "dev.h"
 #include "encode.h"
+#include "filter.h"
 #include "flight.h"
 #include "footer.h"
 #include "generations.h"
@@ -61,6 +62,7 @@ static void gotrace_session_free(struct gotrace_session *s)
 	if (s->state != GOTRACE_SESS_DONE)
 		gotrace_session_release(s);
 	gotrace_trig_free(s->trig);
+	gotrace_filter_put(s->filter);
 	free_percpu(s->cpus);
 	kfree(s);
 }
@@ -95,6 +97,7 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 	if (!s)
 		return NULL;
 	s->args = *args;
+	s->filter = gotrace_filter_get(args->filter);
 	s->dev = dev;
 	s->cont = args->flags & GOTRACE_START_CONTINUE;
 	s->format = args->format;
@@ -150,6 +153,7 @@ err_free:
 	if (s->cpus)
 		gotrace_session_release(s);
 	gotrace_trig_free(s->trig);
+	gotrace_filter_put(s->filter);
 	free_percpu(s->cpus);
 	kfree(s);
 	return NULL;

@@ -38,6 +38,7 @@
 struct gotrace_alias;
 struct gotrace_cpu;
 struct gotrace_dev;
+struct gotrace_filter;
 struct gotrace_flight_snap;
 struct gotrace_kstacks;
 struct gotrace_progs;
@@ -68,8 +69,11 @@ enum gotrace_sess_state {
  * @gen_period_ns: formats 1.22 and later: nanoseconds between generations.
  * @gen_bytes:	formats 1.22 and later: a CPU's bytes that start the next.
  * @latency_ns:	flight recorders: the latency trigger's threshold, 0 for none.
+ * @filter:	the threads to trace (filter.c), or NULL: every thread. Each
+ *		session holds a reference.
  */
 struct gotrace_start_args {
+	struct gotrace_filter *filter;
 	u32 flags;
 	u32 format;
 	u32 max_tid;
@@ -160,6 +164,8 @@ struct gotrace_start_args {
  * @resumes:	sessions of its chain that followed a cut, this one included.
  * @resume_err:	the errno of the start that should have followed this cut
  *		trace (the chain ended), or 0.
+ * @filter:	@args.filter, read by the probes: the threads it traces, or
+ *		NULL for every thread.
  */
 struct gotrace_session {
 	int mode;
@@ -223,6 +229,7 @@ struct gotrace_session {
 	u64 gap_events;
 	u32 resumes;
 	int resume_err;
+	struct gotrace_filter *filter;
 };
 
 int gotrace_session_start(struct gotrace_dev *dev,

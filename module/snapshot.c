@@ -31,6 +31,7 @@
 #include "cpu.h"
 #include "clock.h"
 #include "compat.h"
+#include "filter.h"
 #include "probes.h"
 #include "programs.h"
 #include "session.h"
@@ -77,6 +78,10 @@ static int gotrace_snapshot_thread(struct gotrace_snap *sn,
 	t = gotrace_thread_of(s, p);
 	if (!t)
 		return -ERANGE;
+	if (s->filter && !gotrace_filter_admits(s->filter, p, p->comm)) {
+		gotrace_g_untrace(t, p);
+		return 0;
+	}
 	if (!gotrace_g_snap(s, sn->c, t, p, gotrace_snapshot_prog(sn, p), sn->ts))
 		return -ENOSPC;
 	s->snapshot_threads++;

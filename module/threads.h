@@ -19,7 +19,15 @@ enum gotrace_tstate {
 	GOTRACE_T_WAITING,
 	GOTRACE_T_SYSCALL,	/* waiting after GoSysBlock: woken by GoSysExit */
 	GOTRACE_T_DEAD,
+	GOTRACE_T_UNTRACED,	/* its id's holder, left out by the filter */
 };
+
+/*
+ * @renamed: a rename gave the thread a new name, or a rename or a cgroup
+ * move took it out of the filter: its own CPU ends its goroutine.
+ */
+#define GOTRACE_RENAMED		1
+#define GOTRACE_LEAVES		2
 
 /**
  * struct gotrace_thread - trace state of one thread id
@@ -30,7 +38,8 @@ enum gotrace_tstate {
  *		one was created; the goroutine id is tid + gen * PID_MAX_LIMIT.
  * @prog:	program id of its name; written by a renaming CPU.
  * @state:	enum gotrace_tstate.
- * @renamed:	renamed while not running; written by the renaming CPU.
+ * @renamed:	GOTRACE_RENAMED or GOTRACE_LEAVES while not running, or 0;
+ *		written by the renaming (or cgroup-moving) CPU.
  * @last_cpu:	P of the goroutine's last transition: an event on the same P
  *		can use Go's *Local variant, which carries no sequence number.
  * @gens:	in an id's own entry (not an alias): the highest @gen given to
@@ -91,7 +100,8 @@ bool gotrace_thread_next_gen(struct gotrace_session *s, struct gotrace_thread *t
 struct gotrace_thread *gotrace_thread_of_gid(struct gotrace_session *s, u64 gid);
 
 /**
- * gotrace_alive - whether an entry holds a live goroutine
+ * gotrace_alive - whether an entry is held: a live goroutine, or a thread
+ * the filter leaves out (GOTRACE_T_UNTRACED)
  * @t: the entry
  *
  * Return: false if @t never held one in this trace, or its goroutine ended.
@@ -110,6 +120,17 @@ static inline bool gotrace_alive(const struct gotrace_thread *t)
 static inline bool gotrace_waiting(const struct gotrace_thread *t)
 {
 	return t->state == GOTRACE_T_WAITING || t->state == GOTRACE_T_SYSCALL;
+}
+
+/**
+ * gotrace_traced - whether an entry holds a live goroutine
+ * @t: the entry
+ *
+ * Return: gotrace_alive(), but false for a thread the filter leaves out.
+ */
+static inline bool gotrace_traced(const struct gotrace_thread *t)
+{
+	return gotrace_alive(t) && t->state != GOTRACE_T_UNTRACED;
 }
 
 /**

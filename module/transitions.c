@@ -26,6 +26,7 @@
 #include "cpu.h"
 #include "encode.h"
 #include "encode2.h"
+#include "filter.h"
 #include "programs.h"
 #include "reasons.h"
 #include "session.h"
@@ -238,9 +239,31 @@ bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
 			   struct gotrace_thread *t, struct task_struct *p,
 			   u32 prog, u64 ts)
 {
+	return gotrace_g_end(s, c, t, GOTRACE_T_DEAD, ts) &&
+	       gotrace_g_create(s, c, t, p, prog,
+				gotrace_stack(s->stacks, prog, GOTRACE_R_RENAME), ts) &&
+	       gotrace_g_run(c, t, p->pid, ts, gotrace_v2(c));
+}
+
+/**
+ * gotrace_g_end - the goroutine this P runs ends, its thread going on
+ * @s: session
+ * @c: the CPU's buffer; its P runs @t's goroutine
+ * @t: the entry of the thread this CPU runs
+ * @state: what @t becomes: GOTRACE_T_DEAD before a new goroutine takes its
+ *	place (a rename), or GOTRACE_T_UNTRACED (it leaves the filter)
+ * @ts: time stamp
+ *
+ * GoDestroy with generations; else a GoSysCall with the stack [rename,
+ * program], which names the goroutine (gotrace_put_stop()), and GoEnd.
+ *
+ * Return: false if the buffer is full.
+ */
+bool gotrace_g_end(struct gotrace_session *s, struct gotrace_cpu *c,
+		   struct gotrace_thread *t, u8 state, u64 ts)
+{
 	u64 stack = gotrace_stack(s->stacks, t->prog, GOTRACE_R_RENAME);
 
-	/* A stack before GoEnd names the goroutine (gotrace_put_stop()). */
 	if (gotrace_v2(c)) {
 		if (!gotrace_emit2(&c->ring, ts, GO2_EV_GO_DESTROY, 0, NULL))
 			return false;
@@ -249,10 +272,109 @@ bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
 		return false;
 	}
 	c->cur_g = 0;
+	t->state = state;
+	WRITE_ONCE(t->renamed, 0);
+	return true;
+}
+
+/**
+ * gotrace_g_untrace - the filter leaves out a thread the trace sees first
+ * @t: its entry, free (never used, dead) or a new alias
+ * @p: the thread
+ *
+ * Its entry only says so (GOTRACE_T_UNTRACED) until it exits.
+ */
+void gotrace_g_untrace(struct gotrace_thread *t, struct task_struct *p)
+{
+	t->tag = gotrace_tag(p);
+	t->renamed = 0;
+	t->state = GOTRACE_T_UNTRACED;
+}
+
+/**
+ * gotrace_g_untraced_exit - an untraced thread switches out for the last time
+ * @s: session
+ * @p: the thread
+ *
+ * Its entry is free again: dead, or its alias released.
+ */
+void gotrace_g_untraced_exit(struct gotrace_session *s, struct task_struct *p)
+{
+	struct gotrace_thread *t;
+
+	if (!gotrace_thread_find(s, p, &t) || t->state != GOTRACE_T_UNTRACED)
+		return;
+	t->state = GOTRACE_T_DEAD;
+	if (gotrace_is_alias(s, t))
+		gotrace_thread_unalias(s, t);
+}
+
+/* An untraced thread enters the filter; false if the buffer is full. */
+static bool gotrace_g_enter(struct gotrace_session *s, struct gotrace_cpu *c,
+			    struct gotrace_thread *t, struct task_struct *p,
+			    const char *comm, u64 ts)
+{
+	u32 prog;
+
+	/*
+	 * Another CPU's thread is created at its next switch-in, as a thread
+	 * never seen (gotrace_g_start()): its entry is free from here on.
+	 * That CPU may be reading the entry; only this write races with it.
+	 */
+	if (p != current) {
+		cmpxchg(&t->state, GOTRACE_T_UNTRACED, GOTRACE_T_DEAD);
+		return true;
+	}
+	/* It runs here, on a P that runs no goroutine meanwhile. */
+	prog = gotrace_prog_id(s->progs, comm);
 	t->state = GOTRACE_T_DEAD;
 	return gotrace_g_create(s, c, t, p, prog,
-				gotrace_stack(s->stacks, prog, GOTRACE_R_RENAME), ts) &&
+				gotrace_stack(s->stacks, GOTRACE_PROG_UNTRACED,
+					      GOTRACE_R_RENAME), ts) &&
 	       gotrace_g_run(c, t, p->pid, ts, gotrace_v2(c));
+}
+
+/**
+ * gotrace_g_refilter - @p's name or cgroup changed: it may enter or leave
+ * the filter
+ * @s: session, with a filter
+ * @c: this CPU's buffer; its P started
+ * @t: @p's entry, held (a live goroutine, or GOTRACE_T_UNTRACED)
+ * @p: the thread: this CPU's, or one that is not running (a rename), or
+ *	any (a cgroup move)
+ * @comm: its new name at a rename; NULL at a cgroup move
+ * @ts: time stamp
+ *
+ * A thread the filter now admits is created: at once if this CPU runs it,
+ * else at its next switch-in. One it no longer admits ends (as at a rename,
+ * gotrace_g_end()): at once if this CPU runs it, else once it has switched
+ * in again (GOTRACE_LEAVES). With GOTRACE_START_DESCENDANTS a traced thread
+ * stays traced. A traced thread that stays is renamed (gotrace_g_rename()).
+ *
+ * Return: false if the buffer is full.
+ */
+bool gotrace_g_refilter(struct gotrace_session *s, struct gotrace_cpu *c,
+			struct gotrace_thread *t, struct task_struct *p,
+			const char *comm, u64 ts)
+{
+	const char *name = comm ? comm : p->comm;
+	bool in = gotrace_filter_admits(s->filter, p, name);
+
+	if (t->state == GOTRACE_T_UNTRACED)
+		return !in || gotrace_g_enter(s, c, t, p, name, ts);
+	if (in || s->filter->descendants) {
+		/*
+		 * A move out and back in before it ran again: it stays. Its
+		 * CPU may have read GOTRACE_LEAVES just now; then it leaves,
+		 * as it would have had the move back come a moment later.
+		 */
+		cmpxchg(&t->renamed, GOTRACE_LEAVES, 0);
+		return !comm || gotrace_g_rename(s, c, t, p, comm, ts);
+	}
+	if (p == current && t->state == GOTRACE_T_RUNNING)
+		return gotrace_g_end(s, c, t, GOTRACE_T_UNTRACED, ts);
+	WRITE_ONCE(t->renamed, GOTRACE_LEAVES);
+	return true;
 }
 
 /**
@@ -318,7 +440,7 @@ bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
 	if (p == current && t->state == GOTRACE_T_RUNNING)
 		return gotrace_g_reincarnate(s, c, t, p, prog, ts);
 	WRITE_ONCE(t->prog, prog);
-	WRITE_ONCE(t->renamed, 1);
+	WRITE_ONCE(t->renamed, GOTRACE_RENAMED);
 	return true;
 }
 
@@ -478,7 +600,7 @@ bool gotrace_g_walk(struct gotrace_session *s, struct gotrace_cpu *c,
 	u32 gen = c->ring.gen, old;
 
 	if (state == GOTRACE_T_NONE || state == GOTRACE_T_DEAD ||
-	    state == GOTRACE_T_RUNNING)
+	    state == GOTRACE_T_RUNNING || state == GOTRACE_T_UNTRACED)
 		return true;
 	old = READ_ONCE(t->sgen);
 	if ((old & ~GOTRACE_SGEN_WALKED) == gen ||

@@ -142,6 +142,13 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 bool gotrace_g_reincarnate(struct gotrace_session *s, struct gotrace_cpu *c,
 			   struct gotrace_thread *t, struct task_struct *p,
 			   u32 prog, u64 ts);
+bool gotrace_g_end(struct gotrace_session *s, struct gotrace_cpu *c,
+		   struct gotrace_thread *t, u8 state, u64 ts);
+void gotrace_g_untrace(struct gotrace_thread *t, struct task_struct *p);
+void gotrace_g_untraced_exit(struct gotrace_session *s, struct task_struct *p);
+bool gotrace_g_refilter(struct gotrace_session *s, struct gotrace_cpu *c,
+			struct gotrace_thread *t, struct task_struct *p,
+			const char *comm, u64 ts);
 bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
 bool gotrace_g_rename(struct gotrace_session *s, struct gotrace_cpu *c,
 		      struct gotrace_thread *t, struct task_struct *p,
@@ -393,8 +400,9 @@ static __always_inline bool gotrace_run_fast(const struct gotrace_cpu *c,
  * A thread created without sched_process_fork (create_io_thread() makes
  * io_uring workers that way) is created here; one woken without a
  * sched_wakeup would be unblocked here; one renamed while not running is
- * reincarnated here. The P runs no goroutine at this point, so G 0 does it.
- * The P starts here if it has not.
+ * reincarnated here; one that left the filter meanwhile ends here. The P
+ * runs no goroutine at this point, so G 0 does it. The P starts here if it
+ * has not.
  *
  * Return: false if the buffer is full or @p's id was reused 65535 times
  * (see gotrace_g_create()).
@@ -420,9 +428,14 @@ static __always_inline bool gotrace_g_start(struct gotrace_session *s,
 	}
 	if (!gotrace_g_run(c, t, p->pid, ts, v2))
 		return false;
-	if (likely(!READ_ONCE(t->renamed)))
+	switch (READ_ONCE(t->renamed)) {
+	case 0:
 		return true;
-	return gotrace_g_reincarnate(s, c, t, p, READ_ONCE(t->prog), ts);
+	case GOTRACE_LEAVES:
+		return gotrace_g_end(s, c, t, GOTRACE_T_UNTRACED, ts);
+	default:
+		return gotrace_g_reincarnate(s, c, t, p, READ_ONCE(t->prog), ts);
+	}
 }
 
 /**

@@ -75,9 +75,19 @@
  * Not with GOTRACE_START_FLIGHT (-EINVAL), whose buffers never run full.
  */
 #define GOTRACE_START_CONTINUE	0x10
+/*
+ * Filters (struct gotrace_start from GOTRACE_START_SIZE_VER1 on): only the
+ * threads they admit are traced. GOTRACE_START_CGROUP: @cgroup_fd is valid
+ * (0 is an fd). GOTRACE_START_DESCENDANTS: a thread created (fork, clone)
+ * by a traced thread is traced too, whatever the filters say, until it
+ * exits. Documentation/gotrace.rst, "Filters", says what the trace shows.
+ */
+#define GOTRACE_START_CGROUP	0x20
+#define GOTRACE_START_DESCENDANTS 0x40
 #define GOTRACE_START_FLAGS	(GOTRACE_START_KSTACKS | GOTRACE_START_CLOCK_MONO | \
 				 GOTRACE_START_CLOCK_TSC | GOTRACE_START_FLIGHT | \
-				 GOTRACE_START_CONTINUE)
+				 GOTRACE_START_CONTINUE | GOTRACE_START_CGROUP | \
+				 GOTRACE_START_DESCENDANTS)
 
 /**
  * struct gotrace_start - argument of GOTRACE_START
@@ -102,6 +112,22 @@
  *		between becoming runnable and running, between
  *		GOTRACE_LATENCY_MIN_NS and GOTRACE_LATENCY_MAX_NS; 0: none.
  * @reserved:	Input: set to 0.
+ * @tgids:	Input: a user pointer to @nr_tgids process ids (__u32 each):
+ *		only their threads are traced. 0 with @nr_tgids 0: any.
+ * @nr_tgids:	Input: at most GOTRACE_FILTER_TGIDS_MAX (else -E2BIG).
+ * @cgroup_fd:	Input: with GOTRACE_START_CGROUP: an open cgroup v2
+ *		directory: only threads in it or in its descendants are
+ *		traced. Must be 0 without the flag. A closed fd: -EBADF;
+ *		another file: -EINVAL.
+ * @comms:	Input: a user pointer to @nr_comms program names, char[16]
+ *		each (as a thread's comm, NUL-terminated within the 16):
+ *		only threads of these names are traced. 0 with @nr_comms 0:
+ *		any.
+ * @nr_comms:	Input: at most GOTRACE_FILTER_COMMS_MAX (else -E2BIG).
+ * @reserved2:	Input: set to 0.
+ *
+ * Each kind of filter given must admit a thread (AND); within a kind, one
+ * value does (OR). A pointer with a count of 0, or the reverse: -EINVAL.
  */
 struct gotrace_start {
 	__u32 size;
@@ -113,6 +139,12 @@ struct gotrace_start {
 	__u64 gen_bytes;
 	__u64 latency_ns;
 	__u64 reserved[1];
+	__u64 tgids;
+	__u32 nr_tgids;
+	__u32 cgroup_fd;
+	__u64 comms;
+	__u32 nr_comms;
+	__u32 reserved2;
 };
 
 /* Generations (formats 1.22 and later): Go's runtime starts one every second. */
@@ -126,6 +158,12 @@ struct gotrace_start {
 #define GOTRACE_LATENCY_MAX_NS		60000000000ULL
 
 #define GOTRACE_START_SIZE_VER0	56	/* sizeof first published struct */
+#define GOTRACE_START_SIZE_VER1	88	/* filters: tgids, cgroup_fd, comms */
+
+/* Filters: the most values of a kind a start takes. */
+#define GOTRACE_FILTER_TGIDS_MAX	4096
+#define GOTRACE_FILTER_COMMS_MAX	64
+#define GOTRACE_FILTER_COMM_LEN		16
 
 /*
  * Stop flags. By default GOTRACE_STOP returns, as Go's StopTrace does, once
