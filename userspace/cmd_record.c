@@ -31,6 +31,8 @@ static void record_help(void)
 	       "  -o, --output FILE      write the trace to FILE (default gotrace.trace; an\n"
 	       "                         existing FILE is kept as FILE.old; - for stdout)\n"
 	       "  -d, --duration SECS    stop after SECS seconds (CMD keeps running)\n"
+	       "      --only-cmd         trace only CMD, its threads and their descendants\n"
+	       "                         (with --pid, --comm, --cgroup: those too)\n"
 	       "      --max-size SIZE    with --format 1.22 or later: files of whole\n"
 	       "                         generations of SIZE at most (e.g. 512M), FILE.1.trace,\n"
 	       "                         FILE.2.trace, ... (FILE without its .trace), each\n"
@@ -110,6 +112,7 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		{ "after", required_argument, NULL, 'A' },
 		{ "trigger-every", required_argument, NULL, 'E' },
 		{ "max-size", required_argument, NULL, 'S' },
+		{ "only-cmd", no_argument, NULL, 'O' },
 		START_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -131,6 +134,9 @@ static int parse_args(struct record *r, int argc, char *argv[])
 			break;
 		case 'q':
 			r->quiet = true;
+			break;
+		case 'O':
+			r->only_cmd = true;
 			break;
 		case 'A':
 			if (!parse_duration("record", "--after", optarg, true, &r->after_ns))
@@ -182,7 +188,28 @@ static int parse_args(struct record *r, int argc, char *argv[])
 	}
 	if (optind < argc)
 		r->argv = argv + optind;
+	if (r->only_cmd && !r->argv) {
+		msg_err("record", "--only-cmd traces the command given after the options: "
+			"add -- CMD [ARGS...], or drop --only-cmd");
+		return msg_usage("record");
+	}
 	return -1;
+}
+
+/*
+ * --only-cmd: CMD's process and every thread it or they create, from its
+ * fork on (it waits on its cork until the trace started).
+ */
+static void only_cmd_filter(struct record *r)
+{
+	struct start_opts *o = &r->start;
+
+	if (!r->only_cmd || !r->child)
+		return;
+	if (o->nr_tgids < GOTRACE_FILTER_TGIDS_MAX)
+		o->tgids[o->nr_tgids++] = (uint32_t)r->child;
+	o->args.flags |= GOTRACE_START_DESCENDANTS;
+	filter_apply(o);
 }
 
 /*
@@ -268,6 +295,7 @@ static bool session_open(struct record *r)
 {
 	struct gotrace_status st;
 
+	only_cmd_filter(r);
 	r->ctl_fd = device_open("record");
 	if (r->ctl_fd < 0)
 		return false;
@@ -343,7 +371,7 @@ int cmd_record(int argc, char *argv[])
 {
 	struct record r = {
 		.out_path = "gotrace.trace",
-		.start = { .args = { .size = sizeof(r.start.args) } },
+		.start = START_OPTS_INIT,
 		.ctl_fd = -1, .rd_fd = -1, .out_fd = -1, .sig_fd = -1, .cork = -1,
 		.after_ns = 1000000000, .every_ns = 10000000000,
 	};

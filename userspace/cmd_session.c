@@ -83,7 +83,16 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 	case EINVAL:
 		msg_err(cmd, "the module rejected the parameters (format, buffer size, max tid, "
 			"--gen-period from 0.01 to 3600 s and --gen-size of 64K or more with formats "
-			"1.22 and later only): check the options; dmesg may say more");
+			"1.22 and later only, --cgroup a cgroup v2 directory): check the options; "
+			"dmesg may say more");
+		break;
+	case E2BIG:
+		msg_err(cmd, "the module takes at most %d --pid and %d --comm values, or is older "
+			"than this command (no filters): update the module",
+			GOTRACE_FILTER_TGIDS_MAX, GOTRACE_FILTER_COMMS_MAX);
+		break;
+	case EBADF:
+		msg_err(cmd, "the --cgroup directory was closed before the start: give it again");
 		break;
 	default:
 		device_explain(cmd, err);
@@ -149,7 +158,7 @@ bool start_option(const char *cmd, int c, const char *arg, struct start_opts *o)
 	case 'L':
 		return parse_latency(cmd, arg, o);
 	}
-	return false;
+	return filter_option(cmd, c, arg, o);
 }
 
 /* A flight recorder needs generations: format 1.26 unless one of 1.22 or later is given. */
@@ -157,6 +166,13 @@ bool start_check(const char *cmd, struct start_opts *o)
 {
 	struct gotrace_start *args = &o->args;
 
+	filter_apply(o);
+	if ((args->flags & GOTRACE_START_DESCENDANTS) && !args->nr_tgids &&
+	    !args->nr_comms && !(args->flags & GOTRACE_START_CGROUP)) {
+		msg_err(cmd, "--descendants goes with a filter: give --pid, --comm or --cgroup "
+			"too (without one every thread is traced)");
+		return false;
+	}
 	if (o->latency_arg && !o->flight_ns) {
 		msg_err(cmd, "--trigger-latency needs --flight: the trigger watches a flight "
 			"recorder (e.g. --flight 10s --trigger-latency %s)", o->latency_arg);
@@ -208,7 +224,7 @@ int cmd_start(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	struct start_opts o = { .args = { .size = sizeof(o.args) } };
+	struct start_opts o = START_OPTS_INIT;
 	bool ok;
 	int c, fd;
 

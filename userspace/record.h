@@ -41,6 +41,7 @@ struct record {
 	const char *module_path;	/* --path, for loading the module */
 	struct start_opts start;	/* with --flight: a file per snapshot */
 	char **argv;			/* CMD ARGS..., or NULL */
+	bool only_cmd;			/* --only-cmd: trace CMD and its descendants only */
 
 	/* The session. */
 	int ctl_fd, rd_fd, out_fd, sig_fd;

@@ -19,7 +19,15 @@ struct start_opts {
 	int64_t flight_ns;		/* --flight; 0: a streaming trace */
 	const char *flight_arg;		/* as given, for messages */
 	const char *latency_arg;	/* --trigger-latency as given, or NULL */
+	/* Filters (start_filter.c); filter_apply() points args at them. */
+	uint32_t nr_tgids, nr_comms;
+	int cgroup_fd;			/* --cgroup, or -1 */
+	uint32_t tgids[GOTRACE_FILTER_TGIDS_MAX];
+	char comms[GOTRACE_FILTER_COMMS_MAX][GOTRACE_FILTER_COMM_LEN];
 };
+
+/* A start_opts with nothing asked yet. */
+#define START_OPTS_INIT { .args = { .size = sizeof(struct gotrace_start) }, .cgroup_fd = -1 }
 
 /* The options start and record share; start_option() takes one of them. */
 #define START_SHORTOPTS "f:b:t:kc:"
@@ -33,7 +41,11 @@ struct start_opts {
 	{ "clock", required_argument, NULL, 'c' }, \
 	{ "gen-period", required_argument, NULL, 'P' }, \
 	{ "gen-size", required_argument, NULL, 'G' }, \
-	{ "trigger-latency", required_argument, NULL, 'L' }
+	{ "trigger-latency", required_argument, NULL, 'L' }, \
+	{ "pid", required_argument, NULL, 'I' }, \
+	{ "comm", required_argument, NULL, 'N' }, \
+	{ "cgroup", required_argument, NULL, 'R' }, \
+	{ "descendants", no_argument, NULL, 'D' }
 #define START_OPTIONS_HELP \
 	"      --flight DURATION  a flight recorder keeping at least the last\n" \
 	"                         DURATION (e.g. 10s): its buffers overwrite their\n" \
@@ -61,9 +73,20 @@ struct start_opts {
 	"  -c, --clock CLOCK      time stamps from: auto (the TSC if invariant and\n" \
 	"                         the kernel trusts it, else mono; the default), mono\n" \
 	"                         (CLOCK_MONOTONIC) or tsc (even if the kernel\n" \
-	"                         has marked it unstable)\n"
+	"                         has marked it unstable)\n" \
+	"      --pid PID[,PID...] trace only the threads of these processes\n" \
+	"      --cgroup DIR       trace only threads in this cgroup v2 directory or\n" \
+	"                         below it (e.g. /sys/fs/cgroup/system.slice)\n" \
+	"      --comm NAME[,NAME...]\n" \
+	"                         trace only threads of these program names (comm)\n" \
+	"      --descendants      with a filter: threads a traced thread creates are\n" \
+	"                         traced too, and traced threads stay traced\n" \
+	"                         (filters of different kinds must all admit a thread)\n"
 bool start_option(const char *cmd, int c, const char *arg, struct start_opts *o);
 /* After the options: --flight's format and flag, --trigger-latency's; false after a message. */
 bool start_check(const char *cmd, struct start_opts *o);
+/* start_filter.c: --pid, --comm, --cgroup, --descendants, and the lists into args. */
+bool filter_option(const char *cmd, int c, const char *arg, struct start_opts *o);
+void filter_apply(struct start_opts *o);
 
 #endif /* GOTRACE_SESSION_H */
