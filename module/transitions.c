@@ -162,7 +162,9 @@ void gotrace_proc_close(struct gotrace_cpu *c, u64 ts)
  * Written twice, at the end of the start snapshot: modern Go takes the
  * first as the end of the snapshot and keeps only later ones, and its MMU
  * page needs one (golang/go#74146). With generations, a ProcsChange in
- * each.
+ * each, which Go takes only from a running goroutine: with a filter, the
+ * thread this CPU runs (the snapshot's stopper, the walk's worker) may be
+ * untraced, and the generation then has none.
  *
  * Return: false if the buffer is full.
  */
@@ -171,7 +173,8 @@ bool gotrace_procs_set(struct gotrace_cpu *c, u64 ts)
 	u64 args[2] = { num_possible_cpus() };
 
 	if (gotrace_v2(c))
-		return gotrace_emit2(&c->ring, ts, GO2_EV_PROCS_CHANGE, 2, args);
+		return !c->cur_g ||
+		       gotrace_emit2(&c->ring, ts, GO2_EV_PROCS_CHANGE, 2, args);
 	return gotrace_emit(&c->ring, ts, GO_EV_GOMAXPROCS, 2, args, false) &&
 	       gotrace_emit(&c->ring, ts, GO_EV_GOMAXPROCS, 2, args, false);
 }

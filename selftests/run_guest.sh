@@ -22,7 +22,7 @@
 # Prints one TAP stream on stdout: each test program's own TAP as "# "
 # lines, then its "ok"/"not ok" line. Exits non-zero if anything failed.
 
-TESTS="device_test ioctl_test session_test exhaustion_test workload_test module_test views_test
+TESTS="device_test ioctl_test session_test exhaustion_test workload_test filter_test module_test views_test
 accounting_test fault_test fuzz_test stress_test generations_test flight_test"
 TESTS=${GOTRACE_TESTS:-$TESTS}
 
