@@ -86,7 +86,7 @@ static struct {
 	unsigned long ftrace_buffer_kb;
 	unsigned int settle_ms;
 	const char *workloads;
-	bool skip_rounds, skip_snapshot, skip_rate;
+	bool skip_rounds, skip_snapshot, skip_rate, skip_filter;
 	bool pingpong_other;
 	__u32 clock;		/* GOTRACE_START_CLOCK_* */
 	const char *clock_name;
@@ -1151,6 +1151,79 @@ static void run_rounds(void)
 	}
 }
 
+/* --- Filters --- */
+
+/*
+ * The ping-pong in a window: untraced; recorded (format 1.21, no filter);
+ * or filtered out (format 1.21, only process 1, asleep, is traced), where
+ * each of its scheduler events costs the probes the lookup of the thread's
+ * entry and one test. The "-empty" modes are the two sessions without the
+ * ping-pong: their fixed cost. A "filt" line per window.
+ */
+static void filter_window(unsigned int round, const char *mode)
+{
+	bool empty = strstr(mode, "-empty");
+	struct workload w = { .name = "pingpong", .units = opt.pingpong };
+	__u32 init = 1;
+	struct gotrace_start args = {
+		.size = sizeof(args),
+		.flags = opt.clock,
+		.max_tid = read_ulong("/proc/sys/kernel/pid_max"),
+	};
+	struct gotrace_status st = {};
+	bool traced = strcmp(mode, "untraced");
+	struct reader r;
+	unsigned int seq;
+	char name[64];
+
+	if (!strncmp(mode, "filtered", 8)) {
+		args.tgids = (__u64)(uintptr_t)&init;
+		args.nr_tgids = 1;
+	}
+	pingpong_setup(&w);
+	if (traced)
+		reader_spawn(&r);
+	settle();
+	seq = window_open();
+	if (traced && ioctl(gt_ctl, GOTRACE_START, &args))
+		die("GOTRACE_START (%s)", mode);
+	if (!empty)
+		pingpong_run(&w);
+	if (traced) {
+		if (gt_stop())
+			die("GOTRACE_STOP");
+		reader_wait(&r);
+	}
+	window_close();
+	if (traced)
+		reader_finish(&r);
+	pingpong_teardown(&w);
+	out("filt seq=%u round=%u mode=%s units=%lu", seq, round, mode,
+	    empty ? 0 : w.units);
+	if (traced) {
+		gt_status(&st);
+		snprintf(name, sizeof(name), "filter-r%u-%s", round, mode);
+		keep_trace(name);
+		print_status(&st);
+		out(" trace=%s.trace", name);
+	}
+	out("\n");
+}
+
+static void run_filter(void)
+{
+	static const char *const modes[] = {
+		"untraced", "recorded", "filtered", "recorded-empty", "filtered-empty",
+	};
+	unsigned int round, m;
+
+	for (round = 1; round <= opt.rounds; round++) {
+		progress("filter %u of %u", round, opt.rounds);
+		for (m = 0; m < ARRAY_SIZE(modes); m++)
+			filter_window(round, modes[(round + m) % ARRAY_SIZE(modes)]);
+	}
+}
+
 /* --- Snapshot --- */
 
 struct sleepers {
@@ -1452,7 +1525,7 @@ static void usage(void)
 		"  --settle-ms N          idle time before each window (100)\n"
 		"  --workloads LIST       the workloads to run, comma-separated\n"
 		"                         (empty,pingpong,forks,mutex: all)\n"
-		"  --skip-rounds, --skip-snapshot, --skip-rate\n");
+		"  --skip-rounds, --skip-filter, --skip-snapshot, --skip-rate\n");
 	exit(2);
 }
 
@@ -1492,6 +1565,7 @@ int main(int argc, char **argv)
 		{ "skip-rounds", no_argument, NULL, '1' },
 		{ "skip-snapshot", no_argument, NULL, '2' },
 		{ "skip-rate", no_argument, NULL, '3' },
+		{ "skip-filter", no_argument, NULL, '4' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1572,6 +1646,9 @@ int main(int argc, char **argv)
 		case '3':
 			opt.skip_rate = true;
 			break;
+		case '4':
+			opt.skip_filter = true;
+			break;
 		default:
 			usage();
 		}
@@ -1615,6 +1692,8 @@ int main(int argc, char **argv)
 	warm_up();
 	if (!opt.skip_rounds)
 		run_rounds();
+	if (!opt.skip_filter)
+		run_filter();
 	if (!opt.skip_snapshot)
 		run_snapshot();
 	if (!opt.skip_rate)

@@ -32,7 +32,8 @@ def parse_kv(words):
 
 
 def read_guest(path):
-    lines = {"win": [], "snap": [], "rate": [], "info": [], "note": [], "done": []}
+    lines = {"win": [], "snap": [], "filt": [], "rate": [], "info": [], "note": [],
+             "done": []}
     with open(path, errors="replace") as f:
         for raw in f:
             words = raw.split()
@@ -232,8 +233,34 @@ def summarize(guest, counts):
         "max_sustained_events_per_s": max(ok) if ok else None,
         "first_lossy": lossy[0] if lossy else None,
     }
-    return {"workloads": work, "snapshot": snap, "rate": rate,
-            "rate_summary": rate_summary}
+    return {"workloads": work, "snapshot": snap, "filter": filter_summary(guest["filt"]),
+            "rate": rate, "rate_summary": rate_summary}
+
+
+def filter_summary(filt):
+    """The ping-pong untraced, recorded, and filtered out (medians over rounds)."""
+    if not filt:
+        return None
+    modes = ("untraced", "recorded", "filtered", "recorded-empty", "filtered-empty")
+    by = {m: [x for x in filt if x["mode"] == m] for m in modes}
+    if not all(by.values()):
+        return None
+    out = {m: {"insns": med([x["insns"] for x in xs]),
+               "events": med([x.get("events", 0) for x in xs]),
+               "bytes": med([x.get("bytes", 0) for x in xs]),
+               "rounds": len(xs)} for m, xs in by.items()}
+    base = out["untraced"]["insns"]
+    for m in ("recorded", "filtered"):
+        out[m]["overhead"] = out[m]["insns"] - base
+        # The marginal cost, the session's fixed cost (its empty window)
+        # taken off, per Go event the recording writes beyond the empty
+        # session's: the same scheduler events reach the probes either way.
+        fixed = out[m + "-empty"]["insns"]
+        ev = out["recorded"]["events"] - out["recorded-empty"]["events"]
+        out[m]["marginal"] = out[m]["insns"] - fixed
+        out[m]["insns_per_event"] = div(out[m]["marginal"], ev)
+    out["bytes_saved"] = out["recorded"]["bytes"] - out["filtered"]["bytes"]
+    return out
 
 
 def flight_table(work):
@@ -430,6 +457,22 @@ def table(summary, meta, guest):
         p("and the callback the module's gotrace_snapshot_stopped(), timed by function_graph.")
         p("")
 
+    f = summary.get("filter")
+    if f:
+        p(f"filters: ping-pong recorded (format 1.21) and filtered out (only process 1 traced),"
+          f" medians of {f['recorded']['rounds']}:")
+        p(f"{'mode':<14} {'insns':>12} {'overhead':>10} {'marginal':>10} {'Go events':>10}"
+          f" {'bytes':>9} {'insns/event':>12}")
+        for m in ("untraced", "recorded", "filtered", "recorded-empty", "filtered-empty"):
+            x = f[m]
+            p(f"{m:<14} {fmt(x['insns'], 0, 12)} {fmt(x.get('overhead'), 0, 10)}"
+              f" {fmt(x.get('marginal'), 0, 10)} {fmt(x['events'], 0, 10)}"
+              f" {fmt(x['bytes'], 0, 9)} {fmt(x.get('insns_per_event'), 1, 12)}")
+        p("marginal: the window minus its session's empty window (START, snapshot, STOP, reader);")
+        p("insns/event: marginal over the Go events the recording writes beyond its empty")
+        p(f"session's (the scheduler events both see); bytes saved: {fmt(f['bytes_saved'])}")
+        p("")
+
     rate = summary["rate"]
     if rate:
         p(f"highest sustained rate: paced ping-pong recorded by gotrace with a"
@@ -465,13 +508,13 @@ def main():
     counts, problems, end = read_windows(a.windows)
     if problems:
         fail(f"{a.windows}: the guest's markers did not pair up: {problems}")
-    seqs = [x["seq"] for x in guest["win"] + guest["snap"]]
+    seqs = [x["seq"] for x in guest["win"] + guest["snap"] + guest["filt"]]
     if sorted(seqs) != list(range(len(seqs))) or sorted(counts) != sorted(seqs):
         fail(f"guest windows {sorted(seqs)[:5]}... ({len(seqs)}) and plugin windows "
              f"({len(counts)}) do not match")
     if not guest["done"]:
         fail(f"{a.guest}: the guest program did not finish")
-    for x in guest["win"] + guest["snap"]:
+    for x in guest["win"] + guest["snap"] + guest["filt"]:
         x["insns"], x["kernel_insns"] = counts[x["seq"]]
     meta = dict(m.split("=", 1) for m in a.meta)
     summary = summarize(guest, counts)
@@ -480,7 +523,8 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"meta": meta, "info": guest["info"], "windows": guest["win"],
-                       "snapshot_windows": guest["snap"], "rate_steps": guest["rate"],
+                       "snapshot_windows": guest["snap"], "filter_windows": guest["filt"],
+                       "rate_steps": guest["rate"],
                        "summary": summary, "table": text}, f, indent=1, sort_keys=True)
 
 

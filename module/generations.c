@@ -140,7 +140,7 @@ static bool gotrace_gens_walk_ids(struct gotrace_session *s, u32 *tid)
 	if (!c)
 		return false;
 	if (!*tid)
-		ok = gotrace_procs_set(c, ts);
+		ok = gotrace_procs_set(s, c, ts);
 	*tid = find_next_bit(s->tids_seen, s->max_tid, *tid);
 	for (i = 0; ok && i < GOTRACE_WALK_BATCH && *tid < s->max_tid; i++) {
 		ok = gotrace_g_walk(s, c, &s->threads[*tid], *tid, ts);

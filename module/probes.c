@@ -321,6 +321,10 @@ static __always_inline void gotrace_switch(struct gotrace_session *s,
 	}
 	if (run && !fast && !gotrace_g_start(s, c, run, next, ts, v2))
 		goto cut;
+	/* With a filter, maybe the generation's first traced goroutine to run. */
+	if (v2 && unlikely(s->filter) && run &&
+	    READ_ONCE(s->procs_gen) != c->ring.gen && !gotrace_procs_set(s, c, ts))
+		goto cut;
 	if (v2 && unlikely(s->trig))
 		gotrace_trig_switch(s->trig, stop, prev->pid, run ? next : NULL, ts);
 	return;

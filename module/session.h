@@ -112,6 +112,8 @@ struct gotrace_start_args {
  * @gen_work:	starts the next generation (generations.c).
  * @gen_kick:	a CPU's request for a new generation: its batches in the
  *		current one reached the start's gen_bytes.
+ * @procs_gen:	formats 1.22 and later: the last generation with its
+ *		ProcsChange (gotrace_procs_set()); claimed with cmpxchg.
  * @tids_seen:	formats 1.22 and later: a bitmap of the thread ids that held
  *		a goroutine in this trace, which the generation walk visits;
  *		set with set_bit() by creations.
@@ -186,6 +188,7 @@ struct gotrace_session {
 	unsigned long gen_period;
 	struct delayed_work gen_work;
 	struct irq_work gen_kick;
+	u32 procs_gen;
 	unsigned long *tids_seen;
 	u16 word_ids[GOTRACE_R_NR];
 	atomic_t nr_words;

@@ -113,7 +113,7 @@ static int gotrace_snapshot_stopped(void *data)
 	for_each_online_cpu(cpu)
 		if (!gotrace_proc_start(s, per_cpu_ptr(s->cpus, cpu), sn.ts - 1))
 			return -ENOSPC;
-	if (!gotrace_procs_set(sn.c, sn.ts - 1))
+	if (!gotrace_procs_set(s, sn.c, sn.ts - 1))
 		return -ENOSPC;
 
 	WRITE_ONCE(s->mode, GOTRACE_MODE_ON);

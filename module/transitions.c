@@ -73,7 +73,7 @@ static bool gotrace2_proc_status(struct gotrace_session *s,
 	/* No one else writes a running thread's status (gotrace_g_walk()). */
 	WRITE_ONCE(t->sgen, c->ring.gen);
 	t->seq = 1;
-	return true;
+	return !s->filter || gotrace_procs_set(s, c, ts);
 }
 
 /**
@@ -156,25 +156,33 @@ void gotrace_proc_close(struct gotrace_cpu *c, u64 ts)
 
 /**
  * gotrace_procs_set - Gomaxprocs: how many Ps the trace has
+ * @s: session
  * @c: the CPU's buffer
  * @ts: time stamp
  *
  * Written twice, at the end of the start snapshot: modern Go takes the
  * first as the end of the snapshot and keeps only later ones, and its MMU
- * page needs one (golang/go#74146). With generations, a ProcsChange in
- * each, which Go takes only from a running goroutine: with a filter, the
+ * page needs one (golang/go#74146). With generations, a ProcsChange once
+ * in each (@s->procs_gen), which Go takes only from a running goroutine
+ * (its viewer's MMU page fails on a trace with none): with a filter, the
  * thread this CPU runs (the snapshot's stopper, the walk's worker) may be
- * untraced, and the generation then has none.
+ * untraced; then the generation's first traced goroutine to run writes it
+ * (gotrace_proc_gen(), the switch probe).
  *
  * Return: false if the buffer is full.
  */
-bool gotrace_procs_set(struct gotrace_cpu *c, u64 ts)
+bool gotrace_procs_set(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 {
 	u64 args[2] = { num_possible_cpus() };
+	u32 gen, old;
 
-	if (gotrace_v2(c))
-		return !c->cur_g ||
-		       gotrace_emit2(&c->ring, ts, GO2_EV_PROCS_CHANGE, 2, args);
+	if (gotrace_v2(c)) {
+		gen = c->ring.gen;
+		old = READ_ONCE(s->procs_gen);
+		if (!c->cur_g || old == gen || cmpxchg(&s->procs_gen, old, gen) != old)
+			return true;
+		return gotrace_emit2(&c->ring, ts, GO2_EV_PROCS_CHANGE, 2, args);
+	}
 	return gotrace_emit(&c->ring, ts, GO_EV_GOMAXPROCS, 2, args, false) &&
 	       gotrace_emit(&c->ring, ts, GO_EV_GOMAXPROCS, 2, args, false);
 }

@@ -131,7 +131,7 @@ bool gotrace_proc_start_slow(struct gotrace_session *s, struct gotrace_cpu *c,
 			     u64 ts);
 bool gotrace_proc_gen(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
 void gotrace_proc_close(struct gotrace_cpu *c, u64 ts);
-bool gotrace_procs_set(struct gotrace_cpu *c, u64 ts);
+bool gotrace_procs_set(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
 bool gotrace_g_status(struct gotrace_session *s, struct gotrace_cpu *c,
 		      struct gotrace_thread *t, pid_t tid, u64 ts);
 bool gotrace_g_walk(struct gotrace_session *s, struct gotrace_cpu *c,
