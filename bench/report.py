@@ -257,7 +257,7 @@ def filter_summary(filt):
         # session's: the same scheduler events reach the probes either way.
         fixed = out[m + "-empty"]["insns"]
         ev = out["recorded"]["events"] - out["recorded-empty"]["events"]
-        out[m]["marginal"] = out[m]["insns"] - fixed
+        out[m]["marginal"] = out[m]["overhead"] - fixed
         out[m]["insns_per_event"] = div(out[m]["marginal"], ev)
     out["bytes_saved"] = out["recorded"]["bytes"] - out["filtered"]["bytes"]
     return out
@@ -468,7 +468,7 @@ def table(summary, meta, guest):
             p(f"{m:<14} {fmt(x['insns'], 0, 12)} {fmt(x.get('overhead'), 0, 10)}"
               f" {fmt(x.get('marginal'), 0, 10)} {fmt(x['events'], 0, 10)}"
               f" {fmt(x['bytes'], 0, 9)} {fmt(x.get('insns_per_event'), 1, 12)}")
-        p("marginal: the window minus its session's empty window (START, snapshot, STOP, reader);")
+        p("marginal: the overhead minus the session's empty window (START, snapshot, STOP, reader);")
         p("insns/event: marginal over the Go events the recording writes beyond its empty")
         p(f"session's (the scheduler events both see); bytes saved: {fmt(f['bytes_saved'])}")
         p("")

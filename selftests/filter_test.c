@@ -800,6 +800,7 @@ TEST(bad_filters)
 	close(fd);
 
 	/* Nothing was lost: a good filtered start records a valid trace. */
+	tgids[0] = (__u32)getpid();
 	ASSERT_EQ(0, gt_session_open(&s, GOTRACE_FORMAT_1_21));
 	args = (struct gotrace_start){ .size = sizeof(args), .nr_tgids = 1,
 				       .tgids = (__u64)(uintptr_t)tgids };
