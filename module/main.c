@@ -101,7 +101,7 @@ static __poll_t gotrace_poll(struct file *file, poll_table *wait)
 /* The first versions end with their reserved fields; new fields follow. */
 static_assert(GOTRACE_START_SIZE_VER0 ==
 	      offsetofend(struct gotrace_start, reserved));
-static_assert(GOTRACE_START_SIZE_VER1 == sizeof(struct gotrace_start));
+static_assert(sizeof(struct gotrace_start) == GOTRACE_START_SIZE_VER1);
 static_assert(GOTRACE_STOP_SIZE_VER0 ==
 	      offsetofend(struct gotrace_stop, reserved));
 static_assert(GOTRACE_STATUS_SIZE_VER0 ==

@@ -163,6 +163,34 @@ record_tests() {
 		"$gt" record -o /tmp/missing.trace -- no-such-command
 }
 
+# programs TRACE: the program names of its threads, one a line (gotrace stats --all).
+programs() {
+	"$gt" stats --all "$1" | awk '/^Programs/ { on = 1; next } /^$/ { on = 0 }
+		on && /^  [^ +]/ { print $1 }'
+}
+
+# Filters: --only-cmd records CMD and its descendants only; --comm a name's threads.
+filter_tests() {
+	f=$traces/cli-only-cmd.trace
+	expect "record --only-cmd -- CMD returns CMD's status (3)" 3 "" \
+		"$gt" record --only-cmd -o "$f" -- sh -c "$WORKLOAD"
+	check "the --only-cmd trace is valid" valid "$f"
+	programs "$f" > "$out"
+	show "$out"
+	check "it shows sh, seq and cat" grep -q -x -e seq "$out"
+	check "it shows no thread but CMD's and its descendants'" \
+		sh -c "! grep -v -x -e sh -e seq -e cat -e sleep -e gotrace '$out'"
+	f=$traces/cli-comm.trace
+	expect "record --comm seq -- CMD" 3 "" \
+		"$gt" record --comm seq -o "$f" -- sh -c "$WORKLOAD"
+	check "the --comm trace is valid" valid "$f"
+	programs "$f" > "$out"
+	show "$out"
+	check "it shows seq's threads only" sh -c "[ \"\$(sort -u '$out')\" = seq ]"
+	expect "start --cgroup on a directory that is no cgroup: refused" 1 \
+		"is not in a cgroup v2 hierarchy" "$gt" start --cgroup /proc
+}
+
 # sigint_test NAME FILE WANT CMD...: SIGINT to a background record; its status is WANT.
 sigint_test() {
 	name=$1 f=$2 want=$3
@@ -594,6 +622,7 @@ if grep -q -e 'module.sig_enforce=1' -e 'lockdown=' /proc/cmdline; then
 else
 	load_tests
 	record_tests
+	filter_tests
 	signal_tests
 	drain_test
 	max_size_tests

@@ -149,6 +149,14 @@ refuse "\-\-trigger-latency needs --flight: the trigger watches a flight recorde
 refuse "\-\-trigger-latency needs --flight" start --trigger-latency 20ms
 refuse "invalid --trigger-latency '500us': give a duration from 1ms to 60s" \
 	record --flight 2s --trigger-latency 500us
+refuse "\-\-only-cmd traces the command given after the options" record --only-cmd
+refuse "\-\-descendants goes with a filter" start --descendants
+refuse "invalid --pid '0'" start --pid 0
+refuse "invalid --pid 'x'" start --pid 1,x
+refuse "\-\-pid needs a value" start --pid ""
+refuse "invalid --comm '0123456789abcdef': a program name" start --comm 0123456789abcdef
+refuse "cannot open --cgroup '/no/such/dir'" start --cgroup /no/such/dir
+refuse "\-\-cgroup '/' is not in a cgroup v2 hierarchy" record --cgroup / -- true
 refuse "invalid --trigger-latency '61s': give a duration from 1ms to 60s" \
 	start --flight 2s --trigger-latency 61s
 refuse "invalid --trigger-latency '0': give a duration above 0" record --flight 2s --trigger-latency 0
