@@ -165,8 +165,9 @@ record_tests() {
 
 # programs TRACE: the program names of its threads, one a line (gotrace stats --all).
 programs() {
-	"$gt" stats --all "$1" | awk '/^program / { on = 1; next } /^$/ { on = 0 }
-		on && !/^ / { print $1 }'
+	"$gt" stats --all "$1" > /tmp/cli.stats 2> "$err"
+	show "$err"
+	sed -n '/^program /,/^$/{/^program /d;/^$/d;/^ /d;s/ .*//;p}' /tmp/cli.stats
 }
 
 # Filters: --only-cmd records CMD and its descendants only; --comm a name's threads.
