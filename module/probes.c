@@ -30,11 +30,14 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cgroup.h>
 #include <linux/irqflags.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#ifdef CONFIG_CGROUPS
 #include <trace/events/cgroup.h>
+#endif
 #include <trace/events/sched.h>
 #include <trace/events/task.h>
 
@@ -64,9 +67,11 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child);
 static void gotrace_probe_rename(void *data, struct task_struct *p,
 				 const char *comm);
+#ifdef CONFIG_CGROUPS
 static void gotrace_probe_cgroup(void *data, struct cgroup *dst,
 				 const char *path, struct task_struct *task,
 				 bool threadgroup);
+#endif
 
 /* sched_switch's probe, with this kernel's prototype (compat.h). */
 GOTRACE_SWITCH_PROBE(gotrace_probe_switch, gotrace_switch_probe)
@@ -77,7 +82,9 @@ GOTRACE_PROBE_TYPE_CHECK(sched_wakeup, gotrace_probe_wakeup);
 GOTRACE_PROBE_TYPE_CHECK(sched_wakeup_new, gotrace_probe_wakeup);
 GOTRACE_PROBE_TYPE_CHECK(sched_process_fork, gotrace_probe_fork);
 GOTRACE_PROBE_TYPE_CHECK(task_rename, gotrace_probe_rename);
+#ifdef CONFIG_CGROUPS
 GOTRACE_PROBE_TYPE_CHECK(cgroup_attach_task, gotrace_probe_cgroup);
+#endif
 
 /* The tracepoints we attach to; found by name when the module loads. */
 static struct gotrace_tp {
@@ -91,7 +98,9 @@ static struct gotrace_tp {
 	{ "sched_wakeup_new",	gotrace_probe_wakeup },
 	{ "sched_process_fork",	gotrace_probe_fork },
 	{ "task_rename",	gotrace_probe_rename },
+#ifdef CONFIG_CGROUPS	/* without cgroups, no cgroup filter (filter.c) */
 	{ "cgroup_attach_task",	gotrace_probe_cgroup },
+#endif
 };
 
 /* The session being recorded, or NULL. */
@@ -597,6 +606,7 @@ out:
 	local_irq_restore(flags);
 }
 
+#ifdef CONFIG_CGROUPS
 /* @p moved to another cgroup; false if the buffer is full. */
 static bool gotrace_cgroup_moved(struct gotrace_session *s,
 				 struct gotrace_cpu *c, struct task_struct *p,
@@ -652,3 +662,4 @@ cut:
 out:
 	local_irq_restore(flags);
 }
+#endif /* CONFIG_CGROUPS */
