@@ -77,6 +77,8 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 	case EOPNOTSUPP:
 		if (args->flags & GOTRACE_START_KSTACKS)
 			msg_err(cmd, "--kernel-stacks needs a format before 1.22: use --format 1.21");
+		else if (args->flags & GOTRACE_START_CGROUP)
+			msg_err(cmd, "this kernel has no cgroups (CONFIG_CGROUPS): drop --cgroup");
 		else
 			msg_err(cmd, "this machine has no TSC for --clock tsc: use --clock auto or mono");
 		break;
