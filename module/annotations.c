@@ -39,7 +39,9 @@
 #include "gfp.h"
 #include "probes.h"
 #include "programs.h"
+#include "reasons.h"
 #include "session.h"
+#include "stacks.h"
 #include "threads.h"
 
 /* Go's event types of user annotations, before 1.22 and since. */
@@ -238,7 +240,8 @@ static int gotrace_ann_intern(struct gotrace_ann *a,
  * struct gotrace_ann_ev - an annotation event to write
  * @type:	its type in the format before Go 1.22.
  * @type2:	its type since Go 1.22.
- * @args:	its arguments after the time stamp, the stack (0) last.
+ * @args:	its arguments after the time stamp, the stack last (set by
+ *		gotrace_ann_record()).
  * @nargs:	how many.
  * @value:	a UserLog's message: before Go 1.22 written inline after
  *		the event, since then a string id in @args; NULL otherwise.
@@ -300,6 +303,13 @@ static int gotrace_ann_record(gotrace_ann_prep_fn prep,
 		goto out;
 	spin_lock(&s->ann->lock);
 	ret = prep(s->ann, arg, s->v2, &ev);
+	/*
+	 * Its stack, last: the thread's program, as a goroutine's creation
+	 * has (Go's old viewer groups regions by their stack's first frame).
+	 */
+	if (!ret)
+		ev.args[ev.nargs - 1] = gotrace_stack(s->stacks, c->cur_t->prog,
+						      GOTRACE_R_THREAD);
 	if (!ret && !gotrace_ann_emit(s, c, &ev)) {
 		gotrace_cut(s, c, gotrace_clock(s));
 		ret = -ENODATA;
