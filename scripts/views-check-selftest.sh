@@ -14,7 +14,8 @@
 #     annotations);
 #   - no stacks on events (every event's stack id 0, create stacks kept: what a tracer
 #     without block reasons writes) fails exactly the 12 profile checks, in both modes, and
-#     Go 1.21's annotations (its /userregions needs a region's stack: the server panics);
+#     the 3 annotations checks (a region's program is its stack's frame; Go 1.21's server
+#     panics on /userregions without it);
 #   - the region "gt-views-sleep" renamed "gt-views-sleeq" fails exactly the annotations
 #     checks of every Go;
 #   - one stack frame PC that is a kernel address fails exactly "no raw kernel address";
@@ -117,10 +118,11 @@ mapfile -t PROFILES < <(each net sched sync syscall)
 
 expect_failing default "the default-stacks trace passes all 19 checks"
 expect_failing kstacks "the kernel-stacks trace passes all 19 checks"
-expect_failing default-zero "default trace, no stacks on events: exactly the 12 profile checks and Go 1.21's annotations fail" \
-	"${PROFILES[@]}" "go1.21 annotations"
-expect_failing kstacks-zero "kstacks trace, no stacks on events: exactly the 12 profile checks and Go 1.21's annotations fail" \
-	"${PROFILES[@]}" "go1.21 annotations"
+mapfile -t ANNOTATIONS < <(each annotations)
+expect_failing default-zero "default trace, no stacks on events: exactly the 12 profile and 3 annotations checks fail" \
+	"${PROFILES[@]}" "${ANNOTATIONS[@]}"
+expect_failing kstacks-zero "kstacks trace, no stacks on events: exactly the 12 profile and 3 annotations checks fail" \
+	"${PROFILES[@]}" "${ANNOTATIONS[@]}"
 expect_failing kpc "a kernel address as a frame PC fails exactly 'no raw kernel address'" \
 	"no raw kernel address"
 mapfile -t FAIL < <(each sched sync)
@@ -128,9 +130,8 @@ expect_failing futey "reason futex renamed futey: exactly sync and sched fail, w
 mapfile -t FAIL < <(each goroutines sched sync)
 expect_failing mutey "program gt-mutex renamed gt-mutey: exactly sync, sched and goroutines fail, with every Go" \
 	"${FAIL[@]}"
-mapfile -t FAIL < <(each annotations)
 expect_failing sleeq "region gt-views-sleep renamed gt-views-sleeq: exactly the annotations checks fail, with every Go" \
-	"${FAIL[@]}"
+	"${ANNOTATIONS[@]}"
 mapfile -t FAIL < <(each net sync syscall)
 expect_failing as-kstacks "cheap stacks checked as kernel stacks: sync, net and syscall fail, with every Go" \
 	"${FAIL[@]}"
