@@ -148,7 +148,7 @@ int gotrace_arg_size(const void __user *uargs, size_t ver0, u32 *usize)
  * Return: 0 or an error.
  */
 int gotrace_copy_args(void *args, size_t ksize, size_t ver0,
-			     const void __user *uargs, u32 *usize)
+		      const void __user *uargs, u32 *usize)
 {
 	int ret;
 
@@ -316,8 +316,7 @@ static long gotrace_ioctl_stop(struct gotrace_dev *dev,
  *
  * Return: 0 or -EFAULT.
  */
-int gotrace_copy_back(void __user *uargs, void *args, size_t ksize,
-			     u32 usize)
+int gotrace_copy_back(void __user *uargs, void *args, size_t ksize, u32 usize)
 {
 	u32 *size = args;
 
