@@ -477,6 +477,64 @@ TEST_F(annotate, scenario)
 	free(a);
 }
 
+/*
+ * The session's bounded tables: open regions, strings, tasks. Past each,
+ * ENOSPC and nothing recorded; what fits still works; the trace is valid.
+ */
+TEST_F(annotate, limits)
+{
+	struct gotrace_task_begin tb = { .size = sizeof(tb), .name = (uintptr_t)"t", .name_len = 1 };
+	struct gt_stats st;
+	unsigned int i, n;
+	char cat[32], name[64];
+	int fd = self->fd;
+
+	ASSERT_EQ(0, gt_session_start(&self->s, variant->format));
+	for (i = 0, n = 0; i < GOTRACE_ANNOTATE_REGIONS; i++)
+		n += !!ann_region(fd, GOTRACE_REGION_BEGIN, 0, 0, "nest");
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(-1, ann_region(fd, GOTRACE_REGION_BEGIN, 0, 0, "nest"));
+	EXPECT_EQ(ENOSPC, errno);
+	for (i = 0, n = 0; i < GOTRACE_ANNOTATE_REGIONS; i++)
+		n += !!ann_region(fd, GOTRACE_REGION_END, GOTRACE_REGION_NAME, 0, "nest");
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(-1, ann_region(fd, GOTRACE_REGION_END, 0, 0, NULL));
+	EXPECT_EQ(ENOENT, errno);
+
+	/* Tasks (once: 65536 of them), before the strings run out. */
+	if (variant->format == GOTRACE_FORMAT_1_21) {
+		for (i = 0, n = 0; i < GOTRACE_ANNOTATE_TASKS; i++)
+			n += !!ioctl(fd, GOTRACE_TASK_BEGIN, &tb);
+		EXPECT_EQ(0, n);
+		EXPECT_EQ((__u64)GOTRACE_ANNOTATE_TASKS, tb.id);
+		EXPECT_EQ(-1, ioctl(fd, GOTRACE_TASK_BEGIN, &tb));
+		EXPECT_EQ(ENOSPC, errno);
+		EXPECT_EQ(0, ann_task_end(fd, GOTRACE_ANNOTATE_TASKS));
+		EXPECT_EQ(-1, ann_task_end(fd, GOTRACE_ANNOTATE_TASKS + 1));
+		EXPECT_EQ(ENOENT, errno);
+	}
+
+	/* Distinct categories until the strings are full ("nest" is one). */
+	for (n = 0; n <= GOTRACE_ANNOTATE_STRINGS; n++) {
+		snprintf(cat, sizeof(cat), "c%u", n);
+		if (gotrace_log(fd, 0, cat, "m"))
+			break;
+	}
+	EXPECT_EQ(ENOSPC, errno);
+	/* "nest"; with generations the message "m" too; in 1.21 the tasks' "t". */
+	EXPECT_EQ(GOTRACE_ANNOTATE_STRINGS - 1U - gt_format_modern(variant->format) -
+		  (variant->format == GOTRACE_FORMAT_1_21), n);
+	EXPECT_EQ(0, gotrace_log(fd, 0, "c0", "m"));	/* known strings still work */
+	EXPECT_EQ(0, ann_region(fd, GOTRACE_REGION_BEGIN, 0, 0, "nest"));
+	EXPECT_EQ(0, ann_region(fd, GOTRACE_REGION_END, 0, 0, NULL));
+
+	snprintf(name, sizeof(name), "%s-limits", variant->name);
+	ASSERT_EQ(0, gt_session_end(&self->s, &st, name)) TH_LOG("%s", st.error);
+	if (!gt_format_modern(variant->format))
+		EXPECT_EQ(variant->format == GOTRACE_FORMAT_1_21 ? GOTRACE_ANNOTATE_TASKS : 0,
+			  st.count[GT_EV_USER_TASK_CREATE]);
+}
+
 /* The open() of an unprivileged process, and of one in annotate_gid's group. */
 static int ann_open_unprivileged(void *arg)
 {
