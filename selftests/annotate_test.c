@@ -289,6 +289,7 @@ FIXTURE(annotate) {
 
 FIXTURE_VARIANT(annotate) {
 	__u32 format;
+	__u64 gen_period_ns;	/* 0: the default */
 	const char *name;
 };
 
@@ -311,6 +312,31 @@ FIXTURE_VARIANT_ADD(annotate, v1_26) {
 	.format = GOTRACE_FORMAT_1_26,
 	.name = "annotate_1_26",
 };
+
+/* Tasks and regions across generations, whose tables each hold the strings. */
+FIXTURE_VARIANT_ADD(annotate, v1_26_gens) {
+	.format = GOTRACE_FORMAT_1_26,
+	.gen_period_ns = GOTRACE_GEN_PERIOD_MIN_NS,
+	.name = "annotate_1_26_gens",
+};
+
+/* gt_session_start(), with the variant's generation period. */
+static int ann_start(struct gt_session *s, const FIXTURE_VARIANT(annotate) *variant)
+{
+	struct gotrace_start args = {
+		.size = sizeof(args),
+		.format = variant->format,
+		.gen_period_ns = variant->gen_period_ns,
+	};
+
+	if (!variant->gen_period_ns)
+		return gt_session_start(s, variant->format);
+	if (gt_session_open(s, variant->format) || ioctl(s->ctl, GOTRACE_START, &args) ||
+	    gt_recorder_start(&s->rec, s->fd, GT_READ_CHUNK))
+		return -1;
+	s->recording = true;
+	return 0;
+}
 
 FIXTURE_SETUP(annotate)
 {
@@ -364,7 +390,7 @@ TEST_F(annotate, scenario)
 	pid_t child;
 
 	ann_not_recording(_metadata, fd);
-	ASSERT_EQ(0, gt_session_start(&self->s, variant->format));
+	ASSERT_EQ(0, ann_start(&self->s, variant));
 	sc->main_tid = gettid();
 
 	ASSERT_EQ(0, gotrace_task_begin(fd, 0, "job", &sc->job));
@@ -450,6 +476,13 @@ TEST_F(annotate, scenario)
 
 	ASSERT_EQ(0, gt_session_stop(&self->s, &st, variant->name)) TH_LOG("%s", st.error);
 	ann_not_recording(_metadata, fd);
+	if (variant->gen_period_ns) {
+		struct gt_gens g;
+
+		ASSERT_EQ(0, gt_check_gens(&self->s.rec.trace, variant->format, &g))
+			TH_LOG("%s", g.error);
+		EXPECT_LT(1, g.nr_gens);
+	}
 
 	a = malloc(sizeof(*a));
 	ASSERT_NE(NULL, a);
@@ -489,7 +522,7 @@ TEST_F(annotate, limits)
 	char cat[32], name[64];
 	int fd = self->fd;
 
-	ASSERT_EQ(0, gt_session_start(&self->s, variant->format));
+	ASSERT_EQ(0, ann_start(&self->s, variant));
 	for (i = 0, n = 0; i < GOTRACE_ANNOTATE_REGIONS; i++)
 		n += !!ann_region(fd, GOTRACE_REGION_BEGIN, 0, 0, "nest");
 	EXPECT_EQ(0, n);
