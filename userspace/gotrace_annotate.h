@@ -34,10 +34,17 @@
 
 #define GOTRACE_ANNOTATE_DEV	"/dev/gotrace-annotate"
 
+/* Strict ISO C without POSIX 2008 has no O_CLOEXEC. */
+#ifdef O_CLOEXEC
+#define GOTRACE_ANNOTATE_CLOEXEC	O_CLOEXEC
+#else
+#define GOTRACE_ANNOTATE_CLOEXEC	0
+#endif
+
 /* The device, open for writing; -1 with errno (EPERM, ENOENT) if not. */
 static inline int gotrace_annotate_open(void)
 {
-	return open(GOTRACE_ANNOTATE_DEV, O_WRONLY | O_CLOEXEC);
+	return open(GOTRACE_ANNOTATE_DEV, O_WRONLY | GOTRACE_ANNOTATE_CLOEXEC);
 }
 
 /* An ioctl's result, ENODATA ("not recording") taken for success. */
