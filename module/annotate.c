@@ -19,6 +19,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/stddef.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
 
@@ -29,6 +30,16 @@
 static int annotate_gid = -1;
 module_param(annotate_gid, int, 0644);
 MODULE_PARM_DESC(annotate_gid, "Group whose members may open /dev/gotrace-annotate besides CAP_PERFMON holders (default -1: none)");
+
+/* The first versions end with their reserved fields; new fields follow. */
+static_assert(GOTRACE_TASK_BEGIN_SIZE_VER0 ==
+	      offsetofend(struct gotrace_task_begin, reserved));
+static_assert(GOTRACE_TASK_END_SIZE_VER0 ==
+	      offsetofend(struct gotrace_task_end, reserved));
+static_assert(GOTRACE_REGION_SIZE_VER0 ==
+	      offsetofend(struct gotrace_region, reserved));
+static_assert(GOTRACE_LOG_SIZE_VER0 ==
+	      offsetofend(struct gotrace_log, reserved));
 
 /* Bytes write() looks at: a category, ": ", a message and a newline. */
 #define GOTRACE_ANN_WRITE_MAX	(GOTRACE_ANNOTATE_CATEGORY_MAX + 2 + \

@@ -438,7 +438,11 @@ struct gotrace_ann_region_arg {
 	u32 name_id;
 };
 
-/* The calling thread's innermost open region, or NULL. */
+/*
+ * The calling thread's innermost open region, or NULL. A walk of every
+ * entry (GOTRACE_ANNOTATE_REGIONS, a few microseconds at most) under the
+ * lock: annotations are not on the scheduler's path.
+ */
 static struct gotrace_ann_region *gotrace_ann_innermost(struct gotrace_ann *a)
 {
 	struct gotrace_ann_region *r, *in = NULL;

@@ -601,11 +601,15 @@ TEST_F(annotate, permission)
 	ASSERT_EQ(0, gt_write_file(PARAM_GID, "-1"));
 }
 
-/* The node reads nothing: no read(). */
-TEST_F(annotate, no_read)
+/*
+ * The nodes keep to their jobs: the annotation node reads nothing (no
+ * read()), /dev/gotrace takes no annotation (ENOTTY).
+ */
+TEST_F(annotate, separate_nodes)
 {
+	struct gotrace_log l = { .size = sizeof(l) };
+	int fd = open(GOTRACE_ANNOTATE_DEV, O_RDONLY), ctl;
 	char c;
-	int fd = open(GOTRACE_ANNOTATE_DEV, O_RDONLY);
 
 	if (variant->format != GOTRACE_FORMAT_1_21)
 		SKIP(return, "once is enough");
@@ -613,6 +617,13 @@ TEST_F(annotate, no_read)
 	EXPECT_EQ(-1, read(fd, &c, 1));
 	EXPECT_EQ(EINVAL, errno);
 	close(fd);
+	ctl = gt_dev_open(O_WRONLY);
+	ASSERT_LE(0, ctl);
+	EXPECT_EQ(-1, ioctl(ctl, GOTRACE_LOG, &l));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, write(ctl, "x: y\n", 5));
+	EXPECT_EQ(EINVAL, errno);		/* /dev/gotrace has no write() */
+	close(ctl);
 }
 
 TEST_HARNESS_MAIN
