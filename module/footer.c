@@ -18,11 +18,10 @@
  * that names a program or reason the strings did not is left out.
  *
  * String ids: 1 is the file name of cheap frames, then one per reason, then
- * one per program, then user annotations' (annotations.c), then two per
- * kernel frame (kstacks.c). A cheap stack is
- * [reason, program], or [program] for the stack a goroutine is created
- * with; its frames' PCs are keys (a reason's, then a program's), never
- * addresses.
+ * one per program, then those of user annotations (annotations.c), then two
+ * per kernel frame (kstacks.c). A cheap stack is [reason, program], or
+ * [program] for the stack a goroutine is created with; its frames' PCs are
+ * keys (a reason's, then a program's), never addresses.
  */
 
 #include <linux/bitmap.h>
