@@ -518,8 +518,8 @@ out:
  * CPU until the event is written.
  *
  * Return: the buffer; NULL when no session records (or it was cut), or its
- * trace does not show this CPU's P running the thread (its id is not below
- * max_tid).
+ * trace does not show this CPU's P running the thread (for one, its id is
+ * not below max_tid).
  */
 struct gotrace_cpu *gotrace_probes_self(struct gotrace_session **sp)
 {

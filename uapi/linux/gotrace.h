@@ -360,7 +360,7 @@ struct gotrace_trigger {
  *
  * Errors of every call: ENODATA when no session is recording (none started,
  * stopped, or cut short), or when it does not record the calling thread
- * (its thread id at or above the session's max_tid); nothing is recorded.
+ * (e.g. its thread id is at or above max_tid); nothing is recorded.
  */
 
 /* Longest category write() recognises, and longest string. */
