@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A set of ids: runs per bucket of id % 2^22, the other ids as bitmap words in a hash map. */
+/* A set of ids: a run per bucket of id % 2^22, the other ids as bitmap words in a hash map. */
 #include <stdlib.h>
 
 #include "idset.h"
@@ -20,7 +20,7 @@ void gt_idset_free(struct gt_idset *s)
 	gt_idset_init(s);
 }
 
-static uint32_t *idset_run(const struct gt_idset *s, uint64_t id)
+static struct gt_idrun *idset_run(const struct gt_idset *s, uint64_t id)
 {
 	return &s->runs[id & (BUCKETS - 1)];
 }
@@ -51,21 +51,25 @@ static bool words_take(struct gt_idset *s, uint64_t id)
 	return true;
 }
 
-/* The run of @id's bucket grew to @id: ids of the words next in line join it. */
-static void run_grow(struct gt_idset *s, uint64_t id, uint32_t *run)
+/* The id of @id's bucket with @high as its id / 2^22. */
+static uint64_t bucket_id(uint64_t id, uint64_t high)
 {
-	uint64_t bucket = id & (BUCKETS - 1);
+	return high << GT_IDSET_BUCKET_BITS | (id & (BUCKETS - 1));
+}
 
-	++*run;
-	while (*run < RUN_MAX &&
-	       words_take(s, (uint64_t)*run << GT_IDSET_BUCKET_BITS | bucket))
-		++*run;
+/* Run @r of @id's bucket took @id in (at either end): the ids in words next in line join. */
+static void run_grow(struct gt_idset *s, uint64_t id, struct gt_idrun *r)
+{
+	while (r->hi < RUN_MAX && words_take(s, bucket_id(id, r->hi)))
+		r->hi++;
+	while (r->lo && words_take(s, bucket_id(id, r->lo - 1)))
+		r->lo--;
 }
 
 bool gt_idset_add(struct gt_idset *s, uint64_t id)
 {
 	uint64_t high = id >> GT_IDSET_BUCKET_BITS;
-	uint32_t *run;
+	struct gt_idrun *r;
 
 	if (!s->runs) {
 		/* Buckets never used stay unallocated zero pages. */
@@ -73,20 +77,35 @@ bool gt_idset_add(struct gt_idset *s, uint64_t id)
 		if (!s->runs)
 			return false;
 	}
-	run = idset_run(s, id);
-	if (high < *run)
+	r = idset_run(s, id);
+	if (high >= r->lo && high < r->hi)
 		return true;
-	if (high != *run || high >= RUN_MAX)
+	if (high >= RUN_MAX)
 		return words_add(s, id);
-	run_grow(s, id, run);
+	if (r->lo == r->hi) {
+		/* A bucket's first id: its run starts there (words hold none of it). */
+		r->lo = (uint32_t)high;
+		r->hi = (uint32_t)high + 1;
+	} else if (high == r->hi) {
+		r->hi++;
+	} else if (high + 1 == r->lo) {
+		r->lo--;
+	} else {
+		return words_add(s, id);
+	}
+	run_grow(s, id, r);
 	return true;
 }
 
 bool gt_idset_take(struct gt_idset *s, uint64_t id)
 {
+	uint64_t high = id >> GT_IDSET_BUCKET_BITS;
+	const struct gt_idrun *r;
+
 	if (!s->runs)
 		return false;
-	if ((id >> GT_IDSET_BUCKET_BITS) < *idset_run(s, id))
+	r = idset_run(s, id);
+	if (high >= r->lo && high < r->hi)
 		return true;
 	return words_take(s, id);
 }

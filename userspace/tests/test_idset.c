@@ -41,6 +41,24 @@ static void test_words(void)
 	gt_idset_free(&s);
 }
 
+/* A run starts at a bucket's first id, wherever, and grows down as well as up. */
+static void test_runs(void)
+{
+	struct gt_idset s;
+
+	gt_idset_init(&s);
+	tap_ok(gt_idset_add(&s, 7 + INCARNATION * 5) && !s.words.len &&
+	       gt_idset_take(&s, 7 + INCARNATION * 5), "a bucket's first id starts its run");
+	tap_ok(gt_idset_add(&s, 7 + INCARNATION * 3) && s.words.len == 1,
+	       "an id apart from the run goes in a word");
+	tap_ok(gt_idset_add(&s, 7 + INCARNATION * 4) && !s.words.len,
+	       "the run grown down takes the word's id in");
+	tap_ok(gt_idset_take(&s, 7 + INCARNATION * 3) && gt_idset_take(&s, 7 + INCARNATION * 4) &&
+	       !gt_idset_take(&s, 7 + INCARNATION * 2) && !gt_idset_take(&s, 7 + INCARNATION * 6) &&
+	       !gt_idset_take(&s, 8 + INCARNATION * 4), "ids 3 to 5 of the bucket in it, no other");
+	gt_idset_free(&s);
+}
+
 /* Threads 1..@tids, each @lives times: in order (@in_order), or the last lives first. */
 static void test_incarnations(uint64_t tids, uint64_t lives, bool in_order)
 {
@@ -68,6 +86,7 @@ static void test_incarnations(uint64_t tids, uint64_t lives, bool in_order)
 int main(void)
 {
 	test_words();
+	test_runs();
 	test_incarnations(32767, 3, true);
 	test_incarnations(32767, 3, false);
 	test_incarnations(100000, 20, true);
