@@ -663,3 +663,33 @@ out:
 	local_irq_restore(flags);
 }
 #endif /* CONFIG_CGROUPS */
+
+/**
+ * gotrace_probes_self - where an event of the calling thread goes: this
+ * CPU's buffer in the session being recorded, whose P runs the thread
+ * @sp: set to the session
+ *
+ * For user annotations (annotations.c). Called with interrupts off, which
+ * keeps the session alive (gotrace_probes_publish()) and the thread on this
+ * CPU until the event is written.
+ *
+ * Return: the buffer; NULL when no session records (or it was cut), or its
+ * trace does not show this CPU's P running the thread (for one, its id is
+ * not below max_tid).
+ */
+struct gotrace_cpu *gotrace_probes_self(struct gotrace_session **sp)
+{
+	struct gotrace_session *s;
+	struct gotrace_cpu *c;
+
+	lockdep_assert_irqs_disabled();
+	s = rcu_dereference_sched(gotrace_live);
+	/* gotrace_begin() counts an event lost after a cut: not this one. */
+	if (!s || READ_ONCE(s->mode) != GOTRACE_MODE_ON)
+		return NULL;
+	c = gotrace_begin(s, s->v2);
+	if (!c || !c->cur_g || gotrace_thread_of(s, current) != c->cur_t)
+		return NULL;
+	*sp = s;
+	return c;
+}

@@ -36,6 +36,7 @@
 #include "reasons.h"
 
 struct gotrace_alias;
+struct gotrace_ann;
 struct gotrace_cpu;
 struct gotrace_dev;
 struct gotrace_filter;
@@ -132,6 +133,7 @@ struct gotrace_start_args {
  * @progs:	program names.
  * @kstacks:	kernel stacks, or NULL when they are off.
  * @stacks:	the cheap stacks used.
+ * @ann:	user annotations (annotations.c).
  * @reasons_used: reasons in those stacks (computed at stop).
  * @footer:	the page the footer is generated into.
  * @footer_len:	bytes in it.
@@ -140,6 +142,7 @@ struct gotrace_start_args {
  * @footer_bytes: footer bytes generated so far.
  * @tbl_progs:	programs the footer's strings name.
  * @tbl_stacks:	stack ids the footer looks at.
+ * @tbl_ustrs:	user annotations' strings the footer writes.
  * @end_ts:	when recording stopped.
  * @rd_hdr:	header bytes read.        Reader fields: gotrace_dev.read_lock.
  * @rd_cpu:	CPU whose chunk is being read.
@@ -204,6 +207,7 @@ struct gotrace_session {
 	struct gotrace_progs *progs;
 	struct gotrace_kstacks *kstacks;
 	struct gotrace_stacks *stacks;
+	struct gotrace_ann *ann;
 	DECLARE_BITMAP(reasons_used, GOTRACE_R_NR);
 	u8 *footer;
 	size_t footer_len;
@@ -212,6 +216,7 @@ struct gotrace_session {
 	u64 footer_bytes;
 	u32 tbl_progs;
 	u32 tbl_stacks;
+	u32 tbl_ustrs;
 	u64 end_ts;
 
 	size_t rd_hdr;
