@@ -240,7 +240,10 @@ def summarize(guest, counts):
 def annotate_summary(wins):
     """Per annotation and mode (idle, gotrace, gotrace-1.26): medians per call over the rounds."""
     xs = [w for w in wins if w["phase"] == "annotate"]
-    kinds = list(dict.fromkeys(w["workload"] for w in xs))
+    # The guest's order of its kinds (its rounds start at different ones), others after.
+    order = ("write", "log", "region", "task", "enotty")
+    kinds = sorted(dict.fromkeys(w["workload"] for w in xs),
+                   key=lambda k: order.index(k) if k in order else len(order))
     modes = list(dict.fromkeys(w["mode"] for w in xs))
     out = {}
     for kind in kinds:
@@ -314,8 +317,8 @@ def annotate_table(ann, sessions):
     p("gotrace_task_begin() and gotrace_task_end() (with no session recording the begin fails with")
     p("ENODATA, the id is 0 and the client makes no end call); enotty: an ioctl the device does not")
     p("know, the floor of a call. idle: no session recording (ENODATA, taken for success); gotrace,")
-    p("gotrace-1.26: within one session of each format, a reader asleep (a buffer its quarter is not")
-    p("reached). ns: guest time per call (icount: 1 instruction = 1 ns, so it follows insns). ev: Go")
+    p("gotrace-1.26: within one session of each format, its reader asleep (8 MiB buffers, never a")
+    p("quarter full). ns: guest time per call (icount: 1 instruction = 1 ns, so it follows insns). ev: Go")
     p("events the session gained per call. kernel%: the largest kernel share of any mode; spread%:")
     p("the largest (max - min) / median of insns over the rounds.")
     for x in sessions:
