@@ -22,6 +22,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/hash.h>
 #include <linux/irqflags.h>
 #include <linux/jhash.h>
 #include <linux/sched.h>
@@ -58,21 +59,24 @@
 /* Hash slots of the strings: twice as many as strings. */
 #define GOTRACE_ANN_SLOTS	(2 * GOTRACE_ANNOTATE_STRINGS)
 
+/* Hash buckets of the open regions, by thread id. */
+#define GOTRACE_ANN_RBITS	8
+
 /**
  * struct gotrace_ann_region - a region open on a thread
- * @pid:	the thread's id, 0 for a free entry.
- * @tag:	gotrace_tag() of its task, to tell a reused id apart.
+ * @pid:	the thread's id.
+ * @tag:	gotrace_tag() of the thread, to tell a reused id apart.
  * @task:	the task the region belongs to.
  * @name:	its name's string id.
- * @seq:	order of the begins: a thread's innermost region has its
- *		highest.
+ * @next:	index + 1 of the next entry in its bucket's list, or in the
+ *		free list; 0 ends the list.
  */
 struct gotrace_ann_region {
 	pid_t pid;
 	u32 tag;
 	u64 task;
 	u32 name;
-	u64 seq;
+	u16 next;
 };
 
 /**
@@ -86,7 +90,10 @@ struct gotrace_ann_region {
  * @slots:	hash table of the strings: index + 1, 0 for an empty slot.
  * @tasks:	tasks begun.
  * @open:	which of them (id - 1) have not ended.
- * @seq:	region begins so far.
+ * @rfree:	index + 1 of the first free entry of @regions, 0 if none.
+ * @rbucket:	per hash of a thread id, index + 1 of the first entry of
+ *		its list of open regions, newest first (so a thread's first
+ *		entry is its innermost region), 0 if none.
  * @regions:	regions open, on every thread.
  * @arena:	the strings' bytes.
  */
@@ -98,13 +105,16 @@ struct gotrace_ann {
 	u16 slots[GOTRACE_ANN_SLOTS];
 	u64 tasks;
 	DECLARE_BITMAP(open, GOTRACE_ANNOTATE_TASKS);
-	u64 seq;
+	u16 rfree;
+	u16 rbucket[1 << GOTRACE_ANN_RBITS];
 	struct gotrace_ann_region regions[GOTRACE_ANNOTATE_REGIONS];
 	char arena[GOTRACE_ANNOTATE_STR_BYTES];
 };
 
 /* Slot indexes fit the u16 slots; string ids past the programs' fit the footer's. */
 static_assert(GOTRACE_ANNOTATE_STRINGS < U16_MAX);
+/* Region indexes + 1 fit the u16 links. */
+static_assert(GOTRACE_ANNOTATE_REGIONS < U16_MAX);
 
 /**
  * gotrace_ann_alloc - a session's empty annotations
@@ -114,9 +124,15 @@ static_assert(GOTRACE_ANNOTATE_STRINGS < U16_MAX);
 struct gotrace_ann *gotrace_ann_alloc(void)
 {
 	struct gotrace_ann *a = kvzalloc(sizeof(*a), GOTRACE_GFP);
+	u16 i;
 
-	if (a)
-		spin_lock_init(&a->lock);
+	if (!a)
+		return NULL;
+	spin_lock_init(&a->lock);
+	/* Every region entry free, in order: entry i links to i + 1. */
+	for (i = 0; i < GOTRACE_ANNOTATE_REGIONS - 1; i++)
+		a->regions[i].next = i + 2;
+	a->rfree = 1;
 	return a;
 }
 
@@ -434,43 +450,44 @@ static void gotrace_ann_region_ev(struct gotrace_ann_ev *ev, bool v2, u64 task,
 struct gotrace_ann_region_arg {
 	u64 task;
 	const struct gotrace_ann_str *name;
-	struct gotrace_ann_region *r;
+	u16 *link;
 	u32 name_id;
 };
 
-/*
- * The calling thread's innermost open region, or NULL. A walk of every
- * entry (GOTRACE_ANNOTATE_REGIONS, a few microseconds at most) under the
- * lock: annotations are not on the scheduler's path.
- */
-static struct gotrace_ann_region *gotrace_ann_innermost(struct gotrace_ann *a)
+/* The head of the calling thread's bucket of open regions. */
+static u16 *gotrace_ann_rbucket(struct gotrace_ann *a)
 {
-	struct gotrace_ann_region *r, *in = NULL;
-	u32 tag = gotrace_tag(current);
-
-	for (r = a->regions; r < a->regions + GOTRACE_ANNOTATE_REGIONS; r++)
-		if (r->pid == current->pid && r->tag == tag &&
-		    (!in || r->seq > in->seq))
-			in = r;
-	return in;
+	return &a->rbucket[hash_32(current->pid, GOTRACE_ANN_RBITS)];
 }
 
 /*
- * A free entry for a region of the calling thread: a free one, or one of a
- * task that held the thread's id before it (and has exited).
+ * The link to the calling thread's innermost open region in its bucket's
+ * list, or to the list's end (0) if it has none. Entries of threads that
+ * held its id before it (and exited) are freed on the way: a bucket holds
+ * GOTRACE_ANNOTATE_REGIONS >> GOTRACE_ANN_RBITS entries on average when
+ * the table is full, fewer otherwise.
  */
-static struct gotrace_ann_region *gotrace_ann_free_region(struct gotrace_ann *a)
+static u16 *gotrace_ann_innermost(struct gotrace_ann *a)
 {
-	struct gotrace_ann_region *r, *found = NULL;
+	u16 *link = gotrace_ann_rbucket(a);
 	u32 tag = gotrace_tag(current);
+	struct gotrace_ann_region *r;
+	u16 i;
 
-	for (r = a->regions; r < a->regions + GOTRACE_ANNOTATE_REGIONS; r++) {
-		if (r->pid == current->pid && r->tag != tag)
-			r->pid = 0;
-		if (!r->pid && !found)
-			found = r;
+	lockdep_assert_held(&a->lock);
+	while ((i = *link)) {
+		r = &a->regions[i - 1];
+		if (r->pid == current->pid && r->tag == tag)
+			break;
+		if (r->pid != current->pid) {
+			link = &r->next;
+			continue;
+		}
+		*link = r->next;
+		r->next = a->rfree;
+		a->rfree = i;
 	}
-	return found;
+	return link;
 }
 
 static int gotrace_ann_region_begin_prep(struct gotrace_ann *a, void *arg,
@@ -479,8 +496,9 @@ static int gotrace_ann_region_begin_prep(struct gotrace_ann *a, void *arg,
 	struct gotrace_ann_region_arg *ra = arg;
 	int ret;
 
-	ra->r = gotrace_ann_free_region(a);
-	if (!ra->r)
+	/* Frees what earlier holders of the thread's id left open. */
+	gotrace_ann_innermost(a);
+	if (!a->rfree)
 		return -ENOSPC;
 	ret = gotrace_ann_intern(a, ra->name, &ra->name_id);
 	if (ret)
@@ -492,14 +510,19 @@ static int gotrace_ann_region_begin_prep(struct gotrace_ann *a, void *arg,
 static void gotrace_ann_region_begin_commit(struct gotrace_ann *a, void *arg)
 {
 	struct gotrace_ann_region_arg *ra = arg;
+	u16 *head = gotrace_ann_rbucket(a);
+	u16 i = a->rfree;
+	struct gotrace_ann_region *r = &a->regions[i - 1];
 
-	*ra->r = (struct gotrace_ann_region) {
+	a->rfree = r->next;
+	*r = (struct gotrace_ann_region) {
 		.pid = current->pid,
 		.tag = gotrace_tag(current),
 		.task = ra->task,
 		.name = ra->name_id,
-		.seq = ++a->seq,
+		.next = *head,
 	};
+	*head = i;
 }
 
 /**
@@ -522,13 +545,15 @@ static int gotrace_ann_region_end_prep(struct gotrace_ann *a, void *arg,
 				       bool v2, struct gotrace_ann_ev *ev)
 {
 	struct gotrace_ann_region_arg *ra = arg;
-	struct gotrace_ann_region *r = gotrace_ann_innermost(a);
+	u16 *link = gotrace_ann_innermost(a);
+	struct gotrace_ann_region *r;
 
-	if (!r)
+	if (!*link)
 		return -ENOENT;
+	r = &a->regions[*link - 1];
 	if (ra->name && strcmp(gotrace_ann_id_string(a, r->name), ra->name->buf))
 		return -EINVAL;
-	ra->r = r;
+	ra->link = link;
 	gotrace_ann_region_ev(ev, v2, r->task, 1, r->name);
 	return 0;
 }
@@ -536,8 +561,12 @@ static int gotrace_ann_region_end_prep(struct gotrace_ann *a, void *arg,
 static void gotrace_ann_region_end_commit(struct gotrace_ann *a, void *arg)
 {
 	struct gotrace_ann_region_arg *ra = arg;
+	u16 i = *ra->link;
 
-	ra->r->pid = 0;
+	/* Unlinked from its bucket, onto the free list. */
+	*ra->link = a->regions[i - 1].next;
+	a->regions[i - 1].next = a->rfree;
+	a->rfree = i;
 }
 
 /**
