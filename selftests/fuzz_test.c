@@ -186,9 +186,15 @@ static bool same_cmd(unsigned long cmd, unsigned long known)
 /* Whether @err is an answer the ABI allows for @cmd. */
 static bool allowed(unsigned long cmd, int err)
 {
+	/*
+	 * START checks its arguments before the busy device: random flags may
+	 * ask for the TSC clock or kernel stacks with generations, or a cgroup
+	 * on a kernel without cgroups (EOPNOTSUPP), or name a closed cgroup_fd
+	 * (EBADF).
+	 */
 	if (same_cmd(cmd, GOTRACE_START))
 		return err == EFAULT || err == EINVAL || err == E2BIG ||
-		       err == EBUSY;
+		       err == EBUSY || err == EOPNOTSUPP || err == EBADF;
 	/* SNAPSHOT and TRIGGER: the session is no flight recorder. */
 	if (same_cmd(cmd, GOTRACE_STATUS) || same_cmd(cmd, GOTRACE_SNAPSHOT) ||
 	    same_cmd(cmd, GOTRACE_TRIGGER))
