@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gotrace kernel stacks: where threads block, when GOTRACE_START_KSTACKS asks.
+ * gotrace kernel stacks: where threads block, when GOTRACE_START_KSTACKS asks,
+ * and what CPU samples interrupted (samples.c).
  *
  * At a block point the probe saves the kernel stack (stack_trace_save()) and
  * looks it up, with the thread's program, in a fixed open-addressing table
@@ -21,6 +22,7 @@
 #include <linux/jhash.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
+#include <linux/ptrace.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/stacktrace.h>
@@ -36,6 +38,8 @@
 
 #define GOTRACE_KSTACK_SLOTS	8192
 #define GOTRACE_KSTACK_DEPTH	24
+/* Frames an interrupt handler's walk may take before the interrupted code. */
+#define GOTRACE_KSTACK_IRQ_DEPTH	24
 #define GOTRACE_KSTACK_UNKNOWN	"(unknown kernel function)"
 
 /**
@@ -95,24 +99,17 @@ static bool gotrace_kstack_equal(struct gotrace_kstack *k, u32 hash,
 	       !memcmp(k->pcs, pcs, nr * sizeof(*pcs));
 }
 
-/**
- * gotrace_kstack - the stack id of where the current thread blocks
- * @s: session, with kernel stacks on
- * @prog: the thread's program id
- *
- * Call with interrupts off, from the thread's own sched_switch.
- *
- * Return: a stack id, or 0 if the table is full.
+/*
+ * The stack id of @nr return addresses @pcs (innermost first) under program
+ * @prog, inserted if new; 0 if the table is full. Interrupts off.
  */
-u32 gotrace_kstack(struct gotrace_session *s, u32 prog)
+static u32 gotrace_kstack_intern(struct gotrace_kstacks *ks, u32 prog,
+				 const unsigned long *pcs, unsigned int nr)
 {
-	struct gotrace_kstacks *ks = s->kstacks;
-	unsigned long pcs[GOTRACE_KSTACK_DEPTH];
-	unsigned int nr, i;
+	unsigned int i;
 	u32 hash, idx;
 
-	nr = stack_trace_save(pcs, ARRAY_SIZE(pcs), 0);
-	hash = jhash2((u32 *)pcs, nr * sizeof(*pcs) / sizeof(u32), prog);
+	hash = jhash2((const u32 *)pcs, nr * sizeof(*pcs) / sizeof(u32), prog);
 	idx = hash % GOTRACE_KSTACK_SLOTS;
 	for (i = 0; i < GOTRACE_KSTACK_SLOTS; i++) {
 		struct gotrace_kstack *k = &ks->slot[idx];
@@ -132,6 +129,53 @@ u32 gotrace_kstack(struct gotrace_session *s, u32 prog)
 		idx = (idx + 1) % GOTRACE_KSTACK_SLOTS;
 	}
 	return 0;
+}
+
+/**
+ * gotrace_kstack - the stack id of where the current thread blocks
+ * @s: session, with kernel stacks on
+ * @prog: the thread's program id
+ *
+ * Call with interrupts off, from the thread's own sched_switch.
+ *
+ * Return: a stack id, or 0 if the table is full.
+ */
+u32 gotrace_kstack(struct gotrace_session *s, u32 prog)
+{
+	unsigned long pcs[GOTRACE_KSTACK_DEPTH];
+	unsigned int nr;
+
+	nr = stack_trace_save(pcs, ARRAY_SIZE(pcs), 0);
+	return gotrace_kstack_intern(s->kstacks, prog, pcs, nr);
+}
+
+/**
+ * gotrace_kstack_regs - the stack id of the kernel code an interrupt stopped
+ * @s: session, with kernel stacks on
+ * @prog: the program of the thread it stopped
+ * @regs: the registers it saved
+ *
+ * Call from the interrupt's handler, with interrupts off. The walk starts
+ * in the handler (stack_trace_save_regs() is not exported to modules) and
+ * crosses the interrupt's frame, which names @regs' instruction pointer:
+ * the stack is what follows, at most GOTRACE_KSTACK_DEPTH frames. Without
+ * it (user mode was interrupted, or the handler's frames used up the walk)
+ * the stack holds only the program.
+ *
+ * Return: a stack id, or 0 if the table is full.
+ */
+u32 gotrace_kstack_regs(struct gotrace_session *s, u32 prog,
+			struct pt_regs *regs)
+{
+	unsigned long pcs[GOTRACE_KSTACK_DEPTH + GOTRACE_KSTACK_IRQ_DEPTH];
+	unsigned int nr = 0, i;
+
+	if (!user_mode(regs))
+		nr = stack_trace_save(pcs, ARRAY_SIZE(pcs), 0);
+	for (i = 0; i < nr && pcs[i] != instruction_pointer(regs); i++)
+		;
+	nr = min_t(unsigned int, nr - i, GOTRACE_KSTACK_DEPTH);
+	return gotrace_kstack_intern(s->kstacks, prog, pcs + i, nr);
 }
 
 static int gotrace_addr_cmp(const void *a, const void *b)

@@ -26,6 +26,7 @@
 #include "generations.h"
 #include "gfp.h"
 #include "kstacks.h"
+#include "samples.h"
 #include "probes.h"
 #include "programs.h"
 #include "session.h"
@@ -59,6 +60,7 @@ static void gotrace_session_release(struct gotrace_session *s)
 
 static void gotrace_session_free(struct gotrace_session *s)
 {
+	gotrace_samples_stop(s);
 	if (s->state != GOTRACE_SESS_DONE)
 		gotrace_session_release(s);
 	gotrace_trig_free(s->trig);
@@ -130,7 +132,7 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 	if (!s->threads || !s->aliases || !s->progs || !s->stacks ||
 	    !s->footer)
 		goto err_free;
-	if (args->flags & GOTRACE_START_KSTACKS) {
+	if ((args->flags & GOTRACE_START_KSTACKS) || args->cpu_sample_hz) {
 		s->kstacks = gotrace_kstacks_alloc();
 		if (!s->kstacks)
 			goto err_free;
@@ -178,7 +180,8 @@ static void gotrace_session_sync_wake(struct gotrace_session *s)
  * snapshot publishes it; it is freed. When @resumed, the new session
  * reports the gap: the events the old one counted as lost until then.
  *
- * Return: 0, -ENOMEM, -ENOSPC or -ERANGE (see gotrace_snapshot()).
+ * Return: 0, -ENOMEM, -ENOSPC or -ERANGE (see gotrace_snapshot()), or an
+ * error of gotrace_samples_start().
  */
 int gotrace_session_begin(struct gotrace_dev *dev,
 			  const struct gotrace_start_args *args, bool resumed)
@@ -193,6 +196,9 @@ int gotrace_session_begin(struct gotrace_dev *dev,
 	if (!s)
 		return -ENOMEM;
 	ret = gotrace_probes_attach();
+	if (ret)
+		goto err_free;
+	ret = gotrace_samples_start(s);
 	if (ret)
 		goto err_free;
 	ret = gotrace_snapshot(s);
@@ -257,6 +263,7 @@ static void gotrace_session_close(struct gotrace_dev *dev,
 	int cpu;
 
 	lockdep_assert_held(&dev->lock);
+	gotrace_samples_stop(s);
 	if (s->v2)
 		gotrace_gens_stop(s);
 	gotrace_trig_stop(s->trig);

@@ -41,6 +41,7 @@ struct gotrace_dev;
 struct gotrace_filter;
 struct gotrace_flight_snap;
 struct gotrace_kstacks;
+struct perf_event;
 struct gotrace_progs;
 struct gotrace_stacks;
 struct gotrace_thread;
@@ -71,6 +72,7 @@ enum gotrace_sess_state {
  * @latency_ns:	flight recorders: the latency trigger's threshold, 0 for none.
  * @filter:	the threads to trace (filter.c), or NULL: every thread. Each
  *		session holds a reference.
+ * @cpu_sample_hz: CPU samples a second per CPU (samples.c), 0 for none.
  */
 struct gotrace_start_args {
 	struct gotrace_filter *filter;
@@ -81,6 +83,7 @@ struct gotrace_start_args {
 	u64 gen_period_ns;
 	u64 gen_bytes;
 	u64 latency_ns;
+	u32 cpu_sample_hz;
 };
 
 /**
@@ -130,7 +133,8 @@ struct gotrace_start_args {
  * @ts_freq:	trace ticks per second.
  * @header:	the 16-byte trace header.
  * @progs:	program names.
- * @kstacks:	kernel stacks, or NULL when they are off.
+ * @kstacks:	kernel stacks, or NULL when neither block events
+ *		(GOTRACE_START_KSTACKS) nor CPU samples write them.
  * @stacks:	the cheap stacks used.
  * @reasons_used: reasons in those stacks (computed at stop).
  * @footer:	the page the footer is generated into.
@@ -168,6 +172,9 @@ struct gotrace_start_args {
  *		trace (the chain ended), or 0.
  * @filter:	@args.filter, read by the probes: the threads it traces, or
  *		NULL for every thread.
+ * @samplers:	CPU samples: the perf event sampling each CPU, by CPU number
+ *		(nr_cpu_ids of them, NULL where none), or NULL (samples.c).
+ *		Under gotrace_dev.lock.
  */
 struct gotrace_session {
 	int mode;
@@ -233,6 +240,7 @@ struct gotrace_session {
 	u32 resumes;
 	int resume_err;
 	struct gotrace_filter *filter;
+	struct perf_event **samplers;
 };
 
 int gotrace_session_start(struct gotrace_dev *dev,

@@ -77,25 +77,34 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 	case EOPNOTSUPP:
 		if (args->flags & GOTRACE_START_KSTACKS)
 			msg_err(cmd, "--kernel-stacks needs a format before 1.22: use --format 1.21");
+		else if (args->cpu_sample_hz && args->format >= GOTRACE_FORMAT_1_22)
+			msg_err(cmd, "--cpu-samples needs format 1.19 or 1.21: use --format 1.21");
+		else if (args->cpu_sample_hz)
+			msg_err(cmd, "the kernel cannot sample its CPUs (perf events): drop "
+				"--cpu-samples; dmesg may say more");
 		else
 			msg_err(cmd, "this machine has no TSC for --clock tsc: use --clock auto or mono");
 		break;
 	case EINVAL:
 		msg_err(cmd, "the module rejected the parameters (format, buffer size, max tid, "
 			"--gen-period from 0.01 to 3600 s and --gen-size of 64K or more with formats "
-			"1.22 and later only, --cgroup a cgroup v2 directory): check the options; "
-			"dmesg may say more");
+			"1.22 and later only, --cgroup a cgroup v2 directory, --cpu-samples with "
+			"format 1.19 or 1.21): check the options; dmesg may say more");
 		break;
 	case E2BIG:
 		msg_err(cmd, "the module takes at most %d --pid and %d --comm values, or is older "
-			"than this command (no filters): update the module",
+			"than this command (no filters, or no --cpu-samples): update the module",
 			GOTRACE_FILTER_TGIDS_MAX, GOTRACE_FILTER_COMMS_MAX);
 		break;
 	case EBADF:
 		msg_err(cmd, "the --cgroup directory was closed before the start: give it again");
 		break;
 	default:
-		device_explain(cmd, err);
+		if (args->cpu_sample_hz && (err == ENOENT || err == ENODEV))
+			msg_err(cmd, "the kernel cannot sample its CPUs (perf events: %s): drop "
+				"--cpu-samples; dmesg may say more", strerror(err));
+		else
+			device_explain(cmd, err);
 		break;
 	}
 	return false;
@@ -114,6 +123,19 @@ static bool parse_latency(const char *cmd, const char *arg, struct start_opts *o
 	}
 	o->latency_arg = arg;
 	o->args.latency_ns = (uint64_t)ns;
+	return true;
+}
+
+/* --cpu-samples: a rate the module takes, 1 to GOTRACE_CPU_SAMPLE_HZ_MAX a second. */
+static bool parse_samples(const char *cmd, const char *arg, struct gotrace_start *args)
+{
+	if (!parse_u32(cmd, "--cpu-samples", arg, &args->cpu_sample_hz))
+		return false;
+	if (!args->cpu_sample_hz || args->cpu_sample_hz > GOTRACE_CPU_SAMPLE_HZ_MAX) {
+		msg_err(cmd, "invalid --cpu-samples '%s': give a rate from 1 to %d a second",
+			arg, GOTRACE_CPU_SAMPLE_HZ_MAX);
+		return false;
+	}
 	return true;
 }
 
@@ -157,6 +179,8 @@ bool start_option(const char *cmd, int c, const char *arg, struct start_opts *o)
 		return true;
 	case 'L':
 		return parse_latency(cmd, arg, o);
+	case 'H':
+		return parse_samples(cmd, arg, args);
 	}
 	return filter_option(cmd, c, arg, o);
 }
