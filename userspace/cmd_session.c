@@ -129,13 +129,18 @@ static bool parse_latency(const char *cmd, const char *arg, struct start_opts *o
 /* --cpu-samples: a rate the module takes, 1 to GOTRACE_CPU_SAMPLE_HZ_MAX a second. */
 static bool parse_samples(const char *cmd, const char *arg, struct gotrace_start *args)
 {
-	if (!parse_u32(cmd, "--cpu-samples", arg, &args->cpu_sample_hz))
-		return false;
-	if (!args->cpu_sample_hz || args->cpu_sample_hz > GOTRACE_CPU_SAMPLE_HZ_MAX) {
+	char *end;
+	unsigned long hz;
+
+	errno = 0;
+	hz = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || !hz ||
+	    hz > GOTRACE_CPU_SAMPLE_HZ_MAX) {
 		msg_err(cmd, "invalid --cpu-samples '%s': give a rate from 1 to %d a second",
 			arg, GOTRACE_CPU_SAMPLE_HZ_MAX);
 		return false;
 	}
+	args->cpu_sample_hz = (uint32_t)hz;
 	return true;
 }
 
@@ -220,6 +225,11 @@ bool start_check(const char *cmd, struct start_opts *o)
 	if (args->flags & GOTRACE_START_KSTACKS) {
 		msg_err(cmd, "--kernel-stacks needs a format before 1.22, which --flight cannot "
 			"record: drop --kernel-stacks or --flight");
+		return false;
+	}
+	if (args->cpu_sample_hz) {
+		msg_err(cmd, "--cpu-samples needs format 1.19 or 1.21, which --flight cannot "
+			"record: drop --cpu-samples or --flight");
 		return false;
 	}
 	args->flags |= GOTRACE_START_FLIGHT;
