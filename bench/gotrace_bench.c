@@ -25,7 +25,11 @@
  *             sleeping threads: wall time of the ioctl, instructions, and
  *             the stop_machine() callback's duration from function_graph;
  *   rate      paced ping-pong under gotrace with a small buffer, the pace
- *             doubling until events are lost or the guest cannot go faster.
+ *             doubling until events are lost or the guest cannot go faster;
+ *   annotate  one user annotation (a write() log, a GOTRACE_LOG, a region
+ *             begin and end, a task begin and end) N times in a window,
+ *             with no session recording (ENODATA) and within a session in
+ *             each format.
  *
  * Every gotrace trace is copied to the trace directory for Go's checks.
  * The results, lines of "KIND key=value ...", go to stdout at the end;
@@ -56,6 +60,8 @@
 
 #include <linux/gotrace.h>
 
+#include "gotrace_annotate.h"
+
 #define DEV		"/dev/gotrace"
 #define TMP_TRACE	"/tmp/gotrace_bench.trace"
 #define READ_CHUNK	(64 * 1024)
@@ -85,10 +91,12 @@ static struct {
 	unsigned long trigger_latency_ms;
 	unsigned long ftrace_buffer_kb;
 	unsigned int settle_ms;
+	unsigned long annotate_calls;
 	const char *workloads;
 	unsigned long sample_reads;
 	unsigned int sample_hz;
-	bool skip_rounds, skip_snapshot, skip_rate, skip_filter, skip_samples;
+	bool skip_rounds, skip_snapshot, skip_rate, skip_filter, skip_annotate;
+	bool skip_samples;
 	bool pingpong_other;
 	__u32 clock;		/* GOTRACE_START_CLOCK_* */
 	const char *clock_name;
@@ -107,6 +115,7 @@ static struct {
 	.trigger_latency_ms = 1000,
 	.ftrace_buffer_kb = 32768,
 	.settle_ms = 100,
+	.annotate_calls = 1000,
 	.sample_reads = 10000,
 	.sample_hz = 1000,
 	.clock = GOTRACE_START_CLOCK_TSC,
@@ -118,6 +127,7 @@ static char *out_buf;
 static size_t out_len, out_cap;
 static unsigned int next_window;
 static int gt_ctl = -1;
+static int ann_fd = -1;		/* /dev/gotrace-annotate */
 
 /*
  * The results are kept in memory and printed at the end: output during the
@@ -372,6 +382,7 @@ struct workload {
 	void (*setup)(struct workload *w);
 	void (*run)(struct workload *w);
 	void (*teardown)(struct workload *w);
+	int (*annotate)(void);	/* annotations: one call, 0 or -1 with errno */
 	/* state */
 	int ping, pong;		/* pingpong: the parent's ends */
 	pid_t child;
@@ -858,8 +869,9 @@ static void print_window(unsigned int seq, const char *phase, unsigned int round
 	       (unsigned long long)wall_ns);
 }
 
-static void run_untraced(const char *phase, unsigned int round,
-			 struct workload *w)
+/* The workload alone in a window, whatever records; its line, unfinished. */
+static void run_plain(const char *phase, unsigned int round,
+		      struct workload *w, const char *mode)
 {
 	unsigned int seq;
 	uint64_t t;
@@ -872,7 +884,13 @@ static void run_untraced(const char *phase, unsigned int round,
 	window_close();
 	t = now_ns() - t;
 	w->teardown(w);
-	print_window(seq, phase, round, w, "untraced", t);
+	print_window(seq, phase, round, w, mode, t);
+}
+
+static void run_untraced(const char *phase, unsigned int round,
+			 struct workload *w)
+{
+	run_plain(phase, round, w, "untraced");
 	out("\n");
 }
 
@@ -1554,6 +1572,165 @@ static void run_rate(void)
 		;
 }
 
+/* --- Annotations --- */
+
+#define ANN_NAME	"bench"
+#define ANN_BUFFER	(8 << 20)
+
+static const char ann_text[] = ANN_NAME ": annotation\n";
+
+/* write(): a UserLog "annotation" in category "bench", as echo does one. */
+static int ann_write(void)
+{
+	ssize_t n = write(ann_fd, ann_text, sizeof(ann_text) - 1);
+
+	if (n == (ssize_t)sizeof(ann_text) - 1)
+		return 0;
+	if (n >= 0)
+		errno = 0;	/* a short write */
+	return gotrace_annotate_ret(-1);
+}
+
+static int ann_log(void)
+{
+	return gotrace_log(ann_fd, 0, ANN_NAME, "annotation");
+}
+
+static int ann_region(void)
+{
+	if (gotrace_region_begin(ann_fd, 0, ANN_NAME))
+		return -1;
+	return gotrace_region_end(ann_fd, ANN_NAME);
+}
+
+/* With no session recording, the client skips the end (the id is 0). */
+static int ann_task(void)
+{
+	uint64_t id;
+
+	if (gotrace_task_begin(ann_fd, 0, ANN_NAME, &id))
+		return -1;
+	return gotrace_task_end(ann_fd, id);
+}
+
+/* The floor: the device's ioctl with a command it does not know. */
+static int ann_enotty(void)
+{
+	return ioctl(ann_fd, GOTRACE_STATUS, NULL) < 0 && errno == ENOTTY ? 0 : -1;
+}
+
+static void ann_run(struct workload *w)
+{
+	unsigned long i;
+
+	for (i = 0; i < w->units; i++)
+		if (w->annotate())
+			die("annotation %s", w->name);
+}
+
+/* Each a workload of opt.annotate_calls calls, through userspace/gotrace_annotate.h. */
+static struct workload ann_kinds[] = {
+	{ .name = "write", .setup = nop_work, .run = ann_run,
+	  .teardown = nop_work, .annotate = ann_write },
+	{ .name = "log", .setup = nop_work, .run = ann_run,
+	  .teardown = nop_work, .annotate = ann_log },
+	{ .name = "region", .setup = nop_work, .run = ann_run,
+	  .teardown = nop_work, .annotate = ann_region },
+	{ .name = "task", .setup = nop_work, .run = ann_run,
+	  .teardown = nop_work, .annotate = ann_task },
+	{ .name = "enotty", .setup = nop_work, .run = ann_run,
+	  .teardown = nop_work, .annotate = ann_enotty },
+};
+
+/*
+ * Each kind once outside a window, then in a window a round, the order
+ * turning each round. Within a session (@traced), each window's line gives
+ * the Go events the session gained across it (its own, and the few of the
+ * sleep before it).
+ */
+static void annotate_windows(const char *mode, bool traced)
+{
+	struct gotrace_status before, after;
+	struct workload *w;
+	unsigned int round;
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(ann_kinds); k++)
+		if (ann_kinds[k].annotate())
+			die("annotation %s (warm-up)", ann_kinds[k].name);
+	for (round = 1; round <= opt.rounds; round++) {
+		progress("annotate %s %u of %u", mode, round, opt.rounds);
+		for (k = 0; k < ARRAY_SIZE(ann_kinds); k++) {
+			w = &ann_kinds[(round + k) % ARRAY_SIZE(ann_kinds)];
+			if (traced)
+				gt_status(&before);
+			run_plain("annotate", round, w, mode);
+			if (traced) {
+				gt_status(&after);
+				out(" events=%llu",
+				    (unsigned long long)(after.events - before.events));
+			}
+			out("\n");
+		}
+	}
+}
+
+/*
+ * The windows within one session in @format, with a reader, and a buffer
+ * (ANN_BUFFER per CPU) whose quarter the whole session does not fill: the
+ * reader is not woken in a window, which holds the calls alone. The session
+ * must lose nothing: its trace goes to Go's readers.
+ */
+static void annotate_session(const char *mode, __u32 format)
+{
+	struct gotrace_status st;
+	struct reader r;
+	char name[64];
+
+	reader_spawn(&r);
+	if (gt_start_format(ANN_BUFFER, format))
+		die("GOTRACE_START (annotate, %s)", mode);
+	annotate_windows(mode, true);
+	if (gt_stop())
+		die("GOTRACE_STOP (annotate, %s)", mode);
+	reader_wait(&r);
+	reader_finish(&r);
+	gt_status(&st);
+	snprintf(name, sizeof(name), "annotate-%s", mode);
+	keep_trace(name);
+	out("ann mode=%s", mode);
+	print_status(&st);
+	out(" trace=%s.trace\n", name);
+	if (st.events_lost || (st.flags & GOTRACE_STATUS_CUT)) {
+		errno = 0;
+		die("the %s annotation session lost events or was cut", mode);
+	}
+}
+
+/*
+ * The annotations with no session recording (mode "idle": each call fails
+ * with ENODATA, which the client takes for success), then within a session
+ * in each format.
+ */
+static void run_annotate(void)
+{
+	ssize_t n;
+
+	ann_fd = gotrace_annotate_open();
+	if (ann_fd < 0)
+		die("open %s", GOTRACE_ANNOTATE_DEV);
+	n = write(ann_fd, ann_text, sizeof(ann_text) - 1);
+	if (n >= 0)
+		errno = 0;
+	if (n >= 0 || errno != ENODATA)
+		die("write() to %s with no session recording did not fail with ENODATA",
+		    GOTRACE_ANNOTATE_DEV);
+	annotate_windows("idle", false);
+	annotate_session("gotrace", GOTRACE_FORMAT_DEFAULT);
+	annotate_session("gotrace-1.26", GOTRACE_FORMAT_1_26);
+	close(ann_fd);
+}
+
 /* --- main --- */
 
 /* Mark the workloads not in the comma-separated @list as skipped. */
@@ -1597,12 +1774,13 @@ static void usage(void)
 		"                         (1000: it must not fire; 1 to 60000)\n"
 		"  --ftrace-buffer-kb N   ftrace ring buffer per CPU (32768)\n"
 		"  --settle-ms N          idle time before each window (100)\n"
+		"  --annotate-calls N     annotations per annotate window (1000)\n"
 		"  --workloads LIST       the workloads to run, comma-separated\n"
 		"                         (empty,pingpong,forks,mutex: all)\n"
 		"  --sample-reads N       64 KiB reads of /dev/zero per samples window (10000)\n"
 		"  --sample-hz HZ         CPU samples a second in the sampled windows (1000)\n"
-		"  --skip-rounds, --skip-filter, --skip-samples, --skip-snapshot,\n"
-		"  --skip-rate\n");
+		"  --skip-rounds, --skip-filter, --skip-snapshot, --skip-rate,\n"
+		"  --skip-annotate, --skip-samples\n");
 	exit(2);
 }
 
@@ -1638,12 +1816,14 @@ int main(int argc, char **argv)
 		{ "trigger-latency-ms", required_argument, NULL, 'L' },
 		{ "ftrace-buffer-kb", required_argument, NULL, 'F' },
 		{ "settle-ms", required_argument, NULL, 'w' },
+		{ "annotate-calls", required_argument, NULL, 'A' },
 		{ "workloads", required_argument, NULL, 'W' },
 		{ "skip-rounds", no_argument, NULL, '1' },
 		{ "skip-snapshot", no_argument, NULL, '2' },
 		{ "skip-rate", no_argument, NULL, '3' },
 		{ "skip-filter", no_argument, NULL, '4' },
-		{ "skip-samples", no_argument, NULL, '5' },
+		{ "skip-annotate", no_argument, NULL, '5' },
+		{ "skip-samples", no_argument, NULL, '6' },
 		{ "sample-reads", required_argument, NULL, 'n' },
 		{ "sample-hz", required_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1714,6 +1894,9 @@ int main(int argc, char **argv)
 		case 'w':
 			opt.settle_ms = num_arg(optarg);
 			break;
+		case 'A':
+			opt.annotate_calls = num_arg(optarg);
+			break;
 		case 'W':
 			opt.workloads = optarg;
 			break;
@@ -1730,6 +1913,9 @@ int main(int argc, char **argv)
 			opt.skip_filter = true;
 			break;
 		case '5':
+			opt.skip_annotate = true;
+			break;
+		case '6':
 			opt.skip_samples = true;
 			break;
 		case 'n':
@@ -1746,7 +1932,10 @@ int main(int argc, char **argv)
 	    opt.mutex_threads > MAX_THREADS || !opt.rate_secs ||
 	    opt.trigger_latency_ms < GOTRACE_LATENCY_MIN_NS / 1000000 ||
 	    opt.trigger_latency_ms > GOTRACE_LATENCY_MAX_NS / 1000000 ||
-	    !opt.sample_hz || opt.sample_hz > GOTRACE_CPU_SAMPLE_HZ_MAX)
+	    !opt.sample_hz || opt.sample_hz > GOTRACE_CPU_SAMPLE_HZ_MAX ||
+	    !opt.annotate_calls ||
+	    /* a session's tasks: the warm-up's and a window's each round */
+	    (opt.rounds + 1) * opt.annotate_calls > GOTRACE_ANNOTATE_TASKS)
 		usage();
 	forker_start();
 	if (mkdir(opt.trace_dir, 0755) && errno != EEXIST)
@@ -1757,6 +1946,8 @@ int main(int argc, char **argv)
 	workloads[1].units = opt.pingpong;
 	workloads[2].units = opt.forks;
 	workloads[3].units = (unsigned long)opt.mutex_threads * opt.mutex_iters;
+	for (i = 0; i < ARRAY_SIZE(ann_kinds); i++)
+		ann_kinds[i].units = opt.annotate_calls;
 
 	out("info kernel_cpus=%ld pid_max=%lu pingpong_policy=%s gotrace_clock=%s\n",
 	    sysconf(_SC_NPROCESSORS_ONLN), read_ulong("/proc/sys/kernel/pid_max"),
@@ -1784,6 +1975,8 @@ int main(int argc, char **argv)
 		run_rounds();
 	if (!opt.skip_filter)
 		run_filter();
+	if (!opt.skip_annotate)
+		run_annotate();
 	if (!opt.skip_samples)
 		run_samples();
 	if (!opt.skip_snapshot)

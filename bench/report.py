@@ -5,7 +5,7 @@
 Usage: bench/report.py GUEST_OUTPUT WINDOWS [--meta KEY=VALUE]... [--json FILE]
 
 GUEST_OUTPUT is what bench/gotrace_bench printed in the guest ("win", "snap",
-"rate" lines of key=value pairs); WINDOWS is what the insn_window plugin wrote
+"filt", "rate", "ann" lines of key=value pairs); WINDOWS is what the insn_window plugin wrote
 ("window N INSNS KERNEL_INSNS" lines). Windows are joined by number; the two
 lists must match exactly. Prints the table; --json saves every window and
 the summary. Exits 1 if the inputs are inconsistent.
@@ -32,8 +32,8 @@ def parse_kv(words):
 
 
 def read_guest(path):
-    lines = {"win": [], "snap": [], "filt": [], "samp": [], "rate": [], "info": [], "note": [],
-             "done": []}
+    lines = {"win": [], "snap": [], "filt": [], "samp": [], "rate": [], "ann": [], "info": [],
+             "note": [], "done": []}
     with open(path, errors="replace") as f:
         for raw in f:
             words = raw.split()
@@ -235,7 +235,32 @@ def summarize(guest, counts):
     }
     return {"workloads": work, "snapshot": snap, "filter": filter_summary(guest["filt"]),
             "samples": samples_summary(guest["samp"]),
-            "rate": rate, "rate_summary": rate_summary}
+            "annotate": annotate_summary(wins), "rate": rate, "rate_summary": rate_summary}
+
+
+def annotate_summary(wins):
+    """Per annotation and mode (idle, gotrace, gotrace-1.26): medians per call over the rounds."""
+    xs = [w for w in wins if w["phase"] == "annotate"]
+    # The guest's order of its kinds (its rounds start at different ones), others after.
+    order = ("write", "log", "region", "task", "enotty")
+    kinds = sorted(dict.fromkeys(w["workload"] for w in xs),
+                   key=lambda k: order.index(k) if k in order else len(order))
+    modes = list(dict.fromkeys(w["mode"] for w in xs))
+    out = {}
+    for kind in kinds:
+        out[kind] = {}
+        for mode in modes:
+            ws = [w for w in xs if w["workload"] == kind and w["mode"] == mode]
+            per = [w["insns"] / w["units"] for w in ws]
+            out[kind][mode] = {
+                "rounds": len(ws), "calls": ws[0]["units"] if ws else None,
+                "insns_per_call": med(per), "insns_per_call_rounds": per,
+                "ns_per_call": med([w["wall_ns"] / w["units"] for w in ws]),
+                "kernel_share": med([div(w["kernel_insns"], w["insns"]) for w in ws]),
+                "events_per_call": med([w["events"] / w["units"] for w in ws if "events" in w]),
+                "spread": spread(per),
+            }
+    return out or None
 
 
 def samples_summary(samp):
@@ -291,6 +316,46 @@ def filter_summary(filt):
         out[m]["insns_per_event"] = div(out[m]["marginal"], ev)
     out["bytes_saved"] = out["recorded"]["bytes"] - out["filtered"]["bytes"]
     return out
+
+
+def annotate_table(ann, sessions):
+    """Each annotation's cost per call, with no session recording and within one."""
+    out = []
+    p = out.append
+    modes = list(next(iter(ann.values())))
+    calls = max(x["calls"] or 0 for m in ann.values() for x in m.values())
+    rounds = max(x["rounds"] for m in ann.values() for x in m.values())
+    p(f"annotations: {calls} calls of one kind in a window (userspace/gotrace_annotate.h),"
+      f" medians per call over {rounds} rounds:")
+    hdr = f"{'call':<8}" + "".join(f" {m + ' insns':>18} {'ns':>6}" for m in modes)
+    hdr += "".join(f" {m + ' ev':>15}" for m in modes if m != "idle")
+    hdr += f" {'kernel%':>7} {'spread%':>7}"
+    p(hdr)
+    p("-" * len(hdr))
+    for kind, by in ann.items():
+        line = f"{kind:<8}"
+        line += "".join(f" {fmt(by[m]['insns_per_call'], 0, 18)} {fmt(by[m]['ns_per_call'], 0, 6)}"
+                        for m in modes)
+        line += "".join(f" {fmt(by[m]['events_per_call'], 2, 15)}" for m in modes if m != "idle")
+        kern = max((x["kernel_share"] for x in by.values() if x["kernel_share"] is not None),
+                   default=None)
+        line += f" {fmt(kern * 100 if kern is not None else None, 1, 7)}"
+        line += f" {fmt(max((x['spread'] or 0) for x in by.values()), 1, 7)}"
+        p(line)
+    p("write: write() of \"bench: annotation\\n\" (a UserLog); log: gotrace_log() (GOTRACE_LOG);")
+    p("region: gotrace_region_begin() and gotrace_region_end(), with its name; task:")
+    p("gotrace_task_begin() and gotrace_task_end() (with no session recording the begin fails with")
+    p("ENODATA, the id is 0 and the client makes no end call); enotty: an ioctl the device does not")
+    p("know, the floor of a call. idle: no session recording (ENODATA, taken for success); gotrace,")
+    p("gotrace-1.26: within one session of each format, its reader asleep (8 MiB buffers, never a")
+    p("quarter full). ns: guest time per call (icount: 1 instruction = 1 ns, so it follows insns). ev: Go")
+    p("events the session gained per call. kernel%: the largest kernel share of any mode; spread%:")
+    p("the largest (max - min) / median of insns over the rounds.")
+    for x in sessions:
+        p(f"session {x['mode']}: {fmt(x['events'])} Go events, {fmt(x['bytes'])} bytes,"
+          f" lost {x['lost']}, cut {x['cut']}; trace {x['trace']}")
+    p("")
+    return "\n".join(out)
 
 
 def flight_table(work):
@@ -517,6 +582,8 @@ def table(summary, meta, guest):
           f" and {fmt(sm['bytes_per_sample'], 1)} bytes;")
         p(f"a busy CPU at {sm['hz']} Hz adds {fmt(sm['bytes_per_s_per_cpu'], 0)} bytes/s to the trace")
         p("")
+    if summary.get("annotate"):
+        p(annotate_table(summary["annotate"], guest["ann"]))
 
     rate = summary["rate"]
     if rate:
@@ -570,7 +637,7 @@ def main():
             json.dump({"meta": meta, "info": guest["info"], "windows": guest["win"],
                        "snapshot_windows": guest["snap"], "filter_windows": guest["filt"],
                        "samples_windows": guest["samp"],
-                       "rate_steps": guest["rate"],
+                       "rate_steps": guest["rate"], "annotate_sessions": guest["ann"],
                        "summary": summary, "table": text}, f, indent=1, sort_keys=True)
 
 

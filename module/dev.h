@@ -4,6 +4,7 @@
 #define _GOTRACE_DEV_H
 
 #include <linux/compiler.h>
+#include <linux/ioctl.h>
 #include <linux/irq_work.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
@@ -54,6 +55,19 @@ static inline struct gotrace_session *gotrace_dev_sess(struct gotrace_dev *dev)
 {
 	return rcu_dereference_protected(dev->sess, lockdep_is_held(&dev->lock));
 }
+
+/*
+ * An ioctl number without its size field: the size of the structure that
+ * counts is the one in the structure (gotrace_arg_size()), so a command
+ * encoded with another size, by a newer or older user space, is the same.
+ */
+#define GOTRACE_IOC_CMD(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
+/* Ioctl structures (main.c). */
+int gotrace_arg_size(const void __user *uargs, size_t ver0, u32 *usize);
+int gotrace_copy_args(void *args, size_t ksize, size_t ver0,
+		      const void __user *uargs, u32 *usize);
+int gotrace_copy_back(void __user *uargs, void *args, size_t ksize, u32 usize);
 
 /* The reader (read.c). */
 ssize_t gotrace_read(struct gotrace_dev *dev, char __user *buf, size_t count,

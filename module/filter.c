@@ -82,6 +82,7 @@ static int gotrace_filter_copy_comms(struct gotrace_filter *f, u64 uptr, u32 nr)
 	return 0;
 }
 
+#ifdef CONFIG_CGROUPS
 /* A closed fd is -EBADF; an open file that is no cgroup v2 directory -EINVAL. */
 static int gotrace_filter_cgroup(struct gotrace_filter *f, u32 fd)
 {
@@ -99,12 +100,45 @@ static int gotrace_filter_cgroup(struct gotrace_filter *f, u32 fd)
 	return 0;
 }
 
+static bool gotrace_filter_in_cgroup(const struct gotrace_filter *f,
+				     struct task_struct *p)
+{
+	bool in;
+
+	rcu_read_lock();
+	in = cgroup_is_descendant(task_dfl_cgroup(p), f->cgrp);
+	rcu_read_unlock();
+	return in;
+}
+
+static void gotrace_filter_cgroup_put(struct cgroup *cgrp)
+{
+	cgroup_put(cgrp);
+}
+#else
+/* A kernel without cgroups has no cgroup to filter by: -EOPNOTSUPP. */
+static int gotrace_filter_cgroup(struct gotrace_filter *f, u32 fd)
+{
+	return -EOPNOTSUPP;
+}
+
+static bool gotrace_filter_in_cgroup(const struct gotrace_filter *f,
+				     struct task_struct *p)
+{
+	return false;
+}
+
+static void gotrace_filter_cgroup_put(struct cgroup *cgrp)
+{
+}
+#endif
+
 static void gotrace_filter_release(struct kref *ref)
 {
 	struct gotrace_filter *f = container_of(ref, struct gotrace_filter, ref);
 
 	if (f->cgrp)
-		cgroup_put(f->cgrp);
+		gotrace_filter_cgroup_put(f->cgrp);
 	kfree(f->tgids);
 	kfree(f->comms);
 	kfree(f);
@@ -118,7 +152,8 @@ static void gotrace_filter_release(struct kref *ref)
  * Return: 0; -EINVAL for a list pointer without a count (or the reverse),
  * @cgroup_fd without GOTRACE_START_CGROUP, a name without its NUL, or a
  * file that is not a cgroup v2 directory; -E2BIG for a list longer than
- * its maximum; -EBADF for a closed fd; -EFAULT; -ENOMEM.
+ * its maximum; -EBADF for a closed fd; -EOPNOTSUPP for a cgroup on a
+ * kernel without cgroups; -EFAULT; -ENOMEM.
  */
 int gotrace_filter_new(const struct gotrace_start *args,
 		       struct gotrace_filter **fp)
@@ -190,17 +225,6 @@ static bool gotrace_filter_comm(const struct gotrace_filter *f, const char *comm
 		if (!memcmp(name, f->comms[i], TASK_COMM_LEN))
 			return true;
 	return false;
-}
-
-static bool gotrace_filter_in_cgroup(const struct gotrace_filter *f,
-				     struct task_struct *p)
-{
-	bool in;
-
-	rcu_read_lock();
-	in = cgroup_is_descendant(task_dfl_cgroup(p), f->cgrp);
-	rcu_read_unlock();
-	return in;
 }
 
 /**

@@ -18,10 +18,10 @@
  * that names a program or reason the strings did not is left out.
  *
  * String ids: 1 is the file name of cheap frames, then one per reason, then
- * one per program, then two per kernel frame (kstacks.c). A cheap stack is
- * [reason, program], or [program] for the stack a goroutine is created
- * with; its frames' PCs are keys (a reason's, then a program's), never
- * addresses.
+ * one per program, then those of user annotations (annotations.c), then two
+ * per kernel frame (kstacks.c). A cheap stack is [reason, program], or
+ * [program] for the stack a goroutine is created with; its frames' PCs are
+ * keys (a reason's, then a program's), never addresses.
  */
 
 #include <linux/bitmap.h>
@@ -29,6 +29,7 @@
 #include <linux/string.h>
 #include <linux/ktime.h>
 
+#include "annotations.h"
 #include "clock.h"
 #include "encode.h"
 #include "encode2.h"
@@ -124,6 +125,13 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 			}
 		}
 		break;
+	case GOTRACE_F_USER:
+		if (i < s->tbl_ustrs) {
+			s->footer_pos = i + 1;
+			return gotrace_put_string(p, GOTRACE_STR_USER(i),
+						  gotrace_ann_string(s->ann, i), s->v2);
+		}
+		break;
 	case GOTRACE_F_STACKS:
 		/* footer_pos: the ids looked at; the full one last, if used. */
 		for (; i < s->tbl_stacks; i++) {
@@ -176,6 +184,7 @@ void gotrace_footer_prepare(struct gotrace_session *s, u64 ts)
 	s->footer_pos = 0;
 	s->tbl_progs = gotrace_progs_count(s->progs);
 	s->tbl_stacks = gotrace_stacks_count(s->stacks);
+	s->tbl_ustrs = gotrace_ann_strings(s->ann);
 	for (id = 1; id <= s->tbl_stacks; id++) {
 		key = gotrace_stacks_key(s->stacks, id);
 		if (key && gotrace_stack_key_prog(key) < s->tbl_progs)

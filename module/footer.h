@@ -4,6 +4,7 @@
 #define _GOTRACE_FOOTER_H
 
 #include <linux/types.h>
+#include <linux/gotrace.h>
 #include "programs.h"
 #include "reasons.h"
 
@@ -13,14 +14,15 @@ struct gotrace_session;
  * String ids and frame keys (PCs) of the footer: cheap frames' file, the
  * words of reasons in order of first use (the reason a block carries in
  * formats 1.22 and later: first, so that most fit in a one-byte varint),
- * one string per reason, one per program, then function and file of each
- * distinct kernel frame.
+ * one string per reason, one per program, the strings of user annotations
+ * (annotations.c), then function and file of each distinct kernel frame.
  */
 #define GOTRACE_STR_FILE	1
 #define GOTRACE_STR_WORD(i)	(2 + (i))
 #define GOTRACE_STR_REASON(r)	GOTRACE_STR_WORD(GOTRACE_R_NR + (r))
 #define GOTRACE_STR_PROG(p)	GOTRACE_STR_REASON(GOTRACE_R_NR + (p))
-#define GOTRACE_STR_KFUNC(i)	(GOTRACE_STR_PROG(GOTRACE_PROG_MAX) + 2 * (i))
+#define GOTRACE_STR_USER(i)	(GOTRACE_STR_PROG(GOTRACE_PROG_MAX) + (i))
+#define GOTRACE_STR_KFUNC(i)	(GOTRACE_STR_USER(GOTRACE_ANNOTATE_STRINGS) + 2 * (i))
 #define GOTRACE_STR_KFILE(i)	(GOTRACE_STR_KFUNC(i) + 1)
 #define GOTRACE_PC_REASON(r)	(1 + (r))
 #define GOTRACE_PC_PROG(p)	(1 + GOTRACE_R_NR + (p))
@@ -34,6 +36,7 @@ enum gotrace_footer_phase {
 	GOTRACE_F_REASONS,
 	GOTRACE_F_PROGS,
 	GOTRACE_F_WORDS,
+	GOTRACE_F_USER,
 	GOTRACE_F_STACKS,
 	GOTRACE_F_KFRAMES,
 	GOTRACE_F_KSTACKS,

@@ -17,6 +17,7 @@
 #include <linux/threads.h>
 #include <linux/uaccess.h>
 
+#include "annotate.h"
 #include "buffer.h"
 #include "clock.h"
 #include "continue.h"
@@ -113,12 +114,19 @@ static_assert(GOTRACE_SNAPSHOT_SIZE_VER0 ==
 static_assert(GOTRACE_TRIGGER_SIZE_VER0 ==
 	      offsetofend(struct gotrace_trigger, reserved));
 
-/*
+/**
+ * gotrace_arg_size - the size user space gives an ioctl structure
+ * @uargs: the structure, its size first
+ * @ver0: its first version's size
+ * @usize: set to the size
+ *
  * Each ioctl structure starts with its size as user space knows it. Accept
  * any from the first version's (@ver0) to a page: as clone3(), smaller is
  * -EINVAL, larger -E2BIG.
+ *
+ * Return: 0 or an error.
  */
-static int gotrace_arg_size(const void __user *uargs, size_t ver0, u32 *usize)
+int gotrace_arg_size(const void __user *uargs, size_t ver0, u32 *usize)
 {
 	if (get_user(*usize, (const u32 __user *)uargs))
 		return -EFAULT;
@@ -129,13 +137,22 @@ static int gotrace_arg_size(const void __user *uargs, size_t ver0, u32 *usize)
 	return 0;
 }
 
-/*
+/**
+ * gotrace_copy_args - copy an ioctl's input structure from user space
+ * @args: the kernel's structure
+ * @ksize: its size
+ * @ver0: its first version's size
+ * @uargs: user space's
+ * @usize: set to the size user space gives
+ *
  * Copy an input structure of the kernel's @ksize bytes from one of the size
  * user space gives: what is missing reads as zero, what the kernel does not
  * know must be zero (-E2BIG otherwise, see copy_struct_from_user()).
+ *
+ * Return: 0 or an error.
  */
-static int gotrace_copy_args(void *args, size_t ksize, size_t ver0,
-			     const void __user *uargs, u32 *usize)
+int gotrace_copy_args(void *args, size_t ksize, size_t ver0,
+		      const void __user *uargs, u32 *usize)
 {
 	int ret;
 
@@ -315,14 +332,21 @@ static long gotrace_ioctl_stop(struct gotrace_dev *dev,
 	return 0;
 }
 
-/*
+/**
+ * gotrace_copy_back - copy an ioctl's output structure to user space
+ * @uargs: user space's structure
+ * @args: the kernel's, its size first
+ * @ksize: the kernel's size
+ * @usize: user space's size
+ *
  * As sched_getattr(): write what both the kernel and user space know, the
  * smaller of their sizes (@ksize, @usize), and say how much in the
  * structure's first field, its size. User space bytes after those are left
  * alone.
+ *
+ * Return: 0 or -EFAULT.
  */
-static int gotrace_copy_back(void __user *uargs, void *args, size_t ksize,
-			     u32 usize)
+int gotrace_copy_back(void __user *uargs, void *args, size_t ksize, u32 usize)
 {
 	u32 *size = args;
 
@@ -390,13 +414,6 @@ static long gotrace_ioctl_trigger(struct gotrace_dev *dev,
 	return ret ?: gotrace_copy_back(uargs, &args, sizeof(args), usize);
 }
 
-/*
- * An ioctl number without its size field: the size of the structure that
- * counts is the one in the structure (gotrace_arg_size()), so a command
- * encoded with another size, by a newer or older user space, is the same.
- */
-#define GOTRACE_IOC_CMD(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
-
 static long gotrace_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
@@ -445,11 +462,18 @@ static int __init gotrace_init(void)
 	if (ret)
 		return ret;
 	gotrace_cont_init(&gotrace_dev);
-	return misc_register(&gotrace_misc);
+	ret = misc_register(&gotrace_misc);
+	if (ret)
+		return ret;
+	ret = gotrace_annotate_register();
+	if (ret)
+		misc_deregister(&gotrace_misc);
+	return ret;
 }
 
 static void __exit gotrace_exit(void)
 {
+	gotrace_annotate_deregister();
 	misc_deregister(&gotrace_misc);
 	mutex_lock(&gotrace_dev.lock);
 	gotrace_session_destroy(&gotrace_dev);

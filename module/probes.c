@@ -31,11 +31,14 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cgroup.h>
 #include <linux/irqflags.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#ifdef CONFIG_CGROUPS
 #include <trace/events/cgroup.h>
+#endif
 #include <trace/events/sched.h>
 #include <trace/events/task.h>
 
@@ -66,9 +69,11 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child);
 static void gotrace_probe_rename(void *data, struct task_struct *p,
 				 const char *comm);
+#ifdef CONFIG_CGROUPS
 static void gotrace_probe_cgroup(void *data, struct cgroup *dst,
 				 const char *path, struct task_struct *task,
 				 bool threadgroup);
+#endif
 
 /* sched_switch's probe, with this kernel's prototype (compat.h). */
 GOTRACE_SWITCH_PROBE(gotrace_probe_switch, gotrace_switch_probe)
@@ -79,7 +84,9 @@ GOTRACE_PROBE_TYPE_CHECK(sched_wakeup, gotrace_probe_wakeup);
 GOTRACE_PROBE_TYPE_CHECK(sched_wakeup_new, gotrace_probe_wakeup);
 GOTRACE_PROBE_TYPE_CHECK(sched_process_fork, gotrace_probe_fork);
 GOTRACE_PROBE_TYPE_CHECK(task_rename, gotrace_probe_rename);
+#ifdef CONFIG_CGROUPS
 GOTRACE_PROBE_TYPE_CHECK(cgroup_attach_task, gotrace_probe_cgroup);
+#endif
 
 /* The tracepoints we attach to; found by name when the module loads. */
 static struct gotrace_tp {
@@ -93,7 +100,9 @@ static struct gotrace_tp {
 	{ "sched_wakeup_new",	gotrace_probe_wakeup },
 	{ "sched_process_fork",	gotrace_probe_fork },
 	{ "task_rename",	gotrace_probe_rename },
+#ifdef CONFIG_CGROUPS	/* without cgroups, no cgroup filter (filter.c) */
 	{ "cgroup_attach_task",	gotrace_probe_cgroup },
+#endif
 };
 
 /* The session being recorded, or NULL. */
@@ -599,6 +608,7 @@ out:
 	local_irq_restore(flags);
 }
 
+#ifdef CONFIG_CGROUPS
 /* @p moved to another cgroup; false if the buffer is full. */
 static bool gotrace_cgroup_moved(struct gotrace_session *s,
 				 struct gotrace_cpu *c, struct task_struct *p,
@@ -653,6 +663,37 @@ cut:
 	gotrace_cut(s, c, ts);
 out:
 	local_irq_restore(flags);
+}
+#endif /* CONFIG_CGROUPS */
+
+/**
+ * gotrace_probes_self - where an event of the calling thread goes: this
+ * CPU's buffer in the session being recorded, whose P runs the thread
+ * @sp: set to the session
+ *
+ * For user annotations (annotations.c). Called with interrupts off, which
+ * keeps the session alive (gotrace_probes_publish()) and the thread on this
+ * CPU until the event is written.
+ *
+ * Return: the buffer; NULL when no session records (or it was cut), or its
+ * trace does not show this CPU's P running the thread (for one, its id is
+ * not below max_tid).
+ */
+struct gotrace_cpu *gotrace_probes_self(struct gotrace_session **sp)
+{
+	struct gotrace_session *s;
+	struct gotrace_cpu *c;
+
+	lockdep_assert_irqs_disabled();
+	s = rcu_dereference_sched(gotrace_live);
+	/* gotrace_begin() counts an event lost after a cut: not this one. */
+	if (!s || READ_ONCE(s->mode) != GOTRACE_MODE_ON)
+		return NULL;
+	c = gotrace_begin(s, s->v2);
+	if (!c || !c->cur_g || gotrace_thread_of(s, current) != c->cur_t)
+		return NULL;
+	*sp = s;
+	return c;
 }
 
 /* The program a CPU sample names: its thread's, as the trace knows it. */

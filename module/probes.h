@@ -14,6 +14,7 @@ int gotrace_probes_attach(void);
 void gotrace_probes_detach(void);
 void gotrace_probes_publish(struct gotrace_session *s);
 void gotrace_cut(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
+struct gotrace_cpu *gotrace_probes_self(struct gotrace_session **sp);
 void gotrace_probe_sample(struct gotrace_session *want, struct pt_regs *regs);
 
 #endif /* _GOTRACE_PROBES_H */

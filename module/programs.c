@@ -130,8 +130,14 @@ u32 gotrace_prog_id(struct gotrace_progs *pt, const char *comm)
 	return GOTRACE_PROG_OTHER;
 }
 
-/* Length of a valid UTF-8 sequence at @p (at most @n bytes), else 0. */
-static size_t gotrace_utf8_len(const u8 *p, size_t n)
+/**
+ * gotrace_utf8_len - the length of a valid UTF-8 sequence of 2 to 4 bytes
+ * @p: its first byte, not ASCII
+ * @n: bytes at @p
+ *
+ * Return: its length, or 0 if @p starts none within @n bytes.
+ */
+size_t gotrace_utf8_len(const u8 *p, size_t n)
 {
 	size_t len, i;
 

@@ -22,5 +22,6 @@ u32 gotrace_prog_id(struct gotrace_progs *pt, const char *comm);
 #define GOTRACE_LABEL_LEN	(4 * (TASK_COMM_LEN - 1) + 1)
 const char *gotrace_prog_label(struct gotrace_progs *pt, u32 id, char *buf);
 u32 gotrace_progs_count(struct gotrace_progs *pt);
+size_t gotrace_utf8_len(const u8 *p, size_t n);
 
 #endif /* _GOTRACE_PROGRAMS_H */

@@ -13,6 +13,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 
+#include "annotations.h"
 #include "buffer.h"
 #include "compat.h"
 #include "cpu.h"
@@ -55,6 +56,7 @@ static void gotrace_session_release(struct gotrace_session *s)
 	gotrace_progs_free(s->progs);
 	gotrace_kstacks_free(s->kstacks);
 	gotrace_stacks_free(s->stacks);
+	gotrace_ann_free(s->ann);
 	kvfree(s->footer);
 }
 
@@ -128,9 +130,10 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 	s->aliases = kcalloc(GOTRACE_ALIASES, sizeof(*s->aliases), GOTRACE_GFP);
 	s->progs = gotrace_progs_alloc();
 	s->stacks = gotrace_stacks_alloc();
+	s->ann = gotrace_ann_alloc();
 	s->footer = kvmalloc(GOTRACE_FOOTER_PAGE, GOTRACE_GFP);
 	if (!s->threads || !s->aliases || !s->progs || !s->stacks ||
-	    !s->footer)
+	    !s->ann || !s->footer)
 		goto err_free;
 	if ((args->flags & GOTRACE_START_KSTACKS) || args->cpu_sample_hz) {
 		s->kstacks = gotrace_kstacks_alloc();

@@ -36,6 +36,7 @@
 #include "reasons.h"
 
 struct gotrace_alias;
+struct gotrace_ann;
 struct gotrace_cpu;
 struct gotrace_dev;
 struct gotrace_filter;
@@ -136,6 +137,7 @@ struct gotrace_start_args {
  * @kstacks:	kernel stacks, or NULL when neither block events
  *		(GOTRACE_START_KSTACKS) nor CPU samples write them.
  * @stacks:	the cheap stacks used.
+ * @ann:	user annotations (annotations.c).
  * @reasons_used: reasons in those stacks (computed at stop).
  * @footer:	the page the footer is generated into.
  * @footer_len:	bytes in it.
@@ -144,6 +146,7 @@ struct gotrace_start_args {
  * @footer_bytes: footer bytes generated so far.
  * @tbl_progs:	programs the footer's strings name.
  * @tbl_stacks:	stack ids the footer looks at.
+ * @tbl_ustrs:	user annotations' strings the footer writes.
  * @end_ts:	when recording stopped.
  * @rd_hdr:	header bytes read.        Reader fields: gotrace_dev.read_lock.
  * @rd_cpu:	CPU whose chunk is being read.
@@ -211,6 +214,7 @@ struct gotrace_session {
 	struct gotrace_progs *progs;
 	struct gotrace_kstacks *kstacks;
 	struct gotrace_stacks *stacks;
+	struct gotrace_ann *ann;
 	DECLARE_BITMAP(reasons_used, GOTRACE_R_NR);
 	u8 *footer;
 	size_t footer_len;
@@ -219,6 +223,7 @@ struct gotrace_session {
 	u64 footer_bytes;
 	u32 tbl_progs;
 	u32 tbl_stacks;
+	u32 tbl_ustrs;
 	u64 end_ts;
 
 	size_t rd_hdr;

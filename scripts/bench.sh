@@ -14,7 +14,9 @@
 #   --profile WORKLOAD  also profile every window by kernel function (the plugin's prof=,
 #                   several times slower) and print where gotrace's overhead on WORKLOAD
 #                   went: bench/profile.py, from OUT/profile.txt and the guest's kallsyms
-#   GUEST_ARGS      more bench/gotrace_bench options, e.g. --rounds 5 --pingpong 10000
+#   GUEST_ARGS      more bench/gotrace_bench options, e.g. --rounds 5 --pingpong 10000, or
+#                   only the user annotations' cost (a 25-second guest): --workloads empty
+#                   --skip-rounds --skip-filter --skip-snapshot --skip-rate
 #                   (OUT/bin/gotrace_bench --help lists them)
 #
 # Builds bench/insn_window.so, a QEMU TCG plugin counting guest instructions between marker
@@ -54,7 +56,7 @@ die() {
 }
 
 usage() {
-	sed -n '5,16s/^# \{0,1\}//p' "$0" >&2
+	sed -n '5,20s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 

@@ -142,7 +142,8 @@ rc=$?
 sed 's/^/# /' "$WORK/version"
 result "$rc" "gotrace --version runs in the root"
 for f in /usr/sbin/gotrace /usr/share/man/man8/gotrace.8.gz /usr/share/man/man4/gotrace.4.gz \
-	/usr/include/linux/gotrace.h /usr/share/bash-completion/completions/gotrace; do
+	/usr/include/linux/gotrace.h /usr/include/gotrace_annotate.h \
+	/usr/share/bash-completion/completions/gotrace; do
 	check "installed: $f" test -s "$R$f"
 done
 

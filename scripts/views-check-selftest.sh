@@ -10,9 +10,14 @@
 #
 # Works on copies in a temp dir, edited with scripts/trace_edit.py (which finds the events
 # with the gotrace CLI: GOTRACE, default userspace/gotrace). Expected results:
-#   - both traces pass all 16 checks (Go 1.21, 1.23 and 1.27 each: 4 profiles, goroutines);
+#   - both traces pass all 19 checks (Go 1.21, 1.23 and 1.27 each: 4 profiles, goroutines,
+#     annotations);
 #   - no stacks on events (every event's stack id 0, create stacks kept: what a tracer
-#     without block reasons writes) fails exactly the 12 profile checks, in both modes;
+#     without block reasons writes) fails exactly the 12 profile checks, in both modes, and
+#     the 3 annotations checks (a region's program is its stack's frame; Go 1.21's server
+#     panics on /userregions without it);
+#   - the region "gt-views-sleep" renamed "gt-views-sleeq" fails exactly the annotations
+#     checks of every Go;
 #   - one stack frame PC that is a kernel address fails exactly "no raw kernel address";
 #   - the reason "futex" renamed "futey" fails exactly the sync and sched checks of every Go
 #     (default mode: the [futex, gt-mutex] block and waker stacks are gone);
@@ -20,7 +25,7 @@
 #     every Go;
 #   - the default trace checked as kstacks (named views-kstacks-*) fails sync, net and
 #     syscall for all three Go versions: cheap frames are not kernel functions;
-#   - the Go 1.26 trace (views-default-1.26.trace) passes all 11 checks; with "futex"
+#   - the Go 1.26 trace (views-default-1.26.trace) passes all 13 checks; with "futex"
 #     renamed "futey" in every generation's strings it fails exactly sync and sched of Go
 #     1.26 and 1.27; with "gt-pipe-timer" renamed "gt-pipe-timex", exactly their waker;
 #   - an empty directory, one without views-*.trace files, and no arguments fail.
@@ -78,17 +83,19 @@ edit() {
 }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..15"
 
 for m in default kstacks; do
 	mkdir "$TMP/$m" "$TMP/$m-zero"
 	cp "$SRC/views-$m-1.21.trace" "$TMP/$m/"
 	edit zero-stacks "$SRC/views-$m-1.21.trace" "$TMP/$m-zero/views-$m-1.21.trace"
 done
-mkdir "$TMP/kpc" "$TMP/futey" "$TMP/mutey" "$TMP/as-kstacks" "$TMP/empty" "$TMP/other"
+mkdir "$TMP/kpc" "$TMP/futey" "$TMP/mutey" "$TMP/as-kstacks" "$TMP/empty" "$TMP/other" "$TMP/sleeq"
 edit kernel-pc "$SRC/views-kstacks-1.21.trace" "$TMP/kpc/views-kstacks-1.21.trace"
 edit rename:futex:futey "$SRC/views-default-1.21.trace" "$TMP/futey/views-default-1.21.trace"
 edit rename:gt-mutex:gt-mutey "$SRC/views-default-1.21.trace" "$TMP/mutey/views-default-1.21.trace"
+edit rename:gt-views-sleep:gt-views-sleeq "$SRC/views-default-1.21.trace" \
+	"$TMP/sleeq/views-default-1.21.trace"
 cp "$SRC/views-default-1.21.trace" "$TMP/as-kstacks/views-kstacks-1.21.trace"
 cp "$SRC/views-default-1.21.trace" "$TMP/other/workload-1.21.trace"
 mkdir "$TMP/v26" "$TMP/v26-futey" "$TMP/v26-timex"
@@ -109,12 +116,13 @@ each() {
 }
 mapfile -t PROFILES < <(each net sched sync syscall)
 
-expect_failing default "the default-stacks trace passes all 16 checks"
-expect_failing kstacks "the kernel-stacks trace passes all 16 checks"
-expect_failing default-zero "default trace, no stacks on events: exactly the 12 profile checks fail" \
-	"${PROFILES[@]}"
-expect_failing kstacks-zero "kstacks trace, no stacks on events: exactly the 12 profile checks fail" \
-	"${PROFILES[@]}"
+expect_failing default "the default-stacks trace passes all 19 checks"
+expect_failing kstacks "the kernel-stacks trace passes all 19 checks"
+mapfile -t ANNOTATIONS < <(each annotations)
+expect_failing default-zero "default trace, no stacks on events: exactly the 12 profile and 3 annotations checks fail" \
+	"${PROFILES[@]}" "${ANNOTATIONS[@]}"
+expect_failing kstacks-zero "kstacks trace, no stacks on events: exactly the 12 profile and 3 annotations checks fail" \
+	"${PROFILES[@]}" "${ANNOTATIONS[@]}"
 expect_failing kpc "a kernel address as a frame PC fails exactly 'no raw kernel address'" \
 	"no raw kernel address"
 mapfile -t FAIL < <(each sched sync)
@@ -122,12 +130,14 @@ expect_failing futey "reason futex renamed futey: exactly sync and sched fail, w
 mapfile -t FAIL < <(each goroutines sched sync)
 expect_failing mutey "program gt-mutex renamed gt-mutey: exactly sync, sched and goroutines fail, with every Go" \
 	"${FAIL[@]}"
+expect_failing sleeq "region gt-views-sleep renamed gt-views-sleeq: exactly the annotations checks fail, with every Go" \
+	"${ANNOTATIONS[@]}"
 mapfile -t FAIL < <(each net sync syscall)
 expect_failing as-kstacks "cheap stacks checked as kernel stacks: sync, net and syscall fail, with every Go" \
 	"${FAIL[@]}"
 
 GOS="1.26 1.27"
-expect_failing v26 "the Go 1.26 trace passes all 11 checks"
+expect_failing v26 "the Go 1.26 trace passes all 13 checks"
 mapfile -t FAIL < <(each sched sync)
 expect_failing v26-futey "Go 1.26 trace, futex renamed futey: exactly sync and sched fail, with Go 1.26 and 1.27" \
 	"${FAIL[@]}"

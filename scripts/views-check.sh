@@ -11,10 +11,12 @@
 # The workload (selftests/views_test.c): gt-mutex threads contend a pthread mutex (futex);
 # gt-tcp-srv accepts and recv()s from its child gt-tcp-cli over loopback TCP; gt-sleep
 # nanosleeps; gt-pipe read()s a pipe its thread gt-pipe-timer writes every 10 ms; gt-hog runs
-# two spinners on one CPU. 16 TAP tests per pre-1.22 trace: one, then five for each of Go
+# two spinners on one CPU; the test process annotates the trace with a task gt-views around
+# the workload, and gt-sleep's thread with a region gt-views-sleep of it around its sleeps.
+# 19 TAP tests per pre-1.22 trace: one, then six for each of Go
 # OLD (the old parser: 1.19 reads 1.11/1.19 traces, 1.21 reads 1.21), Go 1.23 and Go 1.27
 # (both through the converter to the new trace model; 1.27 from scripts/go-fetch.sh). A
-# Go 1.22+ trace (views-default-1.26.trace) gets 11 (see "Go 1.22+ traces" below):
+# Go 1.22+ trace (views-default-1.26.trace) gets 13 (see "Go 1.22+ traces" below):
 #
 #   no raw kernel address  no event argument and no stack id, frame PC or line of the trace
 #                          is >= 0xffff800000000000 (scripts/addr_scan.py, which reads it
@@ -38,6 +40,12 @@
 #                          only: each group's page /goroutine?id=PC must show a goroutine
 #                          with a non-zero Execution column. Go 1.23's and 1.27's
 #                          /goroutines is a table with each group's total execution time.
+#   goV annotations        the user annotation pages: /usertasks lists task type gt-views
+#                          with a complete task of at least 1 s (its histogram bucket; the
+#                          workload runs 1.5 s at least); /userregions lists region type
+#                          gt-views-sleep whose first frame is gt-sleep (the program of the
+#                          thread it ran on), and its page /userregion?type=..&pc=PC a
+#                          region of at least 1 s (gt-sleep sleeps 500 times 3 ms).
 #
 # Correct profiles: for each profile test, the events and delay summed over all the samples
 # it looks for must be the same for Go 1.27 as for the old parser (delays to 0.1% plus 1 us
@@ -182,6 +190,39 @@ agree() {
 	return 0
 }
 
+# annotations GO TOOLS TRACE: the user task and region pages show the workload's task and
+# gt-sleep's region (see above); 0 if so. Diagnostics in $W/diag.
+annotations() {
+	local v=$1 tools=$2 file=$3 pc st=0
+	: >"$W/problems"
+	serve_trace "$tools/trace" "$file" || { cp "$W/problems" "$W/diag"; return 1; }
+	if get_ok /usertasks; then
+		python3 "$VIEWS_PY" tasks "$W/body" gt-views 1 >>"$W/problems" 2>&1 || st=1
+	else
+		st=1
+	fi
+	if ! get_ok /userregions; then
+		st=1
+	elif ! python3 "$VIEWS_PY" regions "$W/body" gt-views-sleep gt-sleep >"$W/pc" 2>&1; then
+		cat "$W/pc" >>"$W/problems"
+		st=1
+	else
+		pc=$(cat "$W/pc")
+		if get_ok "/userregion?type=gt-views-sleep&pc=$pc"; then
+			echo "region type gt-views-sleep of gt-sleep (pc $pc):" >>"$W/problems"
+			python3 "$VIEWS_PY" region "$W/body" 1 >>"$W/problems" 2>&1 || st=1
+		else
+			st=1
+		fi
+	fi
+	if ! stop_server; then
+		problem "go$v trace server died (status $SRV_STATUS) while serving the pages"
+		st=1
+	fi
+	cp "$W/problems" "$W/diag"
+	return $st
+}
+
 # goroutines GO TOOLS TRACE FLAVOR: the goroutine analysis page shows each of $PROGRAMS
 # with execution time; 0 if so. Diagnostics in $W/diag.
 goroutines() {
@@ -244,7 +285,7 @@ for t in "${TRACES[@]}"; do
 	fi
 	# shellcheck disable=SC2086 # lists of words
 	nv=$(set -- $VERSIONS && echo $#) nk=$(set -- $KINDS && echo $#)
-	plan=$((plan + 1 + nv * (nk + 1)))
+	plan=$((plan + 1 + nv * (nk + 2)))
 done
 echo "1..$plan"
 
@@ -292,6 +333,15 @@ for t in "${TRACES[@]}"; do
 			goroutines "$v" "$tools" "$t" "$flavor" || st=1
 		fi
 		report "$st" "go${v:-1.??} goroutines: $t" "$W/diag"
+		[ "$st" -ne 0 ] || sed 's/^/# /' "$W/diag"
+		st=0
+		if [ -z "$v" ]; then
+			echo "$HDR_PROBLEM" >"$W/diag"
+			st=1
+		else
+			annotations "$v" "$tools" "$t" || st=1
+		fi
+		report "$st" "go${v:-1.??} annotations: $t" "$W/diag"
 		[ "$st" -ne 0 ] || sed 's/^/# /' "$W/diag"
 	done
 	rm -rf "$W"

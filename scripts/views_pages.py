@@ -11,6 +11,11 @@ Usage: views_pages.py COMMAND ARGS; exit 1, saying why, when the check fails.
   groups-new HTML NAME...      Go 1.23's /goroutines: each NAME has execution time > 0.
   groups-old HTML NAME...      old /goroutines: print "NAME PC" for each NAME.
   group-old HTML NAME          old /goroutine?id=PC: a goroutine has execution time > 0.
+  tasks HTML NAME SECONDS      /usertasks (old and new): task type NAME has a complete
+                               task of at least SECONDS (its histogram bucket's low end).
+  regions HTML NAME PROGRAM    /userregions: print the PC of region type NAME whose first
+                               frame is PROGRAM (the program of the thread it ran on).
+  region HTML SECONDS          /userregion?type=NAME&pc=PC: a region of at least SECONDS.
 """
 
 import html
@@ -131,6 +136,60 @@ def group_old(page, name):
     print("%s: %d goroutines, execution times %s" % (name, len(execs), ", ".join(execs[:5])))
 
 
+# Go's time.Duration.String(): "1.5s", "74.423488ms", "6635µs", "0s", "1m2.5s".
+DURATION = re.compile(r"(?:(\d+)h)?(?:(\d+)m(?!s))?(?:([\d.]+)(s|ms|µs|us|ns))?$")
+UNITS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
+
+
+def seconds(text):
+    m = DURATION.match(html.unescape(text).strip())
+    if not m or not any(m.groups()):
+        fail("not a Go duration: %r" % text)
+    h, mins, val, unit = m.groups()
+    return int(h or 0) * 3600 + int(mins or 0) * 60 + (float(val) * UNITS[unit] if val else 0)
+
+
+def tasks(page, name, least):
+    text = read(page)
+    count = re.search(r"<a href=\"/usertask\?type=%s\">(\d+)</a>" % re.escape(name), text)
+    if not count:
+        fail("no task type %s on /usertasks" % name)
+    lows = [seconds(d) for d in re.findall(
+        r"/usertask\?type=%s&complete=true&latmin=([^&]+)&" % re.escape(name), text)]
+    if not any(low >= float(least) for low in lows):
+        fail("task type %s: %s tasks, complete ones' durations from %s s, none >= %s s" % (
+            name, count.group(1), ", ".join("%.3f" % d for d in lows) or "(none)", least))
+    print("task type %s: %s tasks, durations from %s s" % (
+        name, count.group(1), ", ".join("%.3f" % d for d in lows)))
+
+
+def regions(page, name, program):
+    found = []
+    for cell, pc in re.findall(r"<td>(?:<pre>)?([^<]*(?:<br>[^<]*)*)(?:</pre>)?</td>\s*"
+                               r"<td><a href=\"/userregion\?type=%s&pc=([0-9a-fx]+)\">"
+                               % re.escape(name), read(page)):
+        lines = [html.unescape(x).strip() for x in cell.split("<br>")]
+        if len(lines) > 1 and lines[1].split(" @ ")[0] == program:
+            print(pc)
+            return
+        found.append(" / ".join(lines))
+    fail("no region type %s of program %s on /userregions; %s: %s" % (
+        name, program, name, "; ".join(found) or "none"))
+
+
+def region(page, least):
+    rows = re.findall(r"<td>\s*<a href=\"/trace\?goid=(\d+)\">\d+</a>\s*</td>\s*"
+                      r"<td>.*?</td>\s*<td>([^<]*)</td>", read(page), re.S)
+    if not rows:
+        fail("no region listed")
+    for goid, total in rows:
+        if seconds(total) >= float(least):
+            print("goroutine %s: %s" % (goid, total.strip()))
+            return
+    fail("no region of at least %s s: %s" % (least, ", ".join(
+        "goroutine %s %s" % (g, t.strip()) for g, t in rows)))
+
+
 def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == "stack":
@@ -141,6 +200,12 @@ def main(argv):
         groups_old(args[0], args[1:])
     elif cmd == "group-old":
         group_old(*args)
+    elif cmd == "tasks":
+        tasks(*args)
+    elif cmd == "regions":
+        regions(*args)
+    elif cmd == "region":
+        region(*args)
     else:
         fail("unknown command " + cmd)
 

@@ -3,8 +3,9 @@
 # Guest tests of the gotrace command against the real module: load and unload and their
 # errors, record (CMD's exit status, SIGINT, --duration, --force unload during a record,
 # --max-size, --continue), flight recorders (record --flight, start --flight, snapshot), latency
-# triggers (record --trigger-latency, trigger), status --json. TAP on stdout, without a plan
-# (scripts/cli-check.sh adds its own lines and the plan).
+# triggers (record --trigger-latency, trigger), status --json, user annotations (mark,
+# region). TAP on stdout, without a plan (scripts/cli-check.sh adds its own lines and the
+# plan).
 #
 # Runs as root in the busybox guest of scripts/vm.sh. Environment:
 #   GOTRACE_CLI         the dynamic gotrace (load and unload dlopen() libkmod.so.2)
@@ -192,6 +193,36 @@ filter_tests() {
 	check "it shows seq's threads only" sh -c "[ \"\$(sort -u '$out')\" = seq ]"
 	expect "start --cgroup on a directory that is no cgroup: refused" 1 \
 		"is not in a cgroup v2 hierarchy" "$gt" start --cgroup /proc
+}
+
+# has TRACE PATTERN: gotrace dump of TRACE has a line matching PATTERN.
+has() {
+	"$gt" dump "$1" 2>&1 | grep -q -e "$2"
+}
+
+# gotrace mark and region, with and without a trace being recorded.
+annotate_tests() {
+	f=$traces/cli-annotate.trace
+	expect "mark without a trace: exit 1, says so" 1 "no trace is being recorded" \
+		"$gt" mark hello
+	expect "region without a trace runs CMD unannotated, with its status (3)" 3 \
+		"running CMD unannotated" "$gt" region r -- sh -c "exit 3"
+	expect "region -- a missing command: 127" 127 "cannot run 'no-such-command'" \
+		"$gt" region r -- no-such-command
+	long=$(printf '%0300d' 0)
+	expect "record -- CMD that marks, runs a region and writes the device" 0 "" \
+		"$gt" record -o "$f" -- sh -c "'$gt' mark --category phase hello &&
+			'$gt' region build -- sleep 0.2 &&
+			echo 'deploy: v2 rolled out' > /dev/gotrace-annotate &&
+			! '$gt' mark '$long' 2> /tmp/long.err &&
+			grep -q 'longer than 255 bytes' /tmp/long.err"
+	check "the annotated trace is valid" valid "$f"
+	check "mark: a UserLog phase/hello" has "$f" "UserLog .*category=phase message=hello "
+	check "region: a task build" has "$f" "UserTaskCreate .*name=build "
+	check "region: its region begins" has "$f" "UserRegion .*mode=0 .*name=build "
+	check "region: its region ends" has "$f" "UserRegion .*mode=1 .*name=build "
+	check "region: CMD's thread logs exec: sleep" has "$f" "UserLog .*category=exec message=sleep "
+	check "write(): a UserLog deploy/v2 rolled out" has "$f" "UserLog .*category=deploy message=v2 rolled out "
 }
 
 # sigint_test NAME FILE WANT CMD...: SIGINT to a background record; its status is WANT.
@@ -626,6 +657,7 @@ else
 	load_tests
 	record_tests
 	filter_tests
+	annotate_tests
 	signal_tests
 	drain_test
 	max_size_tests

@@ -15,6 +15,7 @@
 
 #include "gotrace_util.h"
 #include "workload.h"
+#include "../userspace/gotrace_annotate.h"
 
 #ifndef GOTRACE_START_KSTACKS
 #define GOTRACE_START_KSTACKS	0x1	/* kernel stacks at block points */
@@ -30,6 +31,13 @@
 #define STACK_NAMES	3600		/* 4 stacks each: past STACKS_MAX */
 
 #define VIEWS_MS	1500		/* how long each part runs, about */
+/* User annotations views-check.sh finds on Go's /usertasks and /userregions. */
+#define VIEWS_TASK	"gt-views"	/* spans the workload */
+#define VIEWS_REGION	"gt-views-sleep"	/* gt-sleep's part, on its thread */
+
+/* /dev/gotrace-annotate and the views task, inherited by the parts. */
+static int views_ann = -1;
+static uint64_t views_task;
 #define SLEEP_MS	3
 #define TICK_MS		10
 
@@ -46,8 +54,13 @@ static int views_tcp(void *ms)
 
 static int views_sleep(void *ms)
 {
-	return gt_sleepers(1, *(unsigned int *)ms / SLEEP_MS,
-			   SLEEP_MS * 1000000L);
+	int ret;
+
+	if (gotrace_region_begin(views_ann, views_task, VIEWS_REGION))
+		return 1;
+	ret = gt_sleepers(1, *(unsigned int *)ms / SLEEP_MS,
+			  SLEEP_MS * 1000000L);
+	return gotrace_region_end(views_ann, VIEWS_REGION) ? 1 : ret;
 }
 
 static int views_pipe(void *ms)
@@ -152,7 +165,9 @@ FIXTURE_TEARDOWN(views)
 /*
  * Record the workload as views-MODE-VERSION.trace. Here: the whole of it
  * (not cut, nothing lost), valid, and naming every program; the host's
- * views-check.sh asserts what Go's profiles and pages make of it.
+ * views-check.sh asserts what Go's profiles and pages make of it, and
+ * finds its task VIEWS_TASK and gt-sleep's region VIEWS_REGION on Go's
+ * pages of user annotations.
  */
 TEST_F_TIMEOUT(views, workload, 300)
 {
@@ -163,6 +178,10 @@ TEST_F_TIMEOUT(views, workload, 300)
 	pid_t pid[NR_PARTS];
 	char name[64];
 
+	views_ann = gotrace_annotate_open();
+	ASSERT_LE(0, views_ann);
+	ASSERT_EQ(0, gotrace_task_begin(views_ann, 0, VIEWS_TASK, &views_task));
+	ASSERT_NE(0, views_task);
 	for (i = 0; i < NR_PARTS; i++)
 		pid[i] = gt_spawn(parts[i].name, parts[i].fn, &ms);
 	for (i = 0; i < NR_PARTS; i++) {
@@ -170,6 +189,8 @@ TEST_F_TIMEOUT(views, workload, 300)
 			TH_LOG("workload part %s failed", parts[i].name);
 		}
 	}
+	EXPECT_EQ(0, gotrace_task_end(views_ann, views_task));
+	close(views_ann);
 
 	ASSERT_EQ(0, gt_status(self->s.ctl, &status));
 	EXPECT_EQ(GOTRACE_STATE_TRACING, status.state);

@@ -26,5 +26,7 @@ int cmd_unload(int argc, char *argv[]);
 int cmd_record(int argc, char *argv[]);
 int cmd_snapshot(int argc, char *argv[]);
 int cmd_trigger(int argc, char *argv[]);
+int cmd_mark(int argc, char *argv[]);
+int cmd_region(int argc, char *argv[]);
 
 #endif /* GOTRACE_CLI_H */

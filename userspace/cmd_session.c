@@ -82,6 +82,8 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 		else if (args->cpu_sample_hz)
 			msg_err(cmd, "the kernel cannot sample its CPUs (perf events): drop "
 				"--cpu-samples; dmesg may say more");
+		else if (args->flags & GOTRACE_START_CGROUP)
+			msg_err(cmd, "this kernel has no cgroups (CONFIG_CGROUPS): drop --cgroup");
 		else
 			msg_err(cmd, "this machine has no TSC for --clock tsc: use --clock auto or mono");
 		break;

@@ -780,7 +780,7 @@ int split1(const struct split_opts *o, struct gt_trace *t)
 
 	if (split1_init(&sp))
 		goto out;
-	r = gt_check(t, sink, &sp, &err);
+	r = gt_check_apart(t, sink, &sp, &err);
 	if (r < 0)
 		trace_error(SPLIT_CMD, o->path, &err);
 	else if (!r && !piece_close(&sp) && !finish(&sp))

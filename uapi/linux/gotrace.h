@@ -387,4 +387,166 @@ struct gotrace_trigger {
 #define GOTRACE_SNAPSHOT _IOWR(GOTRACE_IOC_MAGIC, 0x04, struct gotrace_snapshot)
 #define GOTRACE_TRIGGER	_IOWR(GOTRACE_IOC_MAGIC, 0x05, struct gotrace_trigger)
 
+/*
+ * User annotations: /dev/gotrace-annotate
+ * ---------------------------------------
+ * A second device node records a process's own annotations into the trace
+ * being recorded, as Go's runtime/trace records trace.NewTask, trace.WithRegion
+ * and trace.Log: tasks, regions and log messages, on the calling thread's
+ * goroutine. open() admits a process with CAP_PERFMON (or CAP_SYS_ADMIN) or
+ * in the group of the module parameter annotate_gid; others get EPERM. It has
+ * no read() and none of /dev/gotrace's ioctls (ENOTTY).
+ *
+ * write() of text records one log message: "CATEGORY: MESSAGE", where
+ * CATEGORY is 1 to GOTRACE_ANNOTATE_CATEGORY_MAX characters of [A-Za-z0-9_.-];
+ * text that does not start so is a message of the empty category. One
+ * trailing newline is dropped. A message longer than GOTRACE_ANNOTATE_STR_MAX
+ * bytes is cut: write() returns the bytes it took, fewer than given.
+ *
+ * Strings (task and region names, categories, messages) are at most
+ * GOTRACE_ANNOTATE_STR_MAX bytes as the trace shows them: a byte that is not
+ * part of valid UTF-8, and NUL, are shown as the four characters \xNN.
+ * Longer ones given to an ioctl: EMSGSIZE. The trace holds each distinct
+ * string once; a session's strings have a bounded room
+ * (GOTRACE_ANNOTATE_STRINGS strings, GOTRACE_ANNOTATE_STR_BYTES bytes), and
+ * an annotation that needs a new string once it is full fails with ENOSPC.
+ *
+ * Errors of every call: ENODATA when no session is recording (none started,
+ * stopped, or cut short), or when it does not record the calling thread
+ * (e.g. its thread id is at or above max_tid); nothing is recorded.
+ */
+
+/* Longest category write() recognises, and longest string. */
+#define GOTRACE_ANNOTATE_CATEGORY_MAX	31
+#define GOTRACE_ANNOTATE_STR_MAX	255
+/* A session's room for distinct strings, and for their bytes. */
+#define GOTRACE_ANNOTATE_STRINGS	4096
+#define GOTRACE_ANNOTATE_STR_BYTES	(128 * 1024)
+/* Tasks a session can begin; regions open at once on all threads. */
+#define GOTRACE_ANNOTATE_TASKS		65536
+#define GOTRACE_ANNOTATE_REGIONS	1024
+
+/**
+ * struct gotrace_task_begin - argument of GOTRACE_TASK_BEGIN
+ * @size:	Input: sizeof(struct gotrace_task_begin) as user space knows
+ *		it, at least GOTRACE_TASK_BEGIN_SIZE_VER0. Output: the bytes
+ *		the kernel wrote, as struct gotrace_status's.
+ * @flags:	Input: 0; no flag is defined yet.
+ * @parent:	Input: the parent task's id, 0 for none. Not checked: a
+ *		task of an earlier trace may be named.
+ * @name:	Input: user pointer to the task's name (not NUL-terminated).
+ * @name_len:	Input: its bytes.
+ * @reserved32: Input: set to 0.
+ * @id:		Output: the new task's id, from 1, unique in the session.
+ * @reserved:	Input: set to 0.
+ *
+ * Begins a task (UserTaskCreate; UserTaskBegin with generations). Errors:
+ * ENOSPC once the session began GOTRACE_ANNOTATE_TASKS tasks.
+ */
+struct gotrace_task_begin {
+	__u32 size;
+	__u32 flags;
+	__u64 parent;
+	__u64 name;
+	__u32 name_len;
+	__u32 reserved32;
+	__u64 id;
+	__u64 reserved[2];
+};
+
+#define GOTRACE_TASK_BEGIN_SIZE_VER0 56	/* sizeof first published struct */
+
+/**
+ * struct gotrace_task_end - argument of GOTRACE_TASK_END
+ * @size:	Input: sizeof(struct gotrace_task_end) as user space knows
+ *		it, at least GOTRACE_TASK_END_SIZE_VER0.
+ * @flags:	Input: 0; no flag is defined yet.
+ * @id:		Input: a task GOTRACE_TASK_BEGIN began in this session.
+ * @reserved:	Input: set to 0.
+ *
+ * Ends a task, on any thread. Errors: ENOENT if the session began no
+ * task @id, or it has ended.
+ */
+struct gotrace_task_end {
+	__u32 size;
+	__u32 flags;
+	__u64 id;
+	__u64 reserved[2];
+};
+
+#define GOTRACE_TASK_END_SIZE_VER0 32	/* sizeof first published struct */
+
+/**
+ * struct gotrace_region - argument of GOTRACE_REGION_BEGIN and _END
+ * @size:	Input: sizeof(struct gotrace_region) as user space knows it,
+ *		at least GOTRACE_REGION_SIZE_VER0.
+ * @flags:	Input: GOTRACE_REGION_* flags.
+ * @task:	Input: GOTRACE_REGION_BEGIN: the task the region belongs to,
+ *		0 for none (not checked, as @parent above). GOTRACE_REGION_END:
+ *		0.
+ * @name:	Input: user pointer to the region's name.
+ * @name_len:	Input: its bytes.
+ * @reserved32: Input: set to 0.
+ * @reserved:	Input: set to 0.
+ *
+ * GOTRACE_REGION_BEGIN begins a region on the calling thread (regions of
+ * a thread nest). GOTRACE_REGION_END ends the calling thread's innermost
+ * region of this session; with GOTRACE_REGION_NAME only if its name is
+ * @name, as Go's readers reject an end that is not the innermost begin's.
+ * Errors: ENOENT when the thread has no region open; EINVAL when the name
+ * differs; ENOSPC when GOTRACE_ANNOTATE_REGIONS regions are open. A
+ * thread that exits or changes its name (exec, PR_SET_NAME) starts a new
+ * goroutine in the trace: regions still open are dropped from the trace's
+ * view, not from the kernel's.
+ */
+struct gotrace_region {
+	__u32 size;
+	__u32 flags;
+	__u64 task;
+	__u64 name;
+	__u32 name_len;
+	__u32 reserved32;
+	__u64 reserved[2];
+};
+
+#define GOTRACE_REGION_SIZE_VER0 48	/* sizeof first published struct */
+
+/* GOTRACE_REGION_END: check the innermost region's name. */
+#define GOTRACE_REGION_NAME	0x1
+#define GOTRACE_REGION_FLAGS	GOTRACE_REGION_NAME
+
+/**
+ * struct gotrace_log - argument of GOTRACE_LOG
+ * @size:	Input: sizeof(struct gotrace_log) as user space knows it, at
+ *		least GOTRACE_LOG_SIZE_VER0.
+ * @flags:	Input: 0; no flag is defined yet.
+ * @task:	Input: the task the message belongs to, 0 for none.
+ * @category:	Input: user pointer to its category (any string here).
+ * @message:	Input: user pointer to the message.
+ * @category_len: Input: the category's bytes.
+ * @message_len: Input: the message's bytes.
+ * @reserved:	Input: set to 0.
+ *
+ * Records a log message (UserLog) on the calling thread.
+ */
+struct gotrace_log {
+	__u32 size;
+	__u32 flags;
+	__u64 task;
+	__u64 category;
+	__u64 message;
+	__u32 category_len;
+	__u32 message_len;
+	__u64 reserved[2];
+};
+
+#define GOTRACE_LOG_SIZE_VER0	56	/* sizeof first published struct */
+
+/* Commands of /dev/gotrace-annotate (the same magic, numbers after the above). */
+#define GOTRACE_TASK_BEGIN	_IOWR(GOTRACE_IOC_MAGIC, 0x06, struct gotrace_task_begin)
+#define GOTRACE_TASK_END	_IOW(GOTRACE_IOC_MAGIC, 0x07, struct gotrace_task_end)
+#define GOTRACE_REGION_BEGIN	_IOW(GOTRACE_IOC_MAGIC, 0x08, struct gotrace_region)
+#define GOTRACE_REGION_END	_IOW(GOTRACE_IOC_MAGIC, 0x09, struct gotrace_region)
+#define GOTRACE_LOG		_IOW(GOTRACE_IOC_MAGIC, 0x0A, struct gotrace_log)
+
 #endif /* _UAPI_LINUX_GOTRACE_H */

@@ -96,6 +96,12 @@ typedef int (*gt_sink_fn)(void *ctx, const struct gt_trace *t, const struct gt_e
  * valid, -1 with @err set, or @fn's non-zero return.
  */
 int gt_check(struct gt_trace *t, gt_sink_fn fn, void *ctx, struct gt_error *err);
+/*
+ * As gt_check(), @fn called on a thread of its own (the checks go on beside
+ * it, a few thousand events ahead): the same events in the same order, the
+ * same result. For a sink with much work of its own.
+ */
+int gt_check_apart(struct gt_trace *t, gt_sink_fn fn, void *ctx, struct gt_error *err);
 /* As gt_check(), but @fn sees events in Go's final order (two passes). */
 int gt_replay(struct gt_trace *t, gt_sink_fn fn, void *ctx, struct gt_error *err);
 

@@ -145,6 +145,8 @@ struct gt_merge {
 	struct gt_idset ended;		/* goroutines whose record gt_merge_end() dropped */
 	struct gt_order_g *g;		/* the record of the last event's goroutine, */
 	uint64_t g_id;			/* if it has one (NULL: unordered) */
+	struct gt_order_g *other;	/* the last other record gt_merge_g() found */
+	uint64_t other_id;
 };
 
 /* Records of @g_size bytes per goroutine, for the caller's state after the merge's. */

@@ -384,11 +384,19 @@ int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err)
 	return 1;
 }
 
+/*
+ * The event's goroutine is the merge's; a GoCreate's or GoUnblock's other
+ * goroutine is asked for twice (the checks, then the state machines).
+ */
 void *gt_merge_g(struct gt_merge *m, uint64_t id)
 {
 	if (m->g && m->g_id == id)
 		return m->g;
-	return g_rec(m, id);
+	if (m->other && m->other_id == id)
+		return m->other;
+	m->other = g_rec(m, id);
+	m->other_id = id;
+	return m->other;
 }
 
 /*
@@ -407,6 +415,8 @@ void gt_merge_end(struct gt_merge *m, uint64_t id, struct gt_order_g *g)
 		return;
 	if (m->g == g)
 		m->g = NULL;
+	if (m->other == g)
+		m->other = NULL;
 	for (i = 0; i < m->nr_src; i++)
 		if (m->src[i].last_g == g)
 			m->src[i].last_g = NULL;

@@ -191,7 +191,16 @@ refuse "empty output file name: give -o FILE" snapshot -o ''
 refuse "option requires an argument -- 'o'" snapshot -o
 refuse "unrecognized option '--bogus'" snapshot --bogus
 
-for cmd in record load unload start stop snapshot trigger status check dump stats split; do
+refuse "MESSAGE is missing" mark
+refuse "one MESSAGE only (quote it if it has spaces)" mark two words
+refuse "option requires an argument -- 'c'" mark -c
+refuse "unrecognized option '--bogus'" mark --bogus hi
+refuse "NAME is missing" region
+refuse "CMD is missing: gotrace region NAME -- CMD" region name
+refuse "CMD is missing: gotrace region NAME -- CMD" region name --
+refuse "unrecognized option '--bogus'" region --bogus name -- true
+
+for cmd in record load unload start stop snapshot trigger mark region status check dump stats split; do
 	helps "$cmd"
 done
 
