@@ -30,6 +30,7 @@
 
 #include "compat.h"
 #include "encode.h"
+#include "encode2.h"
 #include "footer.h"
 #include "gfp.h"
 #include "kstacks.h"
@@ -49,7 +50,13 @@
  * @nr:		frames in @pcs.
  * @prog:	program id, the outermost frame.
  * @used:	written in the trace (set by probes, read by the footer).
+ * @listed:	in the tables being written (footer only).
+ * @skip:	innermost frames of @pcs that are gotrace's own (footer only).
  * @pcs:	return addresses, innermost first.
+ *
+ * Only the footer writes @listed and @skip; probes may still read the rest
+ * (with generations, tables are written while probes run), so it never
+ * changes once READY.
  */
 struct gotrace_kstack {
 	u32 hash;
@@ -57,6 +64,8 @@ struct gotrace_kstack {
 	u16 nr;
 	u16 prog;
 	bool used;
+	bool listed;
+	u16 skip;
 	unsigned long pcs[GOTRACE_KSTACK_DEPTH];
 };
 
@@ -197,8 +206,11 @@ static bool gotrace_kstack_internal(unsigned long pc)
 }
 
 /**
- * gotrace_kstacks_prepare - index the addresses of the used stacks
- * @s: session; no probe runs anymore
+ * gotrace_kstacks_prepare - list the used stacks, index their addresses
+ * @s: session, whose footer is set up: s->tbl_progs are its programs
+ *
+ * Probes may still run (the tables of a generation): a stack used from
+ * now on is left out; so is one whose program the tables lack.
  */
 void gotrace_kstacks_prepare(struct gotrace_session *s)
 {
@@ -209,15 +221,18 @@ void gotrace_kstacks_prepare(struct gotrace_session *s)
 	for (i = 0; i < GOTRACE_KSTACK_SLOTS; i++) {
 		struct gotrace_kstack *k = &ks->slot[i];
 
-		if (!k->used)
+		/* Pairs with the release in gotrace_slot_publish(). */
+		k->listed = smp_load_acquire(&k->state) == GOTRACE_SLOT_READY &&
+			    READ_ONCE(k->used) && k->prog < s->tbl_progs;
+		if (!k->listed)
 			continue;
-		/* Drop the innermost frames that are gotrace's own. */
+		/* Leave out the innermost frames that are gotrace's own. */
 		for (j = 0; j < k->nr && gotrace_kstack_internal(k->pcs[j]); j++)
 			;
-		memmove(k->pcs, k->pcs + j, (k->nr - j) * sizeof(*k->pcs));
-		k->nr -= j;
-		memcpy(ks->addrs + ks->nr_addrs, k->pcs, k->nr * sizeof(*k->pcs));
-		ks->nr_addrs += k->nr;
+		k->skip = j;
+		memcpy(ks->addrs + ks->nr_addrs, k->pcs + j,
+		       (k->nr - j) * sizeof(*k->pcs));
+		ks->nr_addrs += k->nr - j;
 	}
 	sort(ks->addrs, ks->nr_addrs, sizeof(*ks->addrs), gotrace_addr_cmp, NULL);
 	for (i = 0, w = 0; i < ks->nr_addrs; i++)
@@ -262,12 +277,12 @@ u8 *gotrace_kstacks_frame(struct gotrace_session *s, u32 i, u8 *p)
 		mod[strcspn(mod, "]")] = '\0';
 		file = mod + 1;
 	}
-	p = gotrace_put_string(p, GOTRACE_STR_KFUNC(i), func, false);
-	return gotrace_put_string(p, GOTRACE_STR_KFILE(i), file, false);
+	p = gotrace_put_string(p, GOTRACE_STR_KFUNC(i), func, s->v2);
+	return gotrace_put_string(p, GOTRACE_STR_KFILE(i), file, s->v2);
 }
 
 /**
- * gotrace_kstacks_stack - footer: the next used kernel stack from slot @i on
+ * gotrace_kstacks_stack - footer: the next listed kernel stack from slot @i on
  * @s: session
  * @i: slot to start at; set to the slot after the one written
  * @p: where to write the Stack event
@@ -278,10 +293,10 @@ u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p)
 {
 	struct gotrace_kstacks *ks = s->kstacks;
 	struct gotrace_kstack *k;
-	u8 *lenp;
+	u8 *lenp = NULL;
 	u32 j, key;
 
-	while (*i < GOTRACE_KSTACK_SLOTS && !ks->slot[*i].used)
+	while (*i < GOTRACE_KSTACK_SLOTS && !ks->slot[*i].listed)
 		(*i)++;
 	if (*i >= GOTRACE_KSTACK_SLOTS)
 		return NULL;
@@ -290,17 +305,21 @@ u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p)
 	/* Up to GOTRACE_KSTACK_DEPTH frames and the program's. */
 	BUILD_BUG_ON(GOTRACE_STACK_HEAD_MAX + (GOTRACE_KSTACK_DEPTH + 1) * GOTRACE_FRAME_MAX >=
 		     GOTRACE_LEN_LIMIT(GOTRACE_LEN_2));
-	p = gotrace_put_len_start(p, GO_EV_STACK, GOTRACE_LEN_2, &lenp);
+	if (s->v2)
+		*p++ = GO2_EV_STACK;
+	else
+		p = gotrace_put_len_start(p, GO_EV_STACK, GOTRACE_LEN_2, &lenp);
 	p = gotrace_put_uvarint(p, GOTRACE_KSTACK_ID(*i));
-	p = gotrace_put_uvarint(p, k->nr + 1);
-	for (j = 0; j < k->nr; j++) {
+	p = gotrace_put_uvarint(p, k->nr - k->skip + 1);
+	for (j = k->skip; j < k->nr; j++) {
 		key = gotrace_addr_key(ks, k->pcs[j]);
 		p = gotrace_put_frame(p, GOTRACE_PC_KFRAME(key),
 				      GOTRACE_STR_KFUNC(key), GOTRACE_STR_KFILE(key));
 	}
 	p = gotrace_put_frame(p, GOTRACE_PC_PROG(k->prog),
 			      GOTRACE_STR_PROG(k->prog), GOTRACE_STR_FILE);
-	gotrace_put_len(lenp, p, GOTRACE_LEN_2);
+	if (lenp)
+		gotrace_put_len(lenp, p, GOTRACE_LEN_2);
 	(*i)++;
 	return p;
 }

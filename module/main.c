@@ -188,7 +188,7 @@ static int gotrace_start_gens(struct gotrace_start *args)
 	return 0;
 }
 
-/* CPU samples (samples.c): formats 1.19 and 1.21, whose CPUSample they are. */
+/* CPU samples (samples.c): formats 1.19 and later, which have CPUSample. */
 static int gotrace_start_samples(const struct gotrace_start *args)
 {
 	if (args->reserved3 || args->cpu_sample_hz > GOTRACE_CPU_SAMPLE_HZ_MAX)
@@ -197,9 +197,12 @@ static int gotrace_start_samples(const struct gotrace_start *args)
 		return 0;
 	if (args->format == GOTRACE_FORMAT_1_11)
 		return -EINVAL;
-	/* Written with kernel stacks, which the 1.22+ formats lack here. */
-	if (args->format >= GOTRACE_FORMAT_1_22)
-		return -EOPNOTSUPP;
+	/*
+	 * A flight recorder drops its oldest generations in the buffers;
+	 * samples wait in rings of their own, read with their generation.
+	 */
+	if (args->flags & GOTRACE_START_FLIGHT)
+		return -EINVAL;
 	return 0;
 }
 

@@ -53,6 +53,7 @@
 #include "probes.h"
 #include "programs.h"
 #include "reasons.h"
+#include "samples.h"
 #include "session.h"
 #include "stacks.h"
 #include "threads.h"
@@ -717,8 +718,9 @@ static u32 gotrace_sample_prog(struct gotrace_session *s, struct gotrace_cpu *c)
  * recorded: the goroutine is what this CPU's P runs in the trace (0 for an
  * untraced thread); the stack, the interrupted kernel code's (only the
  * program's frame if it was user code). A sample taken after a cut is not
- * counted as lost; one that finds the buffer full cuts the trace.
- * Formats 1.19 and 1.21 only.
+ * counted as lost; one that finds the buffer full cuts the trace. With
+ * generations, the sample goes to its CPU's sample ring instead, for its
+ * generation's CPU-sample batch (samples.c).
  */
 void gotrace_probe_sample(struct gotrace_session *want, struct pt_regs *regs)
 {
@@ -736,6 +738,10 @@ void gotrace_probe_sample(struct gotrace_session *want, struct pt_regs *regs)
 	args[1] = c->cpu;
 	args[2] = c->cur_g;
 	args[3] = gotrace_kstack_regs(s, gotrace_sample_prog(s, c), regs);
+	if (s->v2) {
+		gotrace_samples_keep(s, c, ts, args[3]);
+		return;
+	}
 	if (!gotrace_buf_reserve(&c->ring, &ts, 1, false, &p)) {
 		gotrace_cut(s, c, ts);
 		return;

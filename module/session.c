@@ -55,6 +55,7 @@ static void gotrace_session_release(struct gotrace_session *s)
 	kfree(s->aliases);
 	gotrace_progs_free(s->progs);
 	gotrace_kstacks_free(s->kstacks);
+	gotrace_srings_free(s->srings);
 	gotrace_stacks_free(s->stacks);
 	gotrace_ann_free(s->ann);
 	kvfree(s->footer);
@@ -145,6 +146,11 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 					GOTRACE_GFP);
 		if (!s->tids_seen)
 			goto err_free;
+		if (args->cpu_sample_hz) {
+			s->srings = gotrace_srings_alloc();
+			if (!s->srings)
+				goto err_free;
+		}
 		gotrace_gens_init(s, args->gen_period_ns, args->gen_bytes);
 	}
 	if (args->latency_ns) {

@@ -42,6 +42,7 @@ struct gotrace_dev;
 struct gotrace_filter;
 struct gotrace_flight_snap;
 struct gotrace_kstacks;
+struct gotrace_sring;
 struct perf_event;
 struct gotrace_progs;
 struct gotrace_stacks;
@@ -178,6 +179,8 @@ struct gotrace_start_args {
  * @samplers:	CPU samples: the perf event sampling each CPU, by CPU number
  *		(nr_cpu_ids of them, NULL where none), or NULL (samples.c).
  *		Under gotrace_dev.lock.
+ * @srings:	with generations, CPU samples kept until the reader writes
+ *		their generation's batch (samples.c), or NULL.
  */
 struct gotrace_session {
 	int mode;
@@ -246,6 +249,7 @@ struct gotrace_session {
 	int resume_err;
 	struct gotrace_filter *filter;
 	struct perf_event **samplers;
+	struct gotrace_sring *srings;
 };
 
 int gotrace_session_start(struct gotrace_dev *dev,

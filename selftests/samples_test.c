@@ -3,13 +3,15 @@
  * CPU samples (struct gotrace_start's cpu_sample_hz, GOTRACE_START_SIZE_VER2):
  * a thread that spends its time in read() of /dev/zero, sampled at 1000 Hz,
  * gets CPUSample events on its goroutine whose kernel stacks name vfs_read,
- * about as many as its run time allows, in formats 1.19 and 1.21; no
- * sample without the field; bad rates and formats fail with their errno
- * and start nothing.
+ * about as many as its run time allows, in formats 1.19 and 1.21 and in
+ * the generations of 1.23 and 1.26 (CPU-sample batches, read as Go's
+ * reader does); no sample without the field; bad rates, formats and flags
+ * fail with their errno and start nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -18,6 +20,7 @@
 
 #include "kselftest_harness.h"
 #include "gotrace_util.h"
+#include "gtrace2.h"
 
 #define SAMPLE_HZ	1000
 #define BUSY_MS		1000
@@ -67,6 +70,19 @@ struct counts {
 	unsigned long bad_p;	/* on no CPU of this machine */
 };
 
+/* A sample on P @p, goroutine @g (0 for none), in read() if @in_read. */
+static void count_one(struct counts *c, __s64 p, __u64 g, bool in_read)
+{
+	c->samples++;
+	if (p < 0 || p >= c->nr_cpus)
+		c->bad_p++;
+	if (g && g % GT_PID_MAX_LIMIT == (__u64)c->tid) {
+		c->busy++;
+		if (in_read)
+			c->in_read++;
+	}
+}
+
 static bool stack_names(const struct gt_trace *t, __u64 stk, const char *fn)
 {
 	struct gt_frame frames[64];
@@ -90,14 +106,7 @@ static int count_sample(void *ctx, const struct gt_trace *t,
 
 	if (ev->type != GT_EV_CPU_SAMPLE)
 		return 0;
-	c->samples++;
-	if (ev->p < 0 || ev->p >= c->nr_cpus)
-		c->bad_p++;
-	if (ev->g && ev->g % GT_PID_MAX_LIMIT == (__u64)c->tid) {
-		c->busy++;
-		if (stack_names(t, ev->stk, "vfs_read"))
-			c->in_read++;
-	}
+	count_one(c, ev->p, ev->g, stack_names(t, ev->stk, "vfs_read"));
 	return 0;
 }
 
@@ -113,6 +122,47 @@ static int count_samples(const struct gt_buf *trace, struct counts *c)
 	ret = gt_check(t, count_sample, c, &err);
 	gt_close(t);
 	return ret;
+}
+
+/* Whether Go's Event.String() of a sample names @fn among its frames. */
+static bool sample2_names(const struct gt2_event *ev, const char *fn)
+{
+	char line[8192], want[128];
+	FILE *f = fmemopen(line, sizeof(line), "w");
+
+	if (!f)
+		return false;
+	gt2_event_print(f, ev);
+	fputc(0, f);
+	fclose(f);
+	line[sizeof(line) - 1] = '\0';
+	snprintf(want, sizeof(want), "\t%s @ ", fn);
+	return strstr(line, want);
+}
+
+/*
+ * The same for a trace of generations, read with Go 1.22+'s reader (which
+ * merges the samples of each generation's CPU-sample batches).
+ */
+static int count_samples2(const struct gt_buf *trace, struct counts *c)
+{
+	struct gt2_reader *r = NULL;
+	struct gt2_trace *t;
+	struct gt2_event ev;
+	struct gt_error err;
+	int n = -1;
+
+	if (gt2_open_mem(trace->data, trace->len, &t, &err))
+		return -1;
+	if (!gt2_reader_open(t, &r, &err)) {
+		while ((n = gt2_reader_next(r, &ev, &err)) > 0)
+			if (ev.type == GT2_EV_CPU_SAMPLE)
+				count_one(c, ev.p, ev.g > 0 ? ev.g : 0,
+					  sample2_names(&ev, "vfs_read"));
+		gt2_reader_close(r);
+	}
+	gt2_close(t);
+	return n;
 }
 
 /* A session of @format sampling at @hz, with the busy thread run in it. */
@@ -146,8 +196,12 @@ static void sampled_run(struct __test_metadata *_metadata, __u32 format,
 	memset(c, 0, sizeof(*c));
 	c->tid = b.tid;
 	c->nr_cpus = gt_possible_cpus();
-	ASSERT_EQ(0, count_samples(&s.rec.trace, c));
-	EXPECT_EQ(c->samples, st.count[GT_EV_CPU_SAMPLE]);
+	if (format >= GOTRACE_FORMAT_1_22) {
+		ASSERT_EQ(0, count_samples2(&s.rec.trace, c));
+	} else {
+		ASSERT_EQ(0, count_samples(&s.rec.trace, c));
+		EXPECT_EQ(c->samples, st.count[GT_EV_CPU_SAMPLE]);
+	}
 	EXPECT_EQ(0, c->bad_p);
 	TH_LOG("%s: %lu samples, %lu of the thread (%llu ms busy), %lu in vfs_read",
 	       name, c->samples, c->busy, (unsigned long long)b.ms, c->in_read);
@@ -174,6 +228,20 @@ TEST(samples_1_19)
 	struct counts c;
 
 	sampled_run(_metadata, GOTRACE_FORMAT_1_19, SAMPLE_HZ, "samples-1.19", &c);
+}
+
+TEST(samples_1_23)
+{
+	struct counts c;
+
+	sampled_run(_metadata, GOTRACE_FORMAT_1_23, SAMPLE_HZ, "samples-1.23", &c);
+}
+
+TEST(samples_1_26)
+{
+	struct counts c;
+
+	sampled_run(_metadata, GOTRACE_FORMAT_1_26, SAMPLE_HZ, "samples-1.26", &c);
 }
 
 /* Without cpu_sample_hz, the same run writes no sample. */
@@ -233,8 +301,9 @@ TEST(bad_samples)
 				       .cpu_sample_hz = SAMPLE_HZ };
 	bad_start(_metadata, fd, &args, EINVAL, "format 1.11, without CPUSample");
 	args = (struct gotrace_start){ .format = GOTRACE_FORMAT_1_26,
+				       .flags = GOTRACE_START_FLIGHT,
 				       .cpu_sample_hz = SAMPLE_HZ };
-	bad_start(_metadata, fd, &args, EOPNOTSUPP, "format 1.26");
+	bad_start(_metadata, fd, &args, EINVAL, "a flight recorder");
 	args = (struct gotrace_start){ .reserved3 = 1 };
 	bad_start(_metadata, fd, &args, EINVAL, "reserved3 set");
 	close(fd);

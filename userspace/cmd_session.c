@@ -77,8 +77,6 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 	case EOPNOTSUPP:
 		if (args->flags & GOTRACE_START_KSTACKS)
 			msg_err(cmd, "--kernel-stacks needs a format before 1.22: use --format 1.21");
-		else if (args->cpu_sample_hz && args->format >= GOTRACE_FORMAT_1_22)
-			msg_err(cmd, "--cpu-samples needs format 1.19 or 1.21: use --format 1.21");
 		else if (args->cpu_sample_hz)
 			msg_err(cmd, "the kernel cannot sample its CPUs (perf events): drop "
 				"--cpu-samples; dmesg may say more");
@@ -91,7 +89,7 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 		msg_err(cmd, "the module rejected the parameters (format, buffer size, max tid, "
 			"--gen-period from 0.01 to 3600 s and --gen-size of 64K or more with formats "
 			"1.22 and later only, --cgroup a cgroup v2 directory, --cpu-samples with "
-			"format 1.19 or 1.21): check the options; dmesg may say more");
+			"format 1.19 or later, not with --flight): check the options; dmesg may say more");
 		break;
 	case E2BIG:
 		msg_err(cmd, "the module takes at most %d --pid and %d --comm values, or is older "
@@ -230,8 +228,8 @@ bool start_check(const char *cmd, struct start_opts *o)
 		return false;
 	}
 	if (args->cpu_sample_hz) {
-		msg_err(cmd, "--cpu-samples needs format 1.19 or 1.21, which --flight cannot "
-			"record: drop --cpu-samples or --flight");
+		msg_err(cmd, "--flight keeps no CPU samples (they wait for their generation "
+			"outside the buffers --flight overwrites): drop --cpu-samples or --flight");
 		return false;
 	}
 	args->flags |= GOTRACE_START_FLIGHT;

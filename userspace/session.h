@@ -73,7 +73,8 @@ struct start_opts {
 	"                         thread blocks (costs an unwind per block)\n" \
 	"      --cpu-samples HZ   sample each CPU HZ times a second (1 to 10000):\n" \
 	"                         CPUSample events with the kernel stack, formats\n" \
-	"                         1.19 and 1.21 only (kernel stacks only)\n" \
+	"                         1.19 and later, not with --flight (kernel\n" \
+	"                         stacks only)\n" \
 	"  -c, --clock CLOCK      time stamps from: auto (the TSC if invariant and\n" \
 	"                         the kernel trusts it, else mono; the default), mono\n" \
 	"                         (CLOCK_MONOTONIC) or tsc (even if the kernel\n" \

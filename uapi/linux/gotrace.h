@@ -129,10 +129,10 @@
  *		online CPU this many times a second, writing a CPUSample
  *		event with the interrupted kernel stack (kernel stacks only);
  *		0, the default: no samples. At most GOTRACE_CPU_SAMPLE_HZ_MAX
- *		(else -EINVAL). Formats 1.19 and 1.21 only: -EINVAL with
- *		1.11 (which has no CPUSample event), -EOPNOTSUPP with 1.22
- *		and later. An error of the kernel's perf events creating a
- *		sampler (-EOPNOTSUPP, -ENOENT, -ENODEV...) fails the start.
+ *		(else -EINVAL). Formats 1.19 and later: -EINVAL with 1.11
+ *		(which has no CPUSample event) and with GOTRACE_START_FLIGHT.
+ *		An error of the kernel's perf events creating a sampler
+ *		(-EOPNOTSUPP, -ENOENT, -ENODEV...) fails the start.
  * @reserved3:	Input: set to 0.
  *
  * Each kind of filter given must admit a thread (AND); within a kind, one
