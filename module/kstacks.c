@@ -14,8 +14,11 @@
  * cannot name, such as one in a module unloaded since, is
  * GOTRACE_KSTACK_UNKNOWN), and the frame's PC in the trace is the index of
  * its address among the distinct addresses of the used stacks. Frames of
- * gotrace itself and of the tracepoint iterator are dropped there. The
+ * gotrace itself and of the tracepoint iterator are left out there. The
  * index is allocated with the table, so that stopping allocates nothing.
+ * With generations (CPU samples only), each generation's tables list the
+ * stacks used when it closed, while probes go on: a published stack never
+ * changes, the footer keeps what it learns beside it.
  */
 
 #include <linux/bsearch.h>

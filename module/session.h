@@ -180,7 +180,7 @@ struct gotrace_start_args {
  *		(nr_cpu_ids of them, NULL where none), or NULL (samples.c).
  *		Under gotrace_dev.lock.
  * @srings:	with generations, CPU samples kept until the reader writes
- *		their generation's batch (samples.c), or NULL.
+ *		their generation's batches, by CPU number (samples.c), or NULL.
  */
 struct gotrace_session {
 	int mode;

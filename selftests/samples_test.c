@@ -5,7 +5,7 @@
  * gets CPUSample events on its goroutine whose kernel stacks name vfs_read,
  * about as many as its run time allows, in formats 1.19 and 1.21 and in
  * the generations of 1.23 and 1.26 (CPU-sample batches, read as Go's
- * reader does); no sample without the field; bad rates, formats and flags
+ * reader does; 1.26 with a generation every 100 ms); no sample without the field; bad rates, formats and flags
  * fail with their errno and start nothing.
  */
 #include <errno.h>
@@ -25,6 +25,7 @@
 #define SAMPLE_HZ	1000
 #define BUSY_MS		1000
 #define READ_SIZE	(256 * 1024)
+#define GEN_PERIOD_NS	100000000ULL
 
 /* The busy thread: read() of /dev/zero for BUSY_MS. */
 struct busy {
@@ -68,6 +69,7 @@ struct counts {
 	unsigned long busy;	/* on the busy thread's goroutine */
 	unsigned long in_read;	/* ...whose stack names vfs_read */
 	unsigned long bad_p;	/* on no CPU of this machine */
+	unsigned long gens;	/* generations (formats 1.22 and later) */
 };
 
 /* A sample on P @p, goroutine @g (0 for none), in read() if @in_read. */
@@ -159,19 +161,25 @@ static int count_samples2(const struct gt_buf *trace, struct counts *c)
 			if (ev.type == GT2_EV_CPU_SAMPLE)
 				count_one(c, ev.p, ev.g > 0 ? ev.g : 0,
 					  sample2_names(&ev, "vfs_read"));
+		c->gens = gt2_reader_generations(r);
 		gt2_reader_close(r);
 	}
 	gt2_close(t);
 	return n;
 }
 
-/* A session of @format sampling at @hz, with the busy thread run in it. */
+/*
+ * A session of @format sampling at @hz, with the busy thread run in it;
+ * with generations, a new one every @gen_period_ns (0: the default).
+ */
 static void sampled_run(struct __test_metadata *_metadata, __u32 format,
-			__u32 hz, const char *name, struct counts *c)
+			__u32 hz, __u64 gen_period_ns, const char *name,
+			struct counts *c)
 {
 	struct gotrace_start args = {
 		.size = sizeof(args),
 		.format = format,
+		.gen_period_ns = gen_period_ns,
 		.cpu_sample_hz = hz,
 	};
 	struct gt_session s;
@@ -203,8 +211,9 @@ static void sampled_run(struct __test_metadata *_metadata, __u32 format,
 		EXPECT_EQ(c->samples, st.count[GT_EV_CPU_SAMPLE]);
 	}
 	EXPECT_EQ(0, c->bad_p);
-	TH_LOG("%s: %lu samples, %lu of the thread (%llu ms busy), %lu in vfs_read",
-	       name, c->samples, c->busy, (unsigned long long)b.ms, c->in_read);
+	TH_LOG("%s: %lu samples, %lu of the thread (%llu ms busy), %lu in vfs_read, %lu generations",
+	       name, c->samples, c->busy, (unsigned long long)b.ms, c->in_read,
+	       c->gens);
 	/*
 	 * At most what every CPU could take in the session, with room; at
 	 * least a tenth of what the thread's run time gives (TCG guests are
@@ -220,28 +229,34 @@ TEST(samples_1_21)
 {
 	struct counts c;
 
-	sampled_run(_metadata, GOTRACE_FORMAT_1_21, SAMPLE_HZ, "samples-1.21", &c);
+	sampled_run(_metadata, GOTRACE_FORMAT_1_21, SAMPLE_HZ, 0, "samples-1.21", &c);
 }
 
 TEST(samples_1_19)
 {
 	struct counts c;
 
-	sampled_run(_metadata, GOTRACE_FORMAT_1_19, SAMPLE_HZ, "samples-1.19", &c);
+	sampled_run(_metadata, GOTRACE_FORMAT_1_19, SAMPLE_HZ, 0, "samples-1.19", &c);
 }
 
 TEST(samples_1_23)
 {
 	struct counts c;
 
-	sampled_run(_metadata, GOTRACE_FORMAT_1_23, SAMPLE_HZ, "samples-1.23", &c);
+	sampled_run(_metadata, GOTRACE_FORMAT_1_23, SAMPLE_HZ, 0, "samples-1.23", &c);
 }
 
+/*
+ * A generation every 100 ms: each one's samples in its own batches, the
+ * kernel stacks they name in its own stack table.
+ */
 TEST(samples_1_26)
 {
 	struct counts c;
 
-	sampled_run(_metadata, GOTRACE_FORMAT_1_26, SAMPLE_HZ, "samples-1.26", &c);
+	sampled_run(_metadata, GOTRACE_FORMAT_1_26, SAMPLE_HZ, GEN_PERIOD_NS,
+		    "samples-1.26", &c);
+	EXPECT_LE(BUSY_MS * 1000000ULL / GEN_PERIOD_NS / 2, c.gens);
 }
 
 /* Without cpu_sample_hz, the same run writes no sample. */
