@@ -5,8 +5,9 @@
  * gets CPUSample events on its goroutine whose kernel stacks name vfs_read,
  * about as many as its run time allows, in formats 1.19 and 1.21 and in
  * the generations of 1.23 and 1.26 (CPU-sample batches, read as Go's
- * reader does; 1.26 with a generation every 100 ms); no sample without the field; bad rates, formats and flags
- * fail with their errno and start nothing.
+ * reader does; 1.26 with a generation every 100 ms); no sample without
+ * the field; bad rates, formats and flags fail with their errno and start
+ * nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -211,7 +212,7 @@ static void sampled_run(struct __test_metadata *_metadata, __u32 format,
 		EXPECT_EQ(c->samples, st.count[GT_EV_CPU_SAMPLE]);
 	}
 	EXPECT_EQ(0, c->bad_p);
-	TH_LOG("%s: %lu samples, %lu of the thread (%llu ms busy), %lu in vfs_read, %lu generations",
+	TH_LOG("%s: %lu samples, %lu of the thread (%llu ms busy), %lu in vfs_read, %lu gens",
 	       name, c->samples, c->busy, (unsigned long long)b.ms, c->in_read,
 	       c->gens);
 	/*
