@@ -102,6 +102,9 @@ BLOCKS = {"GoBlock", "GoBlockSend", "GoBlockRecv", "GoBlockSelect", "GoBlockSync
           "GoBlockCond", "GoBlockNet", "GoBlockGC", "GoSleep", "GoSysBlock"}
 KINDS = ("fork", "in", "preempted", "blocked", "dead", "wakeup", "rename")
 FTRACE_RES = 1000       # ftrace prints microseconds
+# ...rounded to the nearest (the kernel's ns2usecs() adds 500 ns): its event may be up to
+# this much before the time it prints.
+FTRACE_ROUND = FTRACE_RES // 2
 TICK = 64               # gotrace's CLOCK_MONOTONIC tick
 GAP_MEDIAN_MIN = 20     # transitions of a kind before its median gap is judged
 
@@ -773,13 +776,14 @@ def compare(gth, fth, start, end, opts, out):
             if dev > tol:
                 diffs.append("%s: on CPU %d ns in gotrace, %d ns in ftrace (%d runs; "
                              "tolerance %d ns)" % (describe(g), cg, cf, runs, tol))
-    for d, x, y in ts_dev:
+    for _, x, y in ts_dev:
         hi = x[4]
-        if d < -TICK or (hi is not None and y[2] > hi + FTRACE_RES):
+        lo = x[2] - FTRACE_ROUND - TICK
+        if y[2] < lo or (hi is not None and y[2] > hi + FTRACE_RES):
             diffs.append("%s at %d: gotrace's time stamp %d is outside [%d, %s]: after "
                          "ftrace's of the same event and before its next one on that CPU"
                          "\n    ftrace:  %s\n    gotrace: %s" % (
-                             x[0], x[2], y[2], x[2] - TICK,
+                             x[0], x[2], y[2], lo,
                              "-" if hi is None else hi + FTRACE_RES, x[3], y[3]))
     return fig, diffs, ts_dev, cpu_dev
 
