@@ -93,7 +93,10 @@ static struct {
 	unsigned int settle_ms;
 	unsigned long annotate_calls;
 	const char *workloads;
+	unsigned long sample_reads;
+	unsigned int sample_hz;
 	bool skip_rounds, skip_snapshot, skip_rate, skip_filter, skip_annotate;
+	bool skip_samples;
 	bool pingpong_other;
 	__u32 clock;		/* GOTRACE_START_CLOCK_* */
 	const char *clock_name;
@@ -113,6 +116,8 @@ static struct {
 	.ftrace_buffer_kb = 32768,
 	.settle_ms = 100,
 	.annotate_calls = 1000,
+	.sample_reads = 10000,
+	.sample_hz = 1000,
 	.clock = GOTRACE_START_CLOCK_TSC,
 	.clock_name = "tsc",
 };
@@ -1241,6 +1246,76 @@ static void run_filter(void)
 	}
 }
 
+/* --- CPU samples --- */
+
+/*
+ * A CPU-bound window in the kernel, opt.sample_reads read()s of 64 KiB of
+ * /dev/zero, recorded (format 1.21) without samples and with them at
+ * opt.sample_hz: the difference is what sampling costs, per sample (the
+ * sampled window's extra events) and in trace bytes. The "-empty" modes
+ * are the two sessions without the reads: their fixed cost (the sampled
+ * one creates and releases a perf event per CPU and allocates the kernel
+ * stack table). A "samp" line per window.
+ */
+static void samples_window(unsigned int round, const char *mode)
+{
+	bool sampled = !strncmp(mode, "sampled", 7);
+	bool empty = strstr(mode, "-empty");
+	struct gotrace_start args = {
+		.size = sizeof(args),
+		.flags = opt.clock,
+		.max_tid = read_ulong("/proc/sys/kernel/pid_max"),
+		.cpu_sample_hz = sampled ? opt.sample_hz : 0,
+	};
+	unsigned long reads = empty ? 0 : opt.sample_reads;
+	struct gotrace_status st = {};
+	static char buf[READ_CHUNK];
+	unsigned long i;
+	struct reader r;
+	unsigned int seq;
+	char name[64];
+	int fd;
+
+	fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open /dev/zero");
+	reader_spawn(&r);
+	settle();
+	seq = window_open();
+	if (ioctl(gt_ctl, GOTRACE_START, &args))
+		die("GOTRACE_START (%s)", mode);
+	for (i = 0; i < reads; i++)
+		if (read(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			die("read /dev/zero");
+	if (gt_stop())
+		die("GOTRACE_STOP");
+	reader_wait(&r);
+	window_close();
+	reader_finish(&r);
+	close(fd);
+	gt_status(&st);
+	out("samp seq=%u round=%u mode=%s hz=%u units=%lu", seq, round, mode,
+	    args.cpu_sample_hz, reads);
+	snprintf(name, sizeof(name), "samples-r%u-%s", round, mode);
+	keep_trace(name);
+	print_status(&st);
+	out(" trace=%s.trace\n", name);
+}
+
+static void run_samples(void)
+{
+	static const char *const modes[] = {
+		"recorded", "sampled", "recorded-empty", "sampled-empty",
+	};
+	unsigned int round, m;
+
+	for (round = 1; round <= opt.rounds; round++) {
+		progress("samples %u of %u", round, opt.rounds);
+		for (m = 0; m < ARRAY_SIZE(modes); m++)
+			samples_window(round, modes[(round + m) % ARRAY_SIZE(modes)]);
+	}
+}
+
 /* --- Snapshot --- */
 
 struct sleepers {
@@ -1702,8 +1777,10 @@ static void usage(void)
 		"  --annotate-calls N     annotations per annotate window (1000)\n"
 		"  --workloads LIST       the workloads to run, comma-separated\n"
 		"                         (empty,pingpong,forks,mutex: all)\n"
+		"  --sample-reads N       64 KiB reads of /dev/zero per samples window (10000)\n"
+		"  --sample-hz HZ         CPU samples a second in the sampled windows (1000)\n"
 		"  --skip-rounds, --skip-filter, --skip-snapshot, --skip-rate,\n"
-		"  --skip-annotate\n");
+		"  --skip-annotate, --skip-samples\n");
 	exit(2);
 }
 
@@ -1746,6 +1823,9 @@ int main(int argc, char **argv)
 		{ "skip-rate", no_argument, NULL, '3' },
 		{ "skip-filter", no_argument, NULL, '4' },
 		{ "skip-annotate", no_argument, NULL, '5' },
+		{ "skip-samples", no_argument, NULL, '6' },
+		{ "sample-reads", required_argument, NULL, 'n' },
+		{ "sample-hz", required_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1835,6 +1915,15 @@ int main(int argc, char **argv)
 		case '5':
 			opt.skip_annotate = true;
 			break;
+		case '6':
+			opt.skip_samples = true;
+			break;
+		case 'n':
+			opt.sample_reads = num_arg(optarg);
+			break;
+		case 'z':
+			opt.sample_hz = num_arg(optarg);
+			break;
 		default:
 			usage();
 		}
@@ -1843,6 +1932,7 @@ int main(int argc, char **argv)
 	    opt.mutex_threads > MAX_THREADS || !opt.rate_secs ||
 	    opt.trigger_latency_ms < GOTRACE_LATENCY_MIN_NS / 1000000 ||
 	    opt.trigger_latency_ms > GOTRACE_LATENCY_MAX_NS / 1000000 ||
+	    !opt.sample_hz || opt.sample_hz > GOTRACE_CPU_SAMPLE_HZ_MAX ||
 	    !opt.annotate_calls ||
 	    /* a session's tasks: the warm-up's and a window's each round */
 	    (opt.rounds + 1) * opt.annotate_calls > GOTRACE_ANNOTATE_TASKS)
@@ -1887,6 +1977,8 @@ int main(int argc, char **argv)
 		run_filter();
 	if (!opt.skip_annotate)
 		run_annotate();
+	if (!opt.skip_samples)
+		run_samples();
 	if (!opt.skip_snapshot)
 		run_snapshot();
 	if (!opt.skip_rate)

@@ -32,7 +32,7 @@ def parse_kv(words):
 
 
 def read_guest(path):
-    lines = {"win": [], "snap": [], "filt": [], "rate": [], "ann": [], "info": [],
+    lines = {"win": [], "snap": [], "filt": [], "samp": [], "rate": [], "ann": [], "info": [],
              "note": [], "done": []}
     with open(path, errors="replace") as f:
         for raw in f:
@@ -234,6 +234,7 @@ def summarize(guest, counts):
         "first_lossy": lossy[0] if lossy else None,
     }
     return {"workloads": work, "snapshot": snap, "filter": filter_summary(guest["filt"]),
+            "samples": samples_summary(guest["samp"]),
             "annotate": annotate_summary(wins), "rate": rate, "rate_summary": rate_summary}
 
 
@@ -260,6 +261,35 @@ def annotate_summary(wins):
                 "spread": spread(per),
             }
     return out or None
+
+
+def samples_summary(samp):
+    """Reads of /dev/zero recorded without and with CPU samples (medians over rounds)."""
+    modes = ("recorded", "sampled", "recorded-empty", "sampled-empty")
+    by = {m: [x for x in samp if x["mode"] == m] for m in modes}
+    if not all(by.values()):
+        return None
+    out = {m: {"insns": med([x["insns"] for x in xs]),
+               "events": med([x.get("events", 0) for x in xs]),
+               "bytes": med([x.get("bytes", 0) for x in xs]),
+               "rounds": len(xs)} for m, xs in by.items()}
+    hz = by["sampled"][0]["hz"]
+    # The samples and their cost, each session's fixed cost (its empty
+    # window) taken off: creating and releasing the perf events is not a
+    # sample's.
+    samples = ((out["sampled"]["events"] - out["sampled-empty"]["events"])
+               - (out["recorded"]["events"] - out["recorded-empty"]["events"]))
+    extra = ((out["sampled"]["insns"] - out["sampled-empty"]["insns"])
+             - (out["recorded"]["insns"] - out["recorded-empty"]["insns"]))
+    out["hz"] = hz
+    out["samples"] = samples
+    out["fixed"] = out["sampled-empty"]["insns"] - out["recorded-empty"]["insns"]
+    out["insns_per_sample"] = div(extra, samples)
+    out["bytes_per_sample"] = div(out["sampled"]["bytes"] - out["recorded"]["bytes"], samples)
+    # A busy CPU takes hz samples a second.
+    bps = out["bytes_per_sample"]
+    out["bytes_per_s_per_cpu"] = bps * hz if bps is not None else None
+    return out
 
 
 def filter_summary(filt):
@@ -538,6 +568,20 @@ def table(summary, meta, guest):
         p(f"session's (the scheduler events both see); bytes saved: {fmt(f['bytes_saved'])}")
         p("")
 
+    sm = summary.get("samples")
+    if sm:
+        p(f"CPU samples: reads of /dev/zero recorded (format 1.21) without and with samples at"
+          f" {sm['hz']} Hz, medians of {sm['sampled']['rounds']}:")
+        p(f"{'mode':<14} {'insns':>12} {'Go events':>10} {'bytes':>9}")
+        for m in ("recorded", "sampled", "recorded-empty", "sampled-empty"):
+            x = sm[m]
+            p(f"{m:<14} {fmt(x['insns'], 0, 12)} {fmt(x['events'], 0, 10)} {fmt(x['bytes'], 0, 9)}")
+        p(f"samples: {fmt(sm['samples'])}; per sample: {fmt(sm['insns_per_sample'], 0)} insns"
+          f" (timer interrupt, handler, unwind, event; the empty windows' difference,"
+          f" {fmt(sm['fixed'])} insns to create and release the events, taken off)"
+          f" and {fmt(sm['bytes_per_sample'], 1)} bytes;")
+        p(f"a busy CPU at {sm['hz']} Hz adds {fmt(sm['bytes_per_s_per_cpu'], 0)} bytes/s to the trace")
+        p("")
     if summary.get("annotate"):
         p(annotate_table(summary["annotate"], guest["ann"]))
 
@@ -576,13 +620,13 @@ def main():
     counts, problems, end = read_windows(a.windows)
     if problems:
         fail(f"{a.windows}: the guest's markers did not pair up: {problems}")
-    seqs = [x["seq"] for x in guest["win"] + guest["snap"] + guest["filt"]]
+    seqs = [x["seq"] for x in guest["win"] + guest["snap"] + guest["filt"] + guest["samp"]]
     if sorted(seqs) != list(range(len(seqs))) or sorted(counts) != sorted(seqs):
         fail(f"guest windows {sorted(seqs)[:5]}... ({len(seqs)}) and plugin windows "
              f"({len(counts)}) do not match")
     if not guest["done"]:
         fail(f"{a.guest}: the guest program did not finish")
-    for x in guest["win"] + guest["snap"] + guest["filt"]:
+    for x in guest["win"] + guest["snap"] + guest["filt"] + guest["samp"]:
         x["insns"], x["kernel_insns"] = counts[x["seq"]]
     meta = dict(m.split("=", 1) for m in a.meta)
     summary = summarize(guest, counts)
@@ -592,6 +636,7 @@ def main():
         with open(a.json, "w") as f:
             json.dump({"meta": meta, "info": guest["info"], "windows": guest["win"],
                        "snapshot_windows": guest["snap"], "filter_windows": guest["filt"],
+                       "samples_windows": guest["samp"],
                        "rate_steps": guest["rate"], "annotate_sessions": guest["ann"],
                        "summary": summary, "table": text}, f, indent=1, sort_keys=True)
 

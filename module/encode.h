@@ -35,6 +35,7 @@ enum gotrace_ev {
 	GO_EV_STRING		= 37,
 	GO_EV_GO_START_LOCAL	= 38,
 	GO_EV_GO_UNBLOCK_LOCAL	= 39,
+	GO_EV_CPU_SAMPLE	= 49,	/* Go 1.19 */
 };
 
 /* Longest string a String record carries. */

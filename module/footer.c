@@ -12,7 +12,8 @@
  * With generations (formats 1.22 and later), each generation ends with
  * such tables, as Go writes them: a batch with the frequency (and from 1.25
  * the clock snapshot, after a Sync), batches of strings, batches of stacks,
- * each a page at most, then (from 1.26) EndOfGeneration. They are written
+ * each a page at most, then (from 1.26) EndOfGeneration; CPU samples'
+ * batches, if any, follow the first (samples.c). They are written
  * while probes run: every id an event of the generation uses was complete
  * when the generation closed; later ones may be half written, and a stack
  * that names a program or reason the strings did not is left out.
@@ -37,6 +38,7 @@
 #include "kstacks.h"
 #include "programs.h"
 #include "reasons.h"
+#include "samples.h"
 #include "session.h"
 #include "stacks.h"
 
@@ -235,6 +237,7 @@ static u8 *gotrace_footer2_sync(struct gotrace_session *s, u8 *p)
 static size_t gotrace_footer2_fill(struct gotrace_session *s)
 {
 	u8 *p = s->footer, *lenp;
+	size_t len;
 	u32 kind;
 
 	switch (s->footer_phase) {
@@ -249,6 +252,13 @@ static size_t gotrace_footer2_fill(struct gotrace_session *s)
 			return 0;
 		*p = GO2_EV_END_OF_GENERATION;
 		return 1;
+	}
+	if (s->footer_phase == GOTRACE_F_SAMPLES) {
+		len = gotrace_samples_batch(s, s->footer, GOTRACE_FOOTER_PAGE);
+		if (len)
+			return len;
+		s->footer_phase++;
+		s->footer_pos = 0;
 	}
 	/* Strings, then stacks: a batch holds one kind. */
 	kind = s->footer_phase < GOTRACE_F_STACKS ? GO2_EV_STRINGS : GO2_EV_STACKS;

@@ -32,13 +32,14 @@ struct gotrace_session;
 enum gotrace_footer_phase {
 	GOTRACE_F_UNPREPARED,	/* with generations: tables not set up yet */
 	GOTRACE_F_HEAD,
+	GOTRACE_F_SAMPLES,	/* with generations: CPU samples (samples.c) */
 	GOTRACE_F_FILE,
 	GOTRACE_F_REASONS,
 	GOTRACE_F_PROGS,
 	GOTRACE_F_WORDS,
 	GOTRACE_F_USER,
-	GOTRACE_F_STACKS,
 	GOTRACE_F_KFRAMES,
+	GOTRACE_F_STACKS,
 	GOTRACE_F_KSTACKS,
 	GOTRACE_F_END,
 	GOTRACE_F_DONE,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gotrace kernel stacks: where threads block, when GOTRACE_START_KSTACKS asks.
+ * gotrace kernel stacks: where threads block, when GOTRACE_START_KSTACKS asks,
+ * and what CPU samples interrupted (samples.c).
  *
  * At a block point the probe saves the kernel stack (stack_trace_save()) and
  * looks it up, with the thread's program, in a fixed open-addressing table
@@ -13,14 +14,18 @@
  * cannot name, such as one in a module unloaded since, is
  * GOTRACE_KSTACK_UNKNOWN), and the frame's PC in the trace is the index of
  * its address among the distinct addresses of the used stacks. Frames of
- * gotrace itself and of the tracepoint iterator are dropped there. The
+ * gotrace itself and of the tracepoint iterator are left out there. The
  * index is allocated with the table, so that stopping allocates nothing.
+ * With generations (CPU samples only), each generation's tables list the
+ * stacks used when it closed, while probes go on: a published stack never
+ * changes, the footer keeps what it learns beside it.
  */
 
 #include <linux/bsearch.h>
 #include <linux/jhash.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
+#include <linux/ptrace.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/stacktrace.h>
@@ -28,6 +33,7 @@
 
 #include "compat.h"
 #include "encode.h"
+#include "encode2.h"
 #include "footer.h"
 #include "gfp.h"
 #include "kstacks.h"
@@ -36,6 +42,8 @@
 
 #define GOTRACE_KSTACK_SLOTS	8192
 #define GOTRACE_KSTACK_DEPTH	24
+/* Frames an interrupt handler's walk may take before the interrupted code. */
+#define GOTRACE_KSTACK_IRQ_DEPTH	24
 #define GOTRACE_KSTACK_UNKNOWN	"(unknown kernel function)"
 
 /**
@@ -45,7 +53,13 @@
  * @nr:		frames in @pcs.
  * @prog:	program id, the outermost frame.
  * @used:	written in the trace (set by probes, read by the footer).
+ * @listed:	in the tables being written (footer only).
+ * @skip:	innermost frames of @pcs that are gotrace's own (footer only).
  * @pcs:	return addresses, innermost first.
+ *
+ * Only the footer writes @listed and @skip; probes may still read the rest
+ * (with generations, tables are written while probes run), so it never
+ * changes once READY.
  */
 struct gotrace_kstack {
 	u32 hash;
@@ -53,6 +67,8 @@ struct gotrace_kstack {
 	u16 nr;
 	u16 prog;
 	bool used;
+	bool listed;
+	u16 skip;
 	unsigned long pcs[GOTRACE_KSTACK_DEPTH];
 };
 
@@ -95,24 +111,17 @@ static bool gotrace_kstack_equal(struct gotrace_kstack *k, u32 hash,
 	       !memcmp(k->pcs, pcs, nr * sizeof(*pcs));
 }
 
-/**
- * gotrace_kstack - the stack id of where the current thread blocks
- * @s: session, with kernel stacks on
- * @prog: the thread's program id
- *
- * Call with interrupts off, from the thread's own sched_switch.
- *
- * Return: a stack id, or 0 if the table is full.
+/*
+ * The stack id of @nr return addresses @pcs (innermost first) under program
+ * @prog, inserted if new; 0 if the table is full. Interrupts off.
  */
-u32 gotrace_kstack(struct gotrace_session *s, u32 prog)
+static u32 gotrace_kstack_intern(struct gotrace_kstacks *ks, u32 prog,
+				 const unsigned long *pcs, unsigned int nr)
 {
-	struct gotrace_kstacks *ks = s->kstacks;
-	unsigned long pcs[GOTRACE_KSTACK_DEPTH];
-	unsigned int nr, i;
+	unsigned int i;
 	u32 hash, idx;
 
-	nr = stack_trace_save(pcs, ARRAY_SIZE(pcs), 0);
-	hash = jhash2((u32 *)pcs, nr * sizeof(*pcs) / sizeof(u32), prog);
+	hash = jhash2((const u32 *)pcs, nr * sizeof(*pcs) / sizeof(u32), prog);
 	idx = hash % GOTRACE_KSTACK_SLOTS;
 	for (i = 0; i < GOTRACE_KSTACK_SLOTS; i++) {
 		struct gotrace_kstack *k = &ks->slot[idx];
@@ -134,6 +143,53 @@ u32 gotrace_kstack(struct gotrace_session *s, u32 prog)
 	return 0;
 }
 
+/**
+ * gotrace_kstack - the stack id of where the current thread blocks
+ * @s: session, with kernel stacks on
+ * @prog: the thread's program id
+ *
+ * Call with interrupts off, from the thread's own sched_switch.
+ *
+ * Return: a stack id, or 0 if the table is full.
+ */
+u32 gotrace_kstack(struct gotrace_session *s, u32 prog)
+{
+	unsigned long pcs[GOTRACE_KSTACK_DEPTH];
+	unsigned int nr;
+
+	nr = stack_trace_save(pcs, ARRAY_SIZE(pcs), 0);
+	return gotrace_kstack_intern(s->kstacks, prog, pcs, nr);
+}
+
+/**
+ * gotrace_kstack_regs - the stack id of the kernel code an interrupt stopped
+ * @s: session, with kernel stacks on
+ * @prog: the program of the thread it stopped
+ * @regs: the registers it saved
+ *
+ * Call from the interrupt's handler, with interrupts off. The walk starts
+ * in the handler (stack_trace_save_regs() is not exported to modules) and
+ * crosses the interrupt's frame, which names @regs' instruction pointer:
+ * the stack is what follows, at most GOTRACE_KSTACK_DEPTH frames. Without
+ * it (user mode was interrupted, or the handler's frames used up the walk)
+ * the stack holds only the program.
+ *
+ * Return: a stack id, or 0 if the table is full.
+ */
+u32 gotrace_kstack_regs(struct gotrace_session *s, u32 prog,
+			struct pt_regs *regs)
+{
+	unsigned long pcs[GOTRACE_KSTACK_DEPTH + GOTRACE_KSTACK_IRQ_DEPTH];
+	unsigned int nr = 0, i;
+
+	if (!user_mode(regs))
+		nr = stack_trace_save(pcs, ARRAY_SIZE(pcs), 0);
+	for (i = 0; i < nr && pcs[i] != instruction_pointer(regs); i++)
+		;
+	nr = min_t(unsigned int, nr - i, GOTRACE_KSTACK_DEPTH);
+	return gotrace_kstack_intern(s->kstacks, prog, pcs + i, nr);
+}
+
 static int gotrace_addr_cmp(const void *a, const void *b)
 {
 	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
@@ -153,8 +209,11 @@ static bool gotrace_kstack_internal(unsigned long pc)
 }
 
 /**
- * gotrace_kstacks_prepare - index the addresses of the used stacks
- * @s: session; no probe runs anymore
+ * gotrace_kstacks_prepare - list the used stacks, index their addresses
+ * @s: session, whose footer is set up: s->tbl_progs are its programs
+ *
+ * Probes may still run (the tables of a generation): a stack used from
+ * now on is left out; so is one whose program the tables lack.
  */
 void gotrace_kstacks_prepare(struct gotrace_session *s)
 {
@@ -165,15 +224,18 @@ void gotrace_kstacks_prepare(struct gotrace_session *s)
 	for (i = 0; i < GOTRACE_KSTACK_SLOTS; i++) {
 		struct gotrace_kstack *k = &ks->slot[i];
 
-		if (!k->used)
+		/* Pairs with the release in gotrace_slot_publish(). */
+		k->listed = smp_load_acquire(&k->state) == GOTRACE_SLOT_READY &&
+			    READ_ONCE(k->used) && k->prog < s->tbl_progs;
+		if (!k->listed)
 			continue;
-		/* Drop the innermost frames that are gotrace's own. */
+		/* Leave out the innermost frames that are gotrace's own. */
 		for (j = 0; j < k->nr && gotrace_kstack_internal(k->pcs[j]); j++)
 			;
-		memmove(k->pcs, k->pcs + j, (k->nr - j) * sizeof(*k->pcs));
-		k->nr -= j;
-		memcpy(ks->addrs + ks->nr_addrs, k->pcs, k->nr * sizeof(*k->pcs));
-		ks->nr_addrs += k->nr;
+		k->skip = j;
+		memcpy(ks->addrs + ks->nr_addrs, k->pcs + j,
+		       (k->nr - j) * sizeof(*k->pcs));
+		ks->nr_addrs += k->nr - j;
 	}
 	sort(ks->addrs, ks->nr_addrs, sizeof(*ks->addrs), gotrace_addr_cmp, NULL);
 	for (i = 0, w = 0; i < ks->nr_addrs; i++)
@@ -218,12 +280,12 @@ u8 *gotrace_kstacks_frame(struct gotrace_session *s, u32 i, u8 *p)
 		mod[strcspn(mod, "]")] = '\0';
 		file = mod + 1;
 	}
-	p = gotrace_put_string(p, GOTRACE_STR_KFUNC(i), func, false);
-	return gotrace_put_string(p, GOTRACE_STR_KFILE(i), file, false);
+	p = gotrace_put_string(p, GOTRACE_STR_KFUNC(i), func, s->v2);
+	return gotrace_put_string(p, GOTRACE_STR_KFILE(i), file, s->v2);
 }
 
 /**
- * gotrace_kstacks_stack - footer: the next used kernel stack from slot @i on
+ * gotrace_kstacks_stack - footer: the next listed kernel stack from slot @i on
  * @s: session
  * @i: slot to start at; set to the slot after the one written
  * @p: where to write the Stack event
@@ -234,10 +296,10 @@ u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p)
 {
 	struct gotrace_kstacks *ks = s->kstacks;
 	struct gotrace_kstack *k;
-	u8 *lenp;
+	u8 *lenp = NULL;
 	u32 j, key;
 
-	while (*i < GOTRACE_KSTACK_SLOTS && !ks->slot[*i].used)
+	while (*i < GOTRACE_KSTACK_SLOTS && !ks->slot[*i].listed)
 		(*i)++;
 	if (*i >= GOTRACE_KSTACK_SLOTS)
 		return NULL;
@@ -246,17 +308,21 @@ u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p)
 	/* Up to GOTRACE_KSTACK_DEPTH frames and the program's. */
 	BUILD_BUG_ON(GOTRACE_STACK_HEAD_MAX + (GOTRACE_KSTACK_DEPTH + 1) * GOTRACE_FRAME_MAX >=
 		     GOTRACE_LEN_LIMIT(GOTRACE_LEN_2));
-	p = gotrace_put_len_start(p, GO_EV_STACK, GOTRACE_LEN_2, &lenp);
+	if (s->v2)
+		*p++ = GO2_EV_STACK;
+	else
+		p = gotrace_put_len_start(p, GO_EV_STACK, GOTRACE_LEN_2, &lenp);
 	p = gotrace_put_uvarint(p, GOTRACE_KSTACK_ID(*i));
-	p = gotrace_put_uvarint(p, k->nr + 1);
-	for (j = 0; j < k->nr; j++) {
+	p = gotrace_put_uvarint(p, k->nr - k->skip + 1);
+	for (j = k->skip; j < k->nr; j++) {
 		key = gotrace_addr_key(ks, k->pcs[j]);
 		p = gotrace_put_frame(p, GOTRACE_PC_KFRAME(key),
 				      GOTRACE_STR_KFUNC(key), GOTRACE_STR_KFILE(key));
 	}
 	p = gotrace_put_frame(p, GOTRACE_PC_PROG(k->prog),
 			      GOTRACE_STR_PROG(k->prog), GOTRACE_STR_FILE);
-	gotrace_put_len(lenp, p, GOTRACE_LEN_2);
+	if (lenp)
+		gotrace_put_len(lenp, p, GOTRACE_LEN_2);
 	(*i)++;
 	return p;
 }

@@ -102,7 +102,9 @@ static __poll_t gotrace_poll(struct file *file, poll_table *wait)
 /* The first versions end with their reserved fields; new fields follow. */
 static_assert(GOTRACE_START_SIZE_VER0 ==
 	      offsetofend(struct gotrace_start, reserved));
-static_assert(sizeof(struct gotrace_start) == GOTRACE_START_SIZE_VER1);
+static_assert(GOTRACE_START_SIZE_VER1 ==
+	      offsetofend(struct gotrace_start, reserved2));
+static_assert(sizeof(struct gotrace_start) == GOTRACE_START_SIZE_VER2);
 static_assert(GOTRACE_STOP_SIZE_VER0 ==
 	      offsetofend(struct gotrace_stop, reserved));
 static_assert(GOTRACE_STATUS_SIZE_VER0 ==
@@ -186,6 +188,24 @@ static int gotrace_start_gens(struct gotrace_start *args)
 	return 0;
 }
 
+/* CPU samples (samples.c): formats 1.19 and later, which have CPUSample. */
+static int gotrace_start_samples(const struct gotrace_start *args)
+{
+	if (args->reserved3 || args->cpu_sample_hz > GOTRACE_CPU_SAMPLE_HZ_MAX)
+		return -EINVAL;
+	if (!args->cpu_sample_hz)
+		return 0;
+	if (args->format == GOTRACE_FORMAT_1_11)
+		return -EINVAL;
+	/*
+	 * A flight recorder drops its oldest generations in the buffers;
+	 * samples wait in rings of their own, read with their generation.
+	 */
+	if (args->flags & GOTRACE_START_FLIGHT)
+		return -EINVAL;
+	return 0;
+}
+
 static int gotrace_start_args(struct gotrace_start *args,
 			      struct gotrace_start __user *uargs)
 {
@@ -233,6 +253,9 @@ static int gotrace_start_args(struct gotrace_start *args,
 		args->max_tid = READ_ONCE(max_tid);
 	if (args->max_tid > PID_MAX_LIMIT)
 		return -EINVAL;
+	ret = gotrace_start_samples(args);
+	if (ret)
+		return ret;
 	return gotrace_start_gens(args);
 }
 
@@ -262,6 +285,7 @@ static long gotrace_ioctl_start(struct gotrace_dev *dev,
 		.gen_period_ns = args.gen_period_ns,
 		.gen_bytes = args.gen_bytes,
 		.latency_ns = args.latency_ns,
+		.cpu_sample_hz = args.cpu_sample_hz,
 	};
 	mutex_lock(&dev->lock);
 	ret = gotrace_session_start(dev, &sa);

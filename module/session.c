@@ -27,6 +27,7 @@
 #include "generations.h"
 #include "gfp.h"
 #include "kstacks.h"
+#include "samples.h"
 #include "probes.h"
 #include "programs.h"
 #include "session.h"
@@ -54,6 +55,7 @@ static void gotrace_session_release(struct gotrace_session *s)
 	kfree(s->aliases);
 	gotrace_progs_free(s->progs);
 	gotrace_kstacks_free(s->kstacks);
+	gotrace_srings_free(s->srings);
 	gotrace_stacks_free(s->stacks);
 	gotrace_ann_free(s->ann);
 	kvfree(s->footer);
@@ -61,6 +63,7 @@ static void gotrace_session_release(struct gotrace_session *s)
 
 static void gotrace_session_free(struct gotrace_session *s)
 {
+	gotrace_samples_stop(s);
 	if (s->state != GOTRACE_SESS_DONE)
 		gotrace_session_release(s);
 	gotrace_trig_free(s->trig);
@@ -133,7 +136,7 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 	if (!s->threads || !s->aliases || !s->progs || !s->stacks ||
 	    !s->ann || !s->footer)
 		goto err_free;
-	if (args->flags & GOTRACE_START_KSTACKS) {
+	if ((args->flags & GOTRACE_START_KSTACKS) || args->cpu_sample_hz) {
 		s->kstacks = gotrace_kstacks_alloc();
 		if (!s->kstacks)
 			goto err_free;
@@ -143,6 +146,11 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 					GOTRACE_GFP);
 		if (!s->tids_seen)
 			goto err_free;
+		if (args->cpu_sample_hz) {
+			s->srings = gotrace_srings_alloc();
+			if (!s->srings)
+				goto err_free;
+		}
 		gotrace_gens_init(s, args->gen_period_ns, args->gen_bytes);
 	}
 	if (args->latency_ns) {
@@ -181,7 +189,8 @@ static void gotrace_session_sync_wake(struct gotrace_session *s)
  * snapshot publishes it; it is freed. When @resumed, the new session
  * reports the gap: the events the old one counted as lost until then.
  *
- * Return: 0, -ENOMEM, -ENOSPC or -ERANGE (see gotrace_snapshot()).
+ * Return: 0, -ENOMEM, -ENOSPC or -ERANGE (see gotrace_snapshot()), or an
+ * error of gotrace_samples_start().
  */
 int gotrace_session_begin(struct gotrace_dev *dev,
 			  const struct gotrace_start_args *args, bool resumed)
@@ -196,6 +205,9 @@ int gotrace_session_begin(struct gotrace_dev *dev,
 	if (!s)
 		return -ENOMEM;
 	ret = gotrace_probes_attach();
+	if (ret)
+		goto err_free;
+	ret = gotrace_samples_start(s);
 	if (ret)
 		goto err_free;
 	ret = gotrace_snapshot(s);
@@ -260,6 +272,7 @@ static void gotrace_session_close(struct gotrace_dev *dev,
 	int cpu;
 
 	lockdep_assert_held(&dev->lock);
+	gotrace_samples_stop(s);
 	if (s->v2)
 		gotrace_gens_stop(s);
 	gotrace_trig_stop(s->trig);

@@ -42,6 +42,8 @@ struct gotrace_dev;
 struct gotrace_filter;
 struct gotrace_flight_snap;
 struct gotrace_kstacks;
+struct gotrace_sring;
+struct perf_event;
 struct gotrace_progs;
 struct gotrace_stacks;
 struct gotrace_thread;
@@ -72,6 +74,7 @@ enum gotrace_sess_state {
  * @latency_ns:	flight recorders: the latency trigger's threshold, 0 for none.
  * @filter:	the threads to trace (filter.c), or NULL: every thread. Each
  *		session holds a reference.
+ * @cpu_sample_hz: CPU samples a second per CPU (samples.c), 0 for none.
  */
 struct gotrace_start_args {
 	struct gotrace_filter *filter;
@@ -82,6 +85,7 @@ struct gotrace_start_args {
 	u64 gen_period_ns;
 	u64 gen_bytes;
 	u64 latency_ns;
+	u32 cpu_sample_hz;
 };
 
 /**
@@ -131,7 +135,8 @@ struct gotrace_start_args {
  * @ts_freq:	trace ticks per second.
  * @header:	the 16-byte trace header.
  * @progs:	program names.
- * @kstacks:	kernel stacks, or NULL when they are off.
+ * @kstacks:	kernel stacks, or NULL when neither block events
+ *		(GOTRACE_START_KSTACKS) nor CPU samples write them.
  * @stacks:	the cheap stacks used.
  * @ann:	user annotations (annotations.c).
  * @reasons_used: reasons in those stacks (computed at stop).
@@ -171,6 +176,11 @@ struct gotrace_start_args {
  *		trace (the chain ended), or 0.
  * @filter:	@args.filter, read by the probes: the threads it traces, or
  *		NULL for every thread.
+ * @samplers:	CPU samples: the perf event sampling each CPU, by CPU number
+ *		(nr_cpu_ids of them, NULL where none), or NULL (samples.c).
+ *		Under gotrace_dev.lock.
+ * @srings:	with generations, CPU samples kept until the reader writes
+ *		their generation's batches, by CPU number (samples.c), or NULL.
  */
 struct gotrace_session {
 	int mode;
@@ -238,6 +248,8 @@ struct gotrace_session {
 	u32 resumes;
 	int resume_err;
 	struct gotrace_filter *filter;
+	struct perf_event **samplers;
+	struct gotrace_sring *srings;
 };
 
 int gotrace_session_start(struct gotrace_dev *dev,

@@ -529,8 +529,8 @@ static __always_inline u8 *gotrace_put_stop(struct gotrace_session *s,
 					 dt, n);
 	ev = gotrace_classify(p, preempt, prev_state, &reason);
 	/* Where it blocks, if kernel stacks are on and have room. */
-	if (s->kstacks && ev != GO_EV_GO_END && ev != GO_EV_GO_PREEMPT &&
-	    ev != GO_EV_GO_SCHED)
+	if ((s->args.flags & GOTRACE_START_KSTACKS) && ev != GO_EV_GO_END &&
+	    ev != GO_EV_GO_PREEMPT && ev != GO_EV_GO_SCHED)
 		stack = gotrace_kstack(s, t->prog);
 	if (!stack && reason != GOTRACE_R_NR)
 		stack = gotrace_stack(s->stacks, t->prog, reason);

@@ -77,6 +77,9 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 	case EOPNOTSUPP:
 		if (args->flags & GOTRACE_START_KSTACKS)
 			msg_err(cmd, "--kernel-stacks needs a format before 1.22: use --format 1.21");
+		else if (args->cpu_sample_hz)
+			msg_err(cmd, "the kernel cannot sample its CPUs (perf events): drop "
+				"--cpu-samples; dmesg may say more");
 		else if (args->flags & GOTRACE_START_CGROUP)
 			msg_err(cmd, "this kernel has no cgroups (CONFIG_CGROUPS): drop --cgroup");
 		else
@@ -85,19 +88,23 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 	case EINVAL:
 		msg_err(cmd, "the module rejected the parameters (format, buffer size, max tid, "
 			"--gen-period from 0.01 to 3600 s and --gen-size of 64K or more with formats "
-			"1.22 and later only, --cgroup a cgroup v2 directory): check the options; "
-			"dmesg may say more");
+			"1.22 and later only, --cgroup a cgroup v2 directory, --cpu-samples with "
+			"format 1.19 or later, not with --flight): check the options; dmesg may say more");
 		break;
 	case E2BIG:
 		msg_err(cmd, "the module takes at most %d --pid and %d --comm values, or is older "
-			"than this command (no filters): update the module",
+			"than this command (no filters, or no --cpu-samples): update the module",
 			GOTRACE_FILTER_TGIDS_MAX, GOTRACE_FILTER_COMMS_MAX);
 		break;
 	case EBADF:
 		msg_err(cmd, "the --cgroup directory was closed before the start: give it again");
 		break;
 	default:
-		device_explain(cmd, err);
+		if (args->cpu_sample_hz && (err == ENOENT || err == ENODEV))
+			msg_err(cmd, "the kernel cannot sample its CPUs (perf events: %s): drop "
+				"--cpu-samples; dmesg may say more", strerror(err));
+		else
+			device_explain(cmd, err);
 		break;
 	}
 	return false;
@@ -116,6 +123,24 @@ static bool parse_latency(const char *cmd, const char *arg, struct start_opts *o
 	}
 	o->latency_arg = arg;
 	o->args.latency_ns = (uint64_t)ns;
+	return true;
+}
+
+/* --cpu-samples: a rate the module takes, 1 to GOTRACE_CPU_SAMPLE_HZ_MAX a second. */
+static bool parse_samples(const char *cmd, const char *arg, struct gotrace_start *args)
+{
+	char *end;
+	unsigned long hz;
+
+	errno = 0;
+	hz = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || !hz ||
+	    hz > GOTRACE_CPU_SAMPLE_HZ_MAX) {
+		msg_err(cmd, "invalid --cpu-samples '%s': give a rate from 1 to %d a second",
+			arg, GOTRACE_CPU_SAMPLE_HZ_MAX);
+		return false;
+	}
+	args->cpu_sample_hz = (uint32_t)hz;
 	return true;
 }
 
@@ -159,6 +184,8 @@ bool start_option(const char *cmd, int c, const char *arg, struct start_opts *o)
 		return true;
 	case 'L':
 		return parse_latency(cmd, arg, o);
+	case 'H':
+		return parse_samples(cmd, arg, args);
 	}
 	return filter_option(cmd, c, arg, o);
 }
@@ -198,6 +225,11 @@ bool start_check(const char *cmd, struct start_opts *o)
 	if (args->flags & GOTRACE_START_KSTACKS) {
 		msg_err(cmd, "--kernel-stacks needs a format before 1.22, which --flight cannot "
 			"record: drop --kernel-stacks or --flight");
+		return false;
+	}
+	if (args->cpu_sample_hz) {
+		msg_err(cmd, "--flight keeps no CPU samples (they wait for their generation "
+			"outside the buffers --flight overwrites): drop --cpu-samples or --flight");
 		return false;
 	}
 	args->flags |= GOTRACE_START_FLIGHT;

@@ -45,7 +45,8 @@ struct start_opts {
 	{ "pid", required_argument, NULL, 'I' }, \
 	{ "comm", required_argument, NULL, 'N' }, \
 	{ "cgroup", required_argument, NULL, 'R' }, \
-	{ "descendants", no_argument, NULL, 'D' }
+	{ "descendants", no_argument, NULL, 'D' }, \
+	{ "cpu-samples", required_argument, NULL, 'H' }
 #define START_OPTIONS_HELP \
 	"      --flight DURATION  a flight recorder keeping at least the last\n" \
 	"                         DURATION (e.g. 10s): its buffers overwrite their\n" \
@@ -70,6 +71,10 @@ struct start_opts {
 	"                         (default: /proc/sys/kernel/pid_max)\n" \
 	"  -k, --kernel-stacks    block events carry the kernel stack where the\n" \
 	"                         thread blocks (costs an unwind per block)\n" \
+	"      --cpu-samples HZ   sample each CPU HZ times a second (1 to 10000):\n" \
+	"                         CPUSample events with the kernel stack, formats\n" \
+	"                         1.19 and later, not with --flight (kernel\n" \
+	"                         stacks only)\n" \
 	"  -c, --clock CLOCK      time stamps from: auto (the TSC if invariant and\n" \
 	"                         the kernel trusts it, else mono; the default), mono\n" \
 	"                         (CLOCK_MONOTONIC) or tsc (even if the kernel\n" \

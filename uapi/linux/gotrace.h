@@ -125,6 +125,15 @@
  *		any.
  * @nr_comms:	Input: at most GOTRACE_FILTER_COMMS_MAX (else -E2BIG).
  * @reserved2:	Input: set to 0.
+ * @cpu_sample_hz: Input: from GOTRACE_START_SIZE_VER2 on: sample each
+ *		online CPU this many times a second, writing a CPUSample
+ *		event with the interrupted kernel stack (kernel stacks only);
+ *		0, the default: no samples. At most GOTRACE_CPU_SAMPLE_HZ_MAX
+ *		(else -EINVAL). Formats 1.19 and later: -EINVAL with 1.11
+ *		(which has no CPUSample event) and with GOTRACE_START_FLIGHT.
+ *		An error of the kernel's perf events creating a sampler
+ *		(-EOPNOTSUPP, -ENOENT, -ENODEV...) fails the start.
+ * @reserved3:	Input: set to 0.
  *
  * Each kind of filter given must admit a thread (AND); within a kind, one
  * value does (OR). A pointer with a count of 0, or the reverse: -EINVAL.
@@ -145,6 +154,8 @@ struct gotrace_start {
 	__u64 comms;
 	__u32 nr_comms;
 	__u32 reserved2;
+	__u32 cpu_sample_hz;
+	__u32 reserved3;
 };
 
 /* Generations (formats 1.22 and later): Go's runtime starts one every second. */
@@ -159,6 +170,10 @@ struct gotrace_start {
 
 #define GOTRACE_START_SIZE_VER0	56	/* sizeof first published struct */
 #define GOTRACE_START_SIZE_VER1	88	/* filters: tgids, cgroup_fd, comms */
+#define GOTRACE_START_SIZE_VER2	96	/* cpu_sample_hz */
+
+/* CPU samples: at most 10000 a second per CPU (a sample every 100 us). */
+#define GOTRACE_CPU_SAMPLE_HZ_MAX	10000
 
 /* Filters: the most values of a kind a start takes. */
 #define GOTRACE_FILTER_TGIDS_MAX	4096

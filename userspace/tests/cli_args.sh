@@ -121,6 +121,11 @@ refuse "\-\-kernel-stacks needs a format before 1.22, which --flight cannot reco
 	record -k --flight 2s
 refuse "\-\-flight writes a file per snapshot, not standard output: give -o FILE" \
 	record --flight 2s -o -
+refuse "\-\-flight keeps no CPU samples (they wait for their generation outside the buffers --flight overwrites): drop --cpu-samples or --flight" \
+	start --cpu-samples 100 --flight 2s
+refuse "invalid --cpu-samples '0': give a rate from 1 to 10000 a second" record --cpu-samples 0
+refuse "invalid --cpu-samples '10001': give a rate from 1 to 10000 a second" start --cpu-samples 10001
+refuse "invalid --cpu-samples 'x': give a rate from 1 to 10000 a second" record --cpu-samples x
 refuse "cannot create the snapshots /nonexistent/x.N.trace in /nonexistent: No such file or directory: choose another -o FILE" \
 	record --flight 2s -o /nonexistent/x.trace -- true
 refuse "invalid --flight '1h2m'" start --flight 1h2m

@@ -10,6 +10,8 @@
 #   result each, and its fuzz corpus (the 1.22+ ones);
 # - real traces of tests/wire_traces.go (Go 1.27 writes 1.26), one with the
 #   AllocFree experiment's events, and its made-up wire traces;
+# - tests/samples-1.26.trace, written by the module (samples_test, a generation
+#   every 100 ms): CPU-sample batches and kernel stacks in every generation;
 # - every trace of those with several generations, cut at each generation
 #   boundary: what comes before, and a trace that starts with what follows.
 #
@@ -116,13 +118,18 @@ for f in "$TMP"/godata/go1*.trace "$TMP/real.trace" "$TMP/allocfree.trace"; do
 done
 grep -q 'Experimental .*Name=' "$TMP/go"
 result $? "allocfree.trace has experimental events"
+SAMPLES=$ROOT/userspace/tests/samples-1.26.trace
+one "$SAMPLES"
+grep -q 'StackSample' "$TMP/go" && grep -q '^	vfs_read @' "$TMP/go"
+result $? "samples-1.26.trace has CPU samples in vfs_read"
 # shellcheck disable=SC2046 # file names without spaces
 many "Go's fuzz corpus (the 1.22+ traces)" $(modern "$TMP"/godata/fuzz-*.trace)
 many "wire_traces' made-up wire traces" "$TMP"/synth/*.trace
 
-# Cuts at generation boundaries: Go's test traces with several generations and real.trace.
+# Cuts at generation boundaries: Go's test traces with several generations, real.trace
+# and the module's samples.
 mkdir -p "$TMP/cuts"
-for f in "$TMP"/godata/go1*.trace "$TMP/real.trace"; do
+for f in "$TMP"/godata/go1*.trace "$TMP/real.trace" "$SAMPLES"; do
 	"$TMP/wire_traces" cuts "$f" "$TMP/cuts" || bail "wire_traces cuts $f failed"
 	set -- "$TMP"/cuts/*.trace
 	[ -e "$1" ] || continue

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gotrace CPU samples: when a start asks for cpu_sample_hz, one perf event
+ * per online CPU, the software CPU clock (which needs no hardware PMU, as
+ * in a TCG guest), interrupts it that often. Its overflow handler runs from
+ * an hrtimer in hard interrupt context (HRTIMER_MODE_REL_PINNED_HARD, not
+ * an NMI), so it never interrupts a probe writing into the CPU's buffer
+ * (they do so with interrupts off) and writes the CPUSample itself
+ * (gotrace_probe_sample()).
+ *
+ * Formats 1.19 and 1.21 write it into the CPU's buffer, among its events.
+ * From 1.22 on, Go's reader takes samples only from batches of their own,
+ * one kind per batch: the handler keeps each sample in its CPU's sample
+ * ring (gotrace_samples_keep()), tagged with the CPU's generation, and the
+ * reader writes a closed generation's samples as its CPU-sample batches,
+ * before its tables (gotrace_samples_batch()). The handler is the ring's
+ * only writer, the reader its only reader. A sample that finds the ring
+ * full is dropped, as Go's runtime drops those its profile buffer has no
+ * room for; a ring half full starts the next generation, so that the
+ * reader drains it.
+ *
+ * The events are created before the start snapshot publishes the session
+ * and released once it is unpublished, or cut short, in process context
+ * under gotrace_dev.lock. A CPU that comes online later is not sampled;
+ * one that goes offline stops being sampled (perf turns its event off).
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/err.h>
+#include <linux/irq_work.h>
+#include <linux/perf_event.h>
+#include <linux/slab.h>
+
+#include "cpu.h"
+#include "dev.h"
+#include "encode2.h"
+#include "gfp.h"
+#include "probes.h"
+#include "samples.h"
+#include "session.h"
+
+/* Samples a CPU's ring keeps: a power of two. */
+#define GOTRACE_SRING_SIZE	2048
+/* A CPUSample event at most: the type and five values. */
+#define GOTRACE_SAMPLE_MAX	(1 + 5 * 10)
+
+/**
+ * struct gotrace_sample - a CPU sample kept for its generation's batch
+ * @ts:		its time stamp.
+ * @g:		the goroutine, 0 for none.
+ * @gen:	the generation of its CPU when it was taken.
+ * @stack:	its stack id (kstacks.c).
+ */
+struct gotrace_sample {
+	u64 ts;
+	u64 g;
+	u32 gen;
+	u32 stack;
+};
+
+/**
+ * struct gotrace_sring - one CPU's samples not read yet
+ * @head:	samples written; only the CPU's sample handler writes it.
+ * @tail:	samples read; only the reader writes it.
+ * @ent:	the samples, at @head and @tail modulo GOTRACE_SRING_SIZE.
+ */
+struct gotrace_sring {
+	u32 head;
+	u32 tail;
+	struct gotrace_sample ent[GOTRACE_SRING_SIZE];
+};
+
+/**
+ * gotrace_srings_alloc - empty sample rings for every possible CPU
+ *
+ * Return: the rings, by CPU number, or NULL if they cannot be allocated.
+ */
+struct gotrace_sring *gotrace_srings_alloc(void)
+{
+	return kvcalloc(nr_cpu_ids, sizeof(struct gotrace_sring), GOTRACE_GFP);
+}
+
+/**
+ * gotrace_srings_free - free sample rings
+ * @sr: the rings, or NULL
+ */
+void gotrace_srings_free(struct gotrace_sring *sr)
+{
+	kvfree(sr);
+}
+
+/**
+ * gotrace_samples_keep - keep a sample for its generation's batch
+ * @s: the session being recorded, with generations and samples
+ * @c: this CPU's state
+ * @ts: the sample's time stamp
+ * @stack: its stack id
+ *
+ * Called by gotrace_probe_sample() in hard interrupt context: it does not
+ * interrupt itself, nor the generation work's function call on this CPU
+ * that moves @c to the next generation.
+ */
+void gotrace_samples_keep(struct gotrace_session *s, struct gotrace_cpu *c,
+			  u64 ts, u32 stack)
+{
+	struct gotrace_sring *r = &s->srings[c->cpu];
+	struct gotrace_sample *e;
+	u32 head = r->head, used;
+
+	/* Pairs with the release in gotrace_sring_next(): the entry is free. */
+	used = head - smp_load_acquire(&r->tail);
+	if (used >= GOTRACE_SRING_SIZE)
+		return;
+	e = &r->ent[head % GOTRACE_SRING_SIZE];
+	e->ts = ts;
+	e->g = c->cur_g;
+	e->gen = c->ring.gen;
+	e->stack = stack;
+	/* Pairs with the acquire in gotrace_sring_next(): the entry first. */
+	smp_store_release(&r->head, head + 1);
+	if (used + 1 == GOTRACE_SRING_SIZE / 2)
+		irq_work_queue(&s->gen_kick);
+}
+
+/* The next sample of @r in generation @gen or before, into @e; false if none. */
+static bool gotrace_sring_next(struct gotrace_sring *r, u32 gen,
+			       struct gotrace_sample *e)
+{
+	u32 tail = r->tail;
+
+	/* Pairs with the release in gotrace_samples_keep(). */
+	if (tail == smp_load_acquire(&r->head))
+		return false;
+	*e = r->ent[tail % GOTRACE_SRING_SIZE];
+	if (e->gen > gen)
+		return false;
+	/* Pairs with the acquire in gotrace_samples_keep(): read first. */
+	smp_store_release(&r->tail, tail + 1);
+	return true;
+}
+
+/**
+ * gotrace_samples_batch - the next CPU-sample batch of the generation read
+ * @s: the session; its reader is writing the tables of s->rd_gen, closed
+ * @buf: where
+ * @size: room at @buf
+ *
+ * Its samples: those of the CPUs from s->footer_pos on, the generation's
+ * and (none are left) earlier ones; s->footer_pos is then the CPU to go on
+ * with. Every stack they name was interned before the generation closed,
+ * so its tables, set up after that, have it.
+ *
+ * Return: the batch's bytes, 0 once no sample of the generation is left.
+ */
+size_t gotrace_samples_batch(struct gotrace_session *s, u8 *buf, size_t size)
+{
+	u8 *p, *body, *lenp, *end = buf + size - GOTRACE_SAMPLE_MAX;
+	struct gotrace_sample e;
+	u32 cpu;
+	u64 args[5];
+
+	if (!s->srings)
+		return 0;
+	p = gotrace2_put_batch(buf, s->rd_gen, GO2_NO_THREAD, s->end_ts, &lenp);
+	*p++ = GO2_EV_CPU_SAMPLES;
+	body = p;
+	for (cpu = s->footer_pos; cpu < nr_cpu_ids && p <= end; cpu++) {
+		while (p <= end &&
+		       gotrace_sring_next(&s->srings[cpu], s->rd_gen, &e)) {
+			/* The time stamp, then M and P (both the CPU), G, stack. */
+			args[0] = e.ts;
+			args[1] = cpu;
+			args[2] = cpu;
+			args[3] = e.g;
+			args[4] = e.stack;
+			*p++ = GO2_EV_CPU_SAMPLE;
+			p = gotrace_put_args(p, ARRAY_SIZE(args), args);
+		}
+		if (p > end)
+			break;
+	}
+	s->footer_pos = cpu;
+	if (p == body)
+		return 0;
+	gotrace_put_len(lenp, p, GOTRACE_LEN_2);
+	return p - buf;
+}
+
+static void gotrace_sample_overflow(struct perf_event *event,
+				    struct perf_sample_data *data,
+				    struct pt_regs *regs)
+{
+	gotrace_probe_sample(event->overflow_handler_context, regs);
+}
+
+/**
+ * gotrace_samples_start - sample every online CPU at @s's cpu_sample_hz
+ * @s: the new session, not published yet
+ *
+ * Return: 0 (nothing to do when @s asks for no samples), -ENOMEM, or the
+ * error of perf_event_create_kernel_counter() for some CPU (-EOPNOTSUPP,
+ * -ENOENT, -ENODEV, -EINVAL...); then no event is left.
+ */
+int gotrace_samples_start(struct gotrace_session *s)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.pinned = 1,
+		/* An idle CPU runs no thread of the trace: nothing to sample. */
+		.exclude_idle = 1,
+	};
+	struct perf_event *ev;
+	int cpu, ret = 0;
+
+	lockdep_assert_held(&s->dev->lock);
+	if (!s->args.cpu_sample_hz)
+		return 0;
+	/* The CPU clock counts nanoseconds: a sample every period of them. */
+	attr.sample_period = NSEC_PER_SEC / s->args.cpu_sample_hz;
+	s->samplers = kcalloc(nr_cpu_ids, sizeof(*s->samplers), GOTRACE_GFP);
+	if (!s->samplers)
+		return -ENOMEM;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
+						      gotrace_sample_overflow, s);
+		if (IS_ERR(ev)) {
+			ret = PTR_ERR(ev);
+			pr_warn("cannot sample CPU %d: error %d\n", cpu, ret);
+			break;
+		}
+		s->samplers[cpu] = ev;
+	}
+	cpus_read_unlock();
+	if (ret)
+		gotrace_samples_stop(s);
+	return ret;
+}
+
+/**
+ * gotrace_samples_stop - release @s's perf events, if any
+ * @s: the session; unpublished or cut short, so that a sample still
+ *     taken writes nothing
+ *
+ * Once perf_event_release_kernel() returns, its event's handler has
+ * returned and does not run again (the hrtimer is cancelled). Sleeps.
+ */
+void gotrace_samples_stop(struct gotrace_session *s)
+{
+	int cpu;
+
+	lockdep_assert_held(&s->dev->lock);
+	if (!s->samplers)
+		return;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (s->samplers[cpu])
+			perf_event_release_kernel(s->samplers[cpu]);
+	kfree(s->samplers);
+	s->samplers = NULL;
+}
