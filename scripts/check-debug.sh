@@ -24,11 +24,14 @@
 #   GOTRACE_VM_TIMEOUT     seconds per guest (default 5400)
 #   GOTRACE_VM_MEM         guest MB (default 2048)
 #   GOTRACE_DEBUG_GUEST_ENV  test sizes on the debug kernel, which runs everything several
-#                          times slower under TCG (default below: 150 start/stop cycles,
-#                          30 s of ioctl fuzzing: its checkers need every path, not volume)
+#                          times slower under TCG (default below: 150 start/stop cycles
+#                          under a fork storm, 20 sessions in turn, 4000 ping-pong round
+#                          trips, 300 forks in the pid-reuse storm, 30 s of ioctl fuzzing:
+#                          its checkers need every path, not volume)
 #   GOTRACE_RT_GUEST_ENV   test sizes on the other kernels (default: the tests' own, as in
-#                          make check: 1000 start/stop cycles, 8 MiB streamed, ...; 30 s
-#                          of fuzzing)
+#                          make check: 1000 start/stop cycles under a fork storm, 8 MiB
+#                          streamed, ...; the volume make check's 6.1 guest already has
+#                          cut as above; 30 s of fuzzing)
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,8 +41,10 @@ TRACES="$OUT/traces"
 VM_TIMEOUT=${GOTRACE_VM_TIMEOUT:-5400}
 VM_MEM=${GOTRACE_VM_MEM:-2048}
 DEBUG_ENV=${GOTRACE_DEBUG_GUEST_ENV:-"GOTRACE_STRESS_CYCLES=150 GOTRACE_LONG_MIB=4 \
+GOTRACE_SESSION_CYCLES=20 GOTRACE_PINGPONG_ROUNDS=4000 GOTRACE_STORM_FORKS=300 \
 GOTRACE_FUZZ_SECONDS=30 GOTRACE_TEST_TIMEOUT=3600"}
-RT_ENV=${GOTRACE_RT_GUEST_ENV:-"GOTRACE_FUZZ_SECONDS=30 GOTRACE_TEST_TIMEOUT=3600"}
+RT_ENV=${GOTRACE_RT_GUEST_ENV:-"GOTRACE_SESSION_CYCLES=20 GOTRACE_PINGPONG_ROUNDS=4000 \
+GOTRACE_STORM_FORKS=300 GOTRACE_FUZZ_SECONDS=30 GOTRACE_TEST_TIMEOUT=3600"}
 
 # What a kernel report looks like. vm.sh's list is for Debian's kernels; the debug kernel
 # also logs "kmemleak: ..." lines at boot that are not reports, so this list is precise

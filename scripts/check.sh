@@ -211,7 +211,7 @@ if [ ! -f userspace/Makefile ]; then
 elif ! make -C userspace; then
 	problem "make -C userspace failed"
 elif has_target userspace check; then
-	run_tap userspace "$OUT/userspace.tap" make -s -C userspace check
+	run_tap userspace "$OUT/userspace.tap" make -s -j2 -Otarget -C userspace check
 else
 	echo "check.sh: userspace/Makefile has no 'check' target: no host unit tests to run"
 fi

@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gotrace recording workloads, in every format, for the host's Go check. */
+/*
+ * gotrace recording workloads, in every format, for the host's Go check.
+ *
+ * Sizes from the environment (the debug kernel's run asks for less: its
+ * checkers need each path, not the volume):
+ *   GOTRACE_PINGPONG_ROUNDS  round trips of the pingpong test (default 20000)
+ *   GOTRACE_STORM_FORKS      processes the fork storm starts (default 600)
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -87,12 +94,13 @@ static void record_end(struct __test_metadata *_metadata, struct gt_session *s,
 /* Two processes wake each other through pipes, twice per round trip. */
 TEST_F_TIMEOUT(workload, pingpong, 600)
 {
+	unsigned long rounds = gt_env_ulong("GOTRACE_PINGPONG_ROUNDS", ROUNDS);
 	struct gt_stats st;
 
-	ASSERT_EQ(ROUNDS, gt_pingpong(ROUNDS, 0));
+	ASSERT_EQ((long)rounds, gt_pingpong(rounds, 0));
 	record_end(_metadata, &self->s, variant->name, &st);
-	EXPECT_LE(ROUNDS, gt_wakeups(&st));
-	EXPECT_LE(ROUNDS, gt_starts(&st));
+	EXPECT_LE(rounds, gt_wakeups(&st));
+	EXPECT_LE(rounds, gt_starts(&st));
 }
 
 /*
@@ -152,21 +160,23 @@ TEST_F_TIMEOUT(workload, sleep, 600)
  */
 TEST_F_TIMEOUT(workload, fork_storm, 600)
 {
+	unsigned long forks = gt_env_ulong("GOTRACE_STORM_FORKS", FORKS);
 	struct gt_stats st;
 	unsigned long pid_max;
 	long reused;
 
 	if (gt_read_ulong(PID_MAX, &pid_max))
 		SKIP(return, "no " PID_MAX);
+	/* New pids wrap to 300 past pid_max: the storm has 100 ids to reuse. */
 	ASSERT_EQ(0, gt_write_ulong(PID_MAX, 400));
 	self->pid_max = pid_max;
-	reused = gt_fork_storm(FORKS, 16);
+	reused = gt_fork_storm(forks, 16);
 	EXPECT_EQ(0, gt_write_ulong(PID_MAX, pid_max));
 	self->pid_max = 0;
 	ASSERT_LT(0, reused);
 	record_end(_metadata, &self->s, variant->name, &st);
-	EXPECT_LE(FORKS, st.count[GT_EV_GO_CREATE]);
-	TH_LOG("%ld of %d forks reused a pid", reused, FORKS);
+	EXPECT_LE(forks, st.count[GT_EV_GO_CREATE]);
+	TH_LOG("%ld of %lu forks reused a pid", reused, forks);
 }
 
 /* Shared by the threads of a thread storm. */
