@@ -16,6 +16,8 @@ struct gotrace_thread;
  * @proc_started: a ProcStart has been written for this P.
  * @cpu:	the CPU, which is the P id.
  * @lost:	scheduler events not recorded after a cut.
+ * @samples:	CPU samples written (or kept in the sample ring).
+ * @samples_dropped: CPU samples taken and not written.
  * @wake_key:	the stack key of this CPU's last wakeup by a thread, 0 for none.
  * @wake_id:	its stack id.
  *
@@ -24,7 +26,8 @@ struct gotrace_thread;
  * sched_waking probe, with interrupts on, reads @cur_g and @cur_t (which
  * only this CPU's switches change), counts @lost with this_cpu_inc(), which
  * no interrupt splits, and owns @wake_key and @wake_id: in an interrupt it
- * leaves them alone, so none splits the pair.
+ * leaves them alone, so none splits the pair. The CPU sample handler, in
+ * hard interrupt context, counts @samples and @samples_dropped.
  */
 struct gotrace_cpu {
 	struct gotrace_ring ring;
@@ -33,6 +36,8 @@ struct gotrace_cpu {
 	bool proc_started;
 	int cpu;
 	u64 lost;
+	u64 samples;
+	u64 samples_dropped;
 	u32 wake_key;
 	u32 wake_id;
 };

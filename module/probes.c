@@ -718,9 +718,10 @@ static u32 gotrace_sample_prog(struct gotrace_session *s, struct gotrace_cpu *c)
  * recorded: the goroutine is what this CPU's P runs in the trace (0 for an
  * untraced thread); the stack, the interrupted kernel code's (only the
  * program's frame if it was user code). A sample taken after a cut is not
- * counted as lost; one that finds the buffer full cuts the trace. With
- * generations, the sample goes to its CPU's sample ring instead, for its
- * generation's CPU-sample batch (samples.c).
+ * counted; one that finds the buffer full cuts the trace and counts as
+ * dropped. With generations, the sample goes to its CPU's sample ring
+ * instead, for its generation's CPU-sample batch (samples.c), or is
+ * dropped if the ring is full.
  */
 void gotrace_probe_sample(struct gotrace_session *want, struct pt_regs *regs)
 {
@@ -739,13 +740,18 @@ void gotrace_probe_sample(struct gotrace_session *want, struct pt_regs *regs)
 	args[2] = c->cur_g;
 	args[3] = gotrace_kstack_regs(s, gotrace_sample_prog(s, c), regs);
 	if (s->v2) {
-		gotrace_samples_keep(s, c, ts, args[3]);
+		if (gotrace_samples_keep(s, c, ts, args[3]))
+			c->samples++;
+		else
+			c->samples_dropped++;
 		return;
 	}
 	if (!gotrace_buf_reserve(&c->ring, &ts, 1, false, &p)) {
+		c->samples_dropped++;
 		gotrace_cut(s, c, ts);
 		return;
 	}
+	c->samples++;
 	/*
 	 * Time stamp delta 0, as Go's runtime writes it: the time is the
 	 * argument, and Go 1.22+'s reader of these formats skips the event

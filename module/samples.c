@@ -101,8 +101,10 @@ void gotrace_srings_free(struct gotrace_sring *sr)
  * Called by gotrace_probe_sample() in hard interrupt context: it does not
  * interrupt itself, nor the generation work's function call on this CPU
  * that moves @c to the next generation.
+ *
+ * Return: true; false if the ring is full and the sample dropped.
  */
-void gotrace_samples_keep(struct gotrace_session *s, struct gotrace_cpu *c,
+bool gotrace_samples_keep(struct gotrace_session *s, struct gotrace_cpu *c,
 			  u64 ts, u32 stack)
 {
 	struct gotrace_sring *r = &s->srings[c->cpu];
@@ -112,7 +114,7 @@ void gotrace_samples_keep(struct gotrace_session *s, struct gotrace_cpu *c,
 	/* Pairs with the release in gotrace_sring_next(): the entry is free. */
 	used = head - smp_load_acquire(&r->tail);
 	if (used >= GOTRACE_SRING_SIZE)
-		return;
+		return false;
 	e = &r->ent[head % GOTRACE_SRING_SIZE];
 	e->ts = ts;
 	e->g = c->cur_g;
@@ -122,6 +124,7 @@ void gotrace_samples_keep(struct gotrace_session *s, struct gotrace_cpu *c,
 	smp_store_release(&r->head, head + 1);
 	if (used + 1 == GOTRACE_SRING_SIZE / 2)
 		irq_work_queue(&s->gen_kick);
+	return true;
 }
 
 /* The next sample of @r in generation @gen or before, into @e; false if none. */

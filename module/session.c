@@ -462,6 +462,8 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 		st->events += READ_ONCE(c->ring.events);
 		st->bytes += gotrace_buf_bytes(&c->ring);
 		st->events_lost += READ_ONCE(c->lost);
+		st->samples += READ_ONCE(c->samples);
+		st->samples_dropped += READ_ONCE(c->samples_dropped);
 		st->chunks_dropped += READ_ONCE(c->ring.dropped);
 		if (s->state == GOTRACE_SESS_DONE)
 			continue;

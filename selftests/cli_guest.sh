@@ -3,7 +3,7 @@
 # Guest tests of the gotrace command against the real module: load and unload and their
 # errors, record (CMD's exit status, SIGINT, --duration, --force unload during a record,
 # --max-size, --continue), flight recorders (record --flight, start --flight, snapshot), latency
-# triggers (record --trigger-latency, trigger), status --json, user annotations (mark,
+# triggers (record --trigger-latency, trigger), status --json, CPU samples, user annotations (mark,
 # region). TAP on stdout, without a plan (scripts/cli-check.sh adds its own lines and the
 # plan).
 #
@@ -198,6 +198,33 @@ filter_tests() {
 # has TRACE PATTERN: gotrace dump of TRACE has a line matching PATTERN.
 has() {
 	"$gt" dump "$1" 2>&1 | grep -q -e "$2"
+}
+
+# CPU samples: record --cpu-samples writes CPUSample events, status counts them.
+samples_tests() {
+	busy='dd if=/dev/zero of=/dev/null bs=256k count=4000 2> /dev/null'
+	f=$traces/cli-samples.trace
+	expect "record --cpu-samples 1000 -- CMD: no sample dropped" 0 "" \
+		"$gt" record --cpu-samples 1000 -o "$f" -- sh -c "$busy"
+	check "record --cpu-samples says nothing of dropped samples" \
+		sh -c "! grep -q 'samples were dropped' '$err'"
+	check "the --cpu-samples trace is valid" valid "$f"
+	check "it has CPUSample events" has "$f" CPUSample
+	f=$traces/cli-samples-1.26.trace
+	expect "start -f 1.26 --cpu-samples 1000" 0 "" "$gt" start -f 1.26 --cpu-samples 1000
+	cat /dev/gotrace > "$f" &
+	reader=$!
+	sh -c "$busy"
+	"$gt" status > "$out" 2> "$err"
+	show "$out"
+	check "status counts the samples written, none dropped" \
+		grep -q '^cpu samples: *[1-9][0-9]* written, 0 dropped$' "$out"
+	json samples
+	check "status --json counts them" grep -q '"samples": [1-9]' "$jsons/samples.json"
+	expect "stop" 0 "" "$gt" stop
+	wait "$reader"
+	check "the 1.26 --cpu-samples trace is valid" valid "$f"
+	check "it has samples (Go's StackSample events)" has "$f" StackSample
 }
 
 # gotrace mark and region, with and without a trace being recorded.
@@ -657,6 +684,7 @@ else
 	load_tests
 	record_tests
 	filter_tests
+	samples_tests
 	annotate_tests
 	signal_tests
 	drain_test

@@ -5,9 +5,11 @@
  * gets CPUSample events on its goroutine whose kernel stacks name vfs_read,
  * about as many as its run time allows, in formats 1.19 and 1.21 and in
  * the generations of 1.23 and 1.26 (CPU-sample batches, read as Go's
- * reader does; 1.26 with a generation every 100 ms); no sample without
- * the field; bad rates, formats and flags fail with their errno and start
- * nothing.
+ * reader does; 1.26 with a generation every 100 ms); GOTRACE_STATUS counts
+ * the samples written, which are the trace's, and those dropped when
+ * nobody reads (1.26's sample rings full, 1.21's buffers full); no sample
+ * without the field; bad rates, formats and flags fail with their errno
+ * and start nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,14 +29,24 @@
 #define BUSY_MS		1000
 #define READ_SIZE	(256 * 1024)
 #define GEN_PERIOD_NS	100000000ULL
+#define DROP_TIMEOUT_MS	20000
 
-/* The busy thread: read() of /dev/zero for BUSY_MS. */
+/* The busy thread: read() of /dev/zero for BUSY_MS, or until told. */
 struct busy {
 	pthread_t thread;
 	pid_t tid;		/* set before it starts reading */
 	__u64 ms;		/* how long it read */
 	int error;		/* errno of a failed read, or 0 */
+	bool until_stop;	/* read until @stop, not for BUSY_MS */
+	bool stop;		/* atomic */
 };
+
+static bool busy_done(struct busy *b, __u64 start)
+{
+	if (b->until_stop)
+		return __atomic_load_n(&b->stop, __ATOMIC_RELAXED);
+	return gt_now_ms() - start >= BUSY_MS;
+}
 
 static void *busy_main(void *arg)
 {
@@ -48,7 +60,7 @@ static void *busy_main(void *arg)
 		b->error = errno;
 		goto out;
 	}
-	while (gt_now_ms() - start < BUSY_MS) {
+	while (!busy_done(b, start)) {
 		if (read(fd, buf, READ_SIZE) != READ_SIZE) {
 			b->error = errno ? errno : EIO;
 			break;
@@ -169,6 +181,21 @@ static int count_samples2(const struct gt_buf *trace, struct counts *c)
 	return n;
 }
 
+/* The samples of @trace, of either format, into @c; @tid the busy thread. */
+static void count_trace(struct __test_metadata *_metadata, __u32 format,
+			const struct gt_buf *trace, pid_t tid, struct counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->tid = tid;
+	c->nr_cpus = gt_possible_cpus();
+	if (format >= GOTRACE_FORMAT_1_22) {
+		ASSERT_EQ(0, count_samples2(trace, c));
+	} else {
+		ASSERT_EQ(0, count_samples(trace, c));
+	}
+	EXPECT_EQ(0, c->bad_p);
+}
+
 /*
  * A session of @format sampling at @hz, with the busy thread run in it;
  * with generations, a new one every @gen_period_ns (0: the default).
@@ -183,6 +210,7 @@ static void sampled_run(struct __test_metadata *_metadata, __u32 format,
 		.gen_period_ns = gen_period_ns,
 		.cpu_sample_hz = hz,
 	};
+	struct gotrace_status status;
 	struct gt_session s;
 	struct gt_stats st;
 	struct busy b = { 0 };
@@ -202,16 +230,13 @@ static void sampled_run(struct __test_metadata *_metadata, __u32 format,
 	ASSERT_EQ(0, gt_session_stop(&s, &st, name)) {
 		TH_LOG("%s", st.error);
 	}
-	memset(c, 0, sizeof(*c));
-	c->tid = b.tid;
-	c->nr_cpus = gt_possible_cpus();
-	if (format >= GOTRACE_FORMAT_1_22) {
-		ASSERT_EQ(0, count_samples2(&s.rec.trace, c));
-	} else {
-		ASSERT_EQ(0, count_samples(&s.rec.trace, c));
+	ASSERT_EQ(0, gt_status(s.ctl, &status));
+	count_trace(_metadata, format, &s.rec.trace, b.tid, c);
+	if (format < GOTRACE_FORMAT_1_22)
 		EXPECT_EQ(c->samples, st.count[GT_EV_CPU_SAMPLE]);
-	}
-	EXPECT_EQ(0, c->bad_p);
+	/* The reader kept up: every sample taken is in the trace. */
+	EXPECT_EQ(c->samples, status.samples);
+	EXPECT_EQ(0, status.samples_dropped);
 	TH_LOG("%s: %lu samples, %lu of the thread (%llu ms busy), %lu in vfs_read, %lu gens",
 	       name, c->samples, c->busy, (unsigned long long)b.ms, c->in_read,
 	       c->gens);
@@ -258,6 +283,74 @@ TEST(samples_1_26)
 	sampled_run(_metadata, GOTRACE_FORMAT_1_26, SAMPLE_HZ, GEN_PERIOD_NS,
 		    "samples-1.26", &c);
 	EXPECT_LE(BUSY_MS * 1000000ULL / GEN_PERIOD_NS / 2, c.gens);
+}
+
+/*
+ * Nobody reads while the busy thread is sampled at the most rate: in
+ * format 1.26 its CPU's sample ring fills, in 1.21 its buffer (the trace is
+ * cut). GOTRACE_STATUS counts the samples dropped, and those it counts as
+ * written are exactly the trace's once it is read.
+ */
+static void dropped_run(struct __test_metadata *_metadata, __u32 format,
+			__u64 buffer_size, const char *name)
+{
+	struct gotrace_start args = {
+		.size = sizeof(args),
+		.format = format,
+		.buffer_size = buffer_size,
+		.cpu_sample_hz = GOTRACE_CPU_SAMPLE_HZ_MAX,
+	};
+	struct gotrace_status status;
+	__u64 deadline = gt_now_ms() + DROP_TIMEOUT_MS;
+	struct busy b = { .until_stop = true };
+	struct gt_session s;
+	struct gt_stats st;
+	struct counts c;
+
+	GT_REQUIRE_DEVICE();
+	ASSERT_EQ(0, gt_session_open(&s, format));
+	ASSERT_EQ(0, ioctl(s.ctl, GOTRACE_START, &args));
+	ASSERT_EQ(0, pthread_create(&b.thread, NULL, busy_main, &b));
+	do {
+		gt_msleep(50);
+		ASSERT_EQ(0, gt_status(s.ctl, &status));
+	} while (!status.samples_dropped && gt_now_ms() < deadline);
+	__atomic_store_n(&b.stop, true, __ATOMIC_RELAXED);
+	ASSERT_EQ(0, pthread_join(b.thread, NULL));
+	ASSERT_EQ(0, b.error);
+	EXPECT_LT(0, status.samples_dropped) {
+		TH_LOG("%llu samples in %d ms and none dropped",
+		       (unsigned long long)status.samples, DROP_TIMEOUT_MS);
+	}
+	ASSERT_EQ(0, gt_recorder_start(&s.rec, s.fd, GT_READ_CHUNK));
+	s.recording = true;
+	ASSERT_EQ(0, gt_session_stop(&s, &st, name)) {
+		TH_LOG("%s", st.error);
+	}
+	ASSERT_EQ(0, gt_status(s.ctl, &status));
+	count_trace(_metadata, format, &s.rec.trace, b.tid, &c);
+	EXPECT_EQ(c.samples, status.samples);
+	TH_LOG("%s: %llu samples written, %llu dropped, %s", name,
+	       (unsigned long long)status.samples,
+	       (unsigned long long)status.samples_dropped,
+	       status.flags & GOTRACE_STATUS_CUT ? "cut" : "not cut");
+	if (format >= GOTRACE_FORMAT_1_22) {
+		EXPECT_EQ(0, status.flags & GOTRACE_STATUS_CUT);
+	} else {
+		EXPECT_TRUE(status.flags & GOTRACE_STATUS_CUT);
+	}
+	EXPECT_EQ(0, gt_session_close(&s));
+}
+
+TEST(samples_dropped_1_26)
+{
+	dropped_run(_metadata, GOTRACE_FORMAT_1_26, 0, "samples-dropped-1.26");
+}
+
+TEST(samples_dropped_1_21)
+{
+	dropped_run(_metadata, GOTRACE_FORMAT_1_21, GT_MIN_BUFFER,
+		    "samples-dropped-1.21");
 }
 
 /* Without cpu_sample_hz, the same run writes no sample. */

@@ -75,6 +75,8 @@ static void status_json(const struct gotrace_status *st)
 	json_u64(&j, "gap_end_ns", st->gap_end_ns);
 	json_u64(&j, "gap_events", st->gap_events);
 	json_u64(&j, "resume_error", st->resume_error);
+	json_u64(&j, "samples", st->samples);
+	json_u64(&j, "samples_dropped", st->samples_dropped);
 	json_end(&j, '}');
 }
 
@@ -112,6 +114,9 @@ static void status_text(const struct gotrace_status *st)
 		       (uint64_t)st->triggers);
 	if (st->flags & GOTRACE_STATUS_CONTINUE)
 		status_continue(st);
+	if (st->samples || st->samples_dropped)
+		printf("cpu samples:  %" PRIu64 " written, %" PRIu64 " dropped\n",
+		       (uint64_t)st->samples, (uint64_t)st->samples_dropped);
 	printf("cpus:         %u\n"
 	       "max tid:      %u\n"
 	       "buffer:       %" PRIu64 " bytes per CPU\n"

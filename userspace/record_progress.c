@@ -155,12 +155,26 @@ static void traces_summary(struct record *r)
 		r->resumes, r->resumes == 1 ? "" : "s");
 }
 
+/* CPU samples dropped are loss too: said, with what keeps up. */
+static void warn_samples_dropped(struct record *r)
+{
+	if (!r->st.samples_dropped)
+		return;
+	progress_note(r, "%" PRIu64 " of %" PRIu64 " CPU samples were dropped (%s); a lower "
+		      "--cpu-samples rate keeps up", (uint64_t)r->st.samples_dropped,
+		      (uint64_t)(r->st.samples + r->st.samples_dropped),
+		      r->st.format >= GOTRACE_FORMAT_1_22 ?
+		      "the trace was not read fast enough to drain the CPUs' sample rings" :
+		      "the buffers ran full");
+}
+
 void record_summary(struct record *r)
 {
 	bool file = strcmp(r->out_path, "-");
 
 	progress_end(r);
 	warn_cut(r);
+	warn_samples_dropped(r);
 	if (r->start.flight_ns || r->max_size) {
 		files_summary(r);
 		return;

@@ -268,6 +268,13 @@ struct gotrace_stop {
  * @resume_error: Output: with GOTRACE_STATUS_CONTINUE: 0, or the positive
  *		errno (ENOMEM) of the start that should have followed this
  *		cut trace; the chain ended there.
+ * @samples:	Output: with cpu_sample_hz: CPU samples written to the
+ *		trace (formats 1.22 and later: kept for their generation's
+ *		CPU-sample batch).
+ * @samples_dropped: Output: CPU samples taken and not written: formats
+ *		1.22 and later, the CPU's sample ring was full (the reader
+ *		had not drained it); older ones, the buffer was full (the
+ *		trace is then cut).
  */
 struct gotrace_status {
 	__u32 size;
@@ -297,6 +304,8 @@ struct gotrace_status {
 	__u64 gap_events;
 	__u32 resumes;
 	__u32 resume_error;
+	__u64 samples;
+	__u64 samples_dropped;
 };
 
 #define GOTRACE_STATUS_SIZE_VER0 120	/* sizeof first published struct */
