@@ -337,17 +337,6 @@ static int convert(const char *path, const char *out, uint32_t hz)
 	return ret;
 }
 
-static bool parse_hz(const char *arg, uint32_t *hz)
-{
-	if (!parse_u32("pprof", "--hz", arg, hz))
-		return false;
-	if (*hz <= GOTRACE_CPU_SAMPLE_HZ_MAX)
-		return true;
-	msg_err("pprof", "invalid --hz '%s': give the --cpu-samples rate of the trace, "
-		"1 to %d", arg, GOTRACE_CPU_SAMPLE_HZ_MAX);
-	return false;
-}
-
 int cmd_pprof(int argc, char *argv[])
 {
 	enum { OPT_HZ = 256 };
@@ -367,7 +356,7 @@ int cmd_pprof(int argc, char *argv[])
 			out = optarg;
 			break;
 		case OPT_HZ:
-			if (!parse_hz(optarg, &hz))
+			if (!parse_sample_hz("pprof", "--hz", optarg, &hz))
 				return msg_usage("pprof");
 			break;
 		case 'h':
