@@ -144,4 +144,12 @@ rc=0
 expect "a full disk: exit 1, 'cannot write the output'" "$TMP/out" \
 	test "$rc" -eq 1 -a "$(cat "$TMP/out")" = \
 	"gotrace pprof: cannot write the output: No space left on device"
+refuse "an unknown option" "unrecognized option '--bogus'" --bogus x
+rc=0
+"$GOTRACE" pprof --help >"$TMP/out" 2>&1 || rc=$?
+expect "gotrace pprof --help exits 0 with its usage" "$TMP/out" \
+	test "$rc" -eq 0 -a "$(head -n 1 "$TMP/out")" = \
+	"Usage: gotrace pprof [--hz HZ] [-o FILE] TRACE"
+"$GOTRACE" help >"$TMP/out" 2>&1
+expect "gotrace help lists pprof" "$TMP/out" grep -q '^  pprof ' "$TMP/out"
 tap_end
