@@ -7,6 +7,7 @@
  * generation, so stacks become locations by content (pprof.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <linux/gotrace.h>
 
@@ -281,10 +283,21 @@ static int read_trace(struct conv *c, const char *path)
 	return r ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* @out for writing, 0600 as record's trace (the profile names every program it sampled). */
+static FILE *create(const char *out)
+{
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
 /* @b to @out (NULL: standard output): EXIT_SUCCESS, or EXIT_FAILURE after a message. */
 static int write_profile(const struct pb *b, const char *out)
 {
-	FILE *f = out ? fopen(out, "w") : stdout;
+	FILE *f = out ? create(out) : stdout;
 	int ret = EXIT_SUCCESS;
 
 	if (!f) {
@@ -303,6 +316,15 @@ static int write_profile(const struct pb *b, const char *out)
 	return ret;
 }
 
+/* Whether @out is the trace at @path itself (which the profile must not overwrite). */
+static bool is_trace(const char *path, const char *out)
+{
+	struct stat a, b;
+
+	return out && !stat(path, &a) && !stat(out, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 /* The profile of the trace at @path, to @out. */
 static int convert(const char *path, const char *out, uint32_t hz)
 {
@@ -311,6 +333,10 @@ static int convert(const char *path, const char *out, uint32_t hz)
 	struct pb b;
 	int ret;
 
+	if (is_trace(path, out)) {
+		msg_err("pprof", "%s is the trace: give -o another FILE", out);
+		return EXIT_FAILURE;
+	}
 	pprof_init(&c.prof);
 	gt_map_init(&c.cache.ids);
 	pb_init(&b);

@@ -71,6 +71,8 @@ for v in 1.19 1.21 1.23 1.26; do
 		test "$N" -gt 500 -a "$((V * 2))" -gt "$N"
 	"$GOTRACE" pprof -o "$P" "$T" >"$TMP/out" 2>&1
 	result $? "samples-$v: gotrace pprof -o FILE exits 0" "$TMP/out"
+	expect "samples-$v: the profile is readable by its owner only (0600)" "$TMP/out" \
+		test "$(stat -c %a "$P")" = 600
 	expect "samples-$v: the profile is not gzipped" "$TMP/out" \
 		test "$(od -An -tx1 -N2 "$P" | tr -d ' ')" != 1f8b
 	for p in $PPROFS; do
@@ -144,6 +146,11 @@ rc=0
 expect "a full disk: exit 1, 'cannot write the output'" "$TMP/out" \
 	test "$rc" -eq 1 -a "$(cat "$TMP/out")" = \
 	"gotrace pprof: cannot write the output: No space left on device"
+cp "$ROOT/userspace/tests/samples-1.19.trace" "$TMP/self.trace"
+refuse "-o naming the trace itself" "$TMP/self.trace is the trace: give -o another FILE" \
+	-o "$TMP/self.trace" "$TMP/self.trace"
+expect "... which is left as it was" /dev/null \
+	cmp -s "$TMP/self.trace" "$ROOT/userspace/tests/samples-1.19.trace"
 refuse "an unknown option" "unrecognized option '--bogus'" --bogus x
 rc=0
 "$GOTRACE" pprof --help >"$TMP/out" 2>&1 || rc=$?
