@@ -87,7 +87,6 @@ static bool cache_room(struct stack_cache *c, size_t n)
 		c->locs = p;
 		c->cap_locs = cap;
 	}
-	c->locs[c->nlocs] = 0;
 	return true;
 }
 
@@ -342,8 +341,8 @@ static int convert(const char *path, const char *out, uint32_t hz)
 	pb_init(&b);
 	ret = read_trace(&c, path);
 	if (ret == EXIT_SUCCESS && !c.prof.total) {
-		msg_err("pprof", "%s: no CPU samples in the trace: record it with --cpu-samples HZ "
-			"(gotrace record --cpu-samples 1000 ..., format 1.19 or later)", path);
+		msg_err("pprof", "%s: no CPU samples in the trace: record it with %s", path,
+			"--cpu-samples HZ (gotrace record --cpu-samples 1000 ..., format 1.19 or later)");
 		ret = EXIT_FAILURE;
 	}
 	if (ret == EXIT_SUCCESS) {

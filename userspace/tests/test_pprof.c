@@ -88,7 +88,8 @@ static void test_embedded(void)
 		want[6 + 2 * i] = 0x08;
 		want[7 + 2 * i] = (uint8_t)i;
 	}
-	tap_ok(bytes_are(&b, want, 206), "a 200-byte message in one: fields moved up, lengths 2 bytes");
+	tap_ok(bytes_are(&b, want, 206),
+	       "a 200-byte message in one: fields moved up, lengths 2 bytes");
 	pb_free(&b);
 }
 
