@@ -151,6 +151,16 @@ refuse "-o naming the trace itself" "$TMP/self.trace is the trace: give -o anoth
 	-o "$TMP/self.trace" "$TMP/self.trace"
 expect "... which is left as it was" /dev/null \
 	cmp -s "$TMP/self.trace" "$ROOT/userspace/tests/samples-1.19.trace"
+if command -v script >/dev/null; then
+	rc=0
+	script -qec "'$GOTRACE' pprof '$ROOT/userspace/tests/samples-1.19.trace'" /dev/null \
+		>"$TMP/out" 2>&1 || rc=$?
+	expect "standard output a terminal, no -o: exit 1, the profile is not written there" \
+		"$TMP/out" test "$rc" -eq 1 -a "$(head -n 1 "$TMP/out" | tr -d '\r')" = \
+		"gotrace pprof: the profile is binary: give -o FILE, or redirect the output"
+else
+	echo "# script (util-linux) is missing: standard output as a terminal not checked"
+fi
 refuse "an unknown option" "unrecognized option '--bogus'" --bogus x
 rc=0
 "$GOTRACE" pprof --help >"$TMP/out" 2>&1 || rc=$?
