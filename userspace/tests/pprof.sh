@@ -3,8 +3,9 @@
 # gotrace pprof on the module's sample traces (TAP output): tests/samples-1.19, 1.21, 1.23 and
 # 1.26.trace, recorded by selftests/samples_test.c (1 s of read() of /dev/zero at 1000 Hz).
 # Go's pprof (Go 1.21's, and Go 1.27's when scripts/go-fetch.sh has built it) reads each
-# profile, not compressed; its samples add up to the trace's CPUSample events (gotrace dump's),
-# and vfs_read's cumulative count is the number of samples whose stack has it, most of them.
+# profile, not compressed; its samples add up to the trace's CPUSample events (gotrace dump's,
+# and Go 1.27's go tool trace -d=parsed's when built), and vfs_read's cumulative count is the
+# number of samples whose stack has it, most of them.
 # With --hz, the CPU time is 1 ms a sample. Bad inputs: exit 1, the exact message, no file.
 #
 # Usage: tests/pprof.sh GOTRACE GEN_TRACE
@@ -29,6 +30,8 @@ for p in /usr/lib/go-1.21/pkg/tool/linux_amd64/pprof "$ROOT/build/go/1.27/tool/p
 		echo "# $p is missing: not checked with it (scripts/go-fetch.sh builds Go 1.27's)"
 	fi
 done
+TRACE127=$ROOT/build/go/1.27/tool/trace
+[ -x "$TRACE127" ] || echo "# $TRACE127 is missing: the counts are gotrace dump's alone"
 if [ -z "$PPROFS" ]; then
 	echo "Bail out! no Go pprof: install golang-1.21 (scripts/deps.sh)"
 	exit 1
@@ -37,9 +40,13 @@ fi
 # samples TRACE: the CPUSample events gotrace dump prints, then those with vfs_read in their
 # stack: "N V". Formats before 1.22 (dump --stacks): "TIME CPUSample ...", frames below as
 # "\tPC FUNC FILE:LINE"; 1.22+: "M=.. P=.. G=.. StackSample ...", then "Stack=" and the frames
-# as "\tFUNC @ PC" and "\t\tFILE:LINE".
+# as "\tFUNC @ PC" and "\t\tFILE:LINE", as Go 1.27's go tool trace -d=parsed prints any format.
 samples() {
-	{ "$GOTRACE" dump --stacks "$1" 2>/dev/null || "$GOTRACE" dump "$1"; } | awk '
+	{ "$GOTRACE" dump --stacks "$1" 2>/dev/null || "$GOTRACE" dump "$1"; } | count_samples
+}
+
+count_samples() {
+	awk '
 		function done() { if (s) { n++; if (v) nv++ } s = v = 0 }
 		/^\t/ { if ($1 == "vfs_read" || $2 == "vfs_read") v = 1; next }
 		/^$/ || /^[A-Za-z]*Stack=$/ { next }
@@ -69,6 +76,11 @@ for v in 1.19 1.21 1.23 1.26; do
 	echo "# samples-$v.trace: $N samples, $V in vfs_read"
 	expect "samples-$v: over 500 samples, most of them in vfs_read" /dev/null \
 		test "$N" -gt 500 -a "$((V * 2))" -gt "$N"
+	if [ -x "$TRACE127" ]; then
+		go=$("$TRACE127" -d=parsed "$T" 2>&1 | count_samples)
+		expect "samples-$v: Go 1.27's go tool trace -d=parsed counts the same ($go)" \
+			/dev/null test "$go" = "$counts"
+	fi
 	"$GOTRACE" pprof -o "$P" "$T" >"$TMP/out" 2>&1
 	result $? "samples-$v: gotrace pprof -o FILE exits 0" "$TMP/out"
 	expect "samples-$v: the profile is readable by its owner only (0600)" "$TMP/out" \
