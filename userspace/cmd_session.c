@@ -126,24 +126,6 @@ static bool parse_latency(const char *cmd, const char *arg, struct start_opts *o
 	return true;
 }
 
-/* --cpu-samples: a rate the module takes, 1 to GOTRACE_CPU_SAMPLE_HZ_MAX a second. */
-static bool parse_samples(const char *cmd, const char *arg, struct gotrace_start *args)
-{
-	char *end;
-	unsigned long hz;
-
-	errno = 0;
-	hz = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || !hz ||
-	    hz > GOTRACE_CPU_SAMPLE_HZ_MAX) {
-		msg_err(cmd, "invalid --cpu-samples '%s': give a rate from 1 to %d a second",
-			arg, GOTRACE_CPU_SAMPLE_HZ_MAX);
-		return false;
-	}
-	args->cpu_sample_hz = (uint32_t)hz;
-	return true;
-}
-
 /* One of START_OPTIONS into @o; false after a message if @arg is invalid. */
 bool start_option(const char *cmd, int c, const char *arg, struct start_opts *o)
 {
@@ -185,7 +167,7 @@ bool start_option(const char *cmd, int c, const char *arg, struct start_opts *o)
 	case 'L':
 		return parse_latency(cmd, arg, o);
 	case 'H':
-		return parse_samples(cmd, arg, args);
+		return parse_sample_hz(cmd, "--cpu-samples", arg, &args->cpu_sample_hz);
 	}
 	return filter_option(cmd, c, arg, o);
 }

@@ -26,6 +26,7 @@ static const struct gt_cmd cmds[] = {
 	{ "check", cmd_check, "check a trace file with the rules of Go's parser" },
 	{ "dump", cmd_dump, "print a trace's events in Go's merged order" },
 	{ "stats", cmd_stats, "summarise a trace: threads, programs, CPUs, latency" },
+	{ "pprof", cmd_pprof, "write a trace's CPU samples as a pprof CPU profile" },
 	{ "split", cmd_split, "cut a Go 1.22+ trace into traces of whole generations" },
 	{ "help", cmd_help, "show this help, or a command's help" },
 };

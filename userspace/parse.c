@@ -69,6 +69,22 @@ bool parse_u32(const char *cmd, const char *opt, const char *s, uint32_t *out)
 	return true;
 }
 
+bool parse_sample_hz(const char *cmd, const char *opt, const char *s, uint32_t *out)
+{
+	unsigned long hz;
+	char *end;
+
+	errno = 0;
+	hz = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || !hz || hz > GOTRACE_CPU_SAMPLE_HZ_MAX) {
+		msg_err(cmd, "invalid %s '%s': give a rate from 1 to %d a second", opt, s,
+			GOTRACE_CPU_SAMPLE_HZ_MAX);
+		return false;
+	}
+	*out = (uint32_t)hz;
+	return true;
+}
+
 bool parse_format(const char *cmd, const char *s, uint32_t *out)
 {
 	static const struct {

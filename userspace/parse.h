@@ -9,6 +9,8 @@
 /* Each returns false (after a message) when @s is invalid. */
 bool parse_size(const char *cmd, const char *opt, const char *s, uint64_t *out);
 bool parse_u32(const char *cmd, const char *opt, const char *s, uint32_t *out);
+/* A --cpu-samples rate, 1 to GOTRACE_CPU_SAMPLE_HZ_MAX a second. */
+bool parse_sample_hz(const char *cmd, const char *opt, const char *s, uint32_t *out);
 bool parse_format(const char *cmd, const char *s, uint32_t *out);
 bool parse_clock(const char *cmd, const char *s, uint32_t *flags);
 bool parse_param(const char *cmd, const char *s);
