@@ -797,28 +797,6 @@ TEST_F_TIMEOUT(filter, flight, 60)
 	EXPECT_EQ(0, gt_stop(self->s.ctl));
 }
 
-/* A start that must fail with @err, starting nothing. */
-static void ft_bad(struct __test_metadata *_metadata, int fd,
-		   struct gotrace_start *args, int err, const char *what)
-{
-	struct gotrace_status before, after;
-
-	ASSERT_EQ(0, gt_status(fd, &before));
-	args->size = sizeof(*args);
-	EXPECT_EQ(-1, ioctl(fd, GOTRACE_START, args)) {
-		TH_LOG("%s started", what);
-		gt_stop(fd);
-	}
-	EXPECT_EQ(err, errno) {
-		TH_LOG("%s: %s, want %s", what, strerror(errno), strerror(err));
-	}
-	ASSERT_EQ(0, gt_status(fd, &after));
-	EXPECT_EQ(before.sessions, after.sessions) {
-		TH_LOG("%s started a session", what);
-	}
-	EXPECT_NE(GOTRACE_STATE_TRACING, after.state);
-}
-
 TEST(bad_filters)
 {
 	static __u32 tgids[GOTRACE_FILTER_TGIDS_MAX + 1];
@@ -836,34 +814,34 @@ TEST(bad_filters)
 
 	args = (struct gotrace_start){ .nr_tgids = GOTRACE_FILTER_TGIDS_MAX + 1,
 				       .tgids = (__u64)(uintptr_t)tgids };
-	ft_bad(_metadata, fd, &args, E2BIG, "too many tgids");
+	GT_EXPECT_START_REFUSED(fd, &args, E2BIG, "too many tgids");
 	args = (struct gotrace_start){ .nr_tgids = 1 };
-	ft_bad(_metadata, fd, &args, EINVAL, "a tgid count without a pointer");
+	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "a tgid count without a pointer");
 	args = (struct gotrace_start){ .tgids = (__u64)(uintptr_t)tgids };
-	ft_bad(_metadata, fd, &args, EINVAL, "a tgid pointer without a count");
+	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "a tgid pointer without a count");
 	args = (struct gotrace_start){ .nr_tgids = 1, .tgids = 8 };
-	ft_bad(_metadata, fd, &args, EFAULT, "a tgid pointer to nothing");
+	GT_EXPECT_START_REFUSED(fd, &args, EFAULT, "a tgid pointer to nothing");
 	args = (struct gotrace_start){ .nr_comms = GOTRACE_FILTER_COMMS_MAX + 1,
 				       .comms = (__u64)(uintptr_t)names };
-	ft_bad(_metadata, fd, &args, E2BIG, "too many names");
+	GT_EXPECT_START_REFUSED(fd, &args, E2BIG, "too many names");
 	memset(names[1], 'x', sizeof(names[1]));
 	args = (struct gotrace_start){ .nr_comms = 2, .comms = (__u64)(uintptr_t)names };
-	ft_bad(_metadata, fd, &args, EINVAL, "a name without its NUL");
+	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "a name without its NUL");
 	args = (struct gotrace_start){ .flags = 0x80 };
-	ft_bad(_metadata, fd, &args, EINVAL, "an unknown flag");
+	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "an unknown flag");
 	args = (struct gotrace_start){ .reserved2 = 1 };
-	ft_bad(_metadata, fd, &args, EINVAL, "reserved2 set");
+	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "reserved2 set");
 	args = (struct gotrace_start){ .cgroup_fd = 3 };
-	ft_bad(_metadata, fd, &args, EINVAL, "a cgroup fd without GOTRACE_START_CGROUP");
+	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "a cgroup fd without GOTRACE_START_CGROUP");
 	/* A kernel without cgroups refuses any (Documentation/gotrace.rst). */
 	cgroups = ft_have_cgroup2();
 	args = (struct gotrace_start){ .flags = GOTRACE_START_CGROUP, .cgroup_fd = 1000 };
-	ft_bad(_metadata, fd, &args, cgroups ? EBADF : EOPNOTSUPP, "a closed cgroup fd");
+	GT_EXPECT_START_REFUSED(fd, &args, cgroups ? EBADF : EOPNOTSUPP, "a closed cgroup fd");
 	file = open("/", O_RDONLY | O_DIRECTORY);
 	ASSERT_LE(0, file);
 	args = (struct gotrace_start){ .flags = GOTRACE_START_CGROUP,
 				       .cgroup_fd = (__u32)file };
-	ft_bad(_metadata, fd, &args, cgroups ? EINVAL : EOPNOTSUPP,
+	GT_EXPECT_START_REFUSED(fd, &args, cgroups ? EINVAL : EOPNOTSUPP,
 	       "a directory that is no cgroup");
 	close(file);
 	close(fd);

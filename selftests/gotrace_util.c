@@ -63,6 +63,52 @@ int gt_status(int fd, struct gotrace_status *st)
 	return ioctl(fd, GOTRACE_STATUS, st);
 }
 
+/**
+ * gt_start_refused - a start that must fail, starting nothing
+ * @fd: the control file
+ * @args: the start's arguments; their size is set here
+ * @err: the errno it must fail with
+ * @why: set to what went wrong otherwise
+ * @len: room at @why
+ *
+ * A start that succeeds is stopped again.
+ *
+ * Return: 0 if GOTRACE_START failed with @err and no session started; -1.
+ */
+int gt_start_refused(int fd, struct gotrace_start *args, int err, char *why,
+		     size_t len)
+{
+	struct gotrace_status before, after;
+	int ret, e;
+
+	if (gt_status(fd, &before)) {
+		snprintf(why, len, "GOTRACE_STATUS: %s", strerror(errno));
+		return -1;
+	}
+	args->size = sizeof(*args);
+	ret = ioctl(fd, GOTRACE_START, args);
+	e = errno;
+	if (!ret) {
+		gt_stop(fd);
+		snprintf(why, len, "it started");
+		return -1;
+	}
+	if (e != err) {
+		snprintf(why, len, "%s, want %s", strerror(e), strerror(err));
+		return -1;
+	}
+	if (gt_status(fd, &after)) {
+		snprintf(why, len, "GOTRACE_STATUS after: %s", strerror(errno));
+		return -1;
+	}
+	if (after.sessions != before.sessions ||
+	    after.state == GOTRACE_STATE_TRACING) {
+		snprintf(why, len, "it started a session");
+		return -1;
+	}
+	return 0;
+}
+
 __u32 gt_format_version(__u32 format)
 {
 	return format == GOTRACE_FORMAT_DEFAULT ? GOTRACE_FORMAT_1_21 : format;

@@ -110,6 +110,21 @@ int gt_status(int fd, struct gotrace_status *st);
 const char *gt_header(__u32 format);
 __u32 gt_format_version(__u32 format);
 
+int gt_start_refused(int fd, struct gotrace_start *args, int err, char *why,
+		     size_t len);
+
+/*
+ * In a kselftest_harness.h test: GOTRACE_START with @args must fail with
+ * @err and start nothing (gt_start_refused()); @what names the case.
+ */
+#define GT_EXPECT_START_REFUSED(fd, args, err, what) do {			\
+	char _why[160];								\
+										\
+	EXPECT_EQ(0, gt_start_refused(fd, args, err, _why, sizeof(_why))) {	\
+		TH_LOG("%s: %s", what, _why);					\
+	}									\
+} while (0)
+
 int gt_buf_add(struct gt_buf *t, const void *buf, size_t len);
 void gt_buf_free(struct gt_buf *t);
 int gt_read_to_eof(int fd, struct gt_buf *t, size_t chunk);

@@ -372,26 +372,6 @@ TEST(samples_off_by_default)
 	EXPECT_EQ(0, gt_session_close(&s));
 }
 
-/* A start that fails with @err, and leaves no session behind. */
-static void bad_start(struct __test_metadata *_metadata, int fd,
-		      struct gotrace_start *args, int err, const char *what)
-{
-	struct gotrace_status before, after;
-
-	ASSERT_EQ(0, gt_status(fd, &before));
-	args->size = sizeof(*args);
-	EXPECT_EQ(-1, ioctl(fd, GOTRACE_START, args)) {
-		TH_LOG("%s started", what);
-		gt_stop(fd);
-	}
-	EXPECT_EQ(err, errno) {
-		TH_LOG("%s: %s, want %s", what, strerror(errno), strerror(err));
-	}
-	ASSERT_EQ(0, gt_status(fd, &after));
-	EXPECT_EQ(before.sessions, after.sessions);
-	EXPECT_NE(GOTRACE_STATE_TRACING, after.state);
-}
-
 TEST(bad_samples)
 {
 	struct gotrace_start args;
@@ -403,18 +383,18 @@ TEST(bad_samples)
 	fd = gt_dev_open(O_WRONLY);
 	ASSERT_LE(0, fd);
 	args = (struct gotrace_start){ .cpu_sample_hz = GOTRACE_CPU_SAMPLE_HZ_MAX + 1 };
-	bad_start(_metadata, fd, &args, EINVAL, "a rate above the most");
+	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "a rate above the most");
 	args = (struct gotrace_start){ .cpu_sample_hz = 0xffffffff };
-	bad_start(_metadata, fd, &args, EINVAL, "the largest rate");
+	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "the largest rate");
 	args = (struct gotrace_start){ .format = GOTRACE_FORMAT_1_11,
 				       .cpu_sample_hz = SAMPLE_HZ };
-	bad_start(_metadata, fd, &args, EINVAL, "format 1.11, without CPUSample");
+	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "format 1.11, without CPUSample");
 	args = (struct gotrace_start){ .format = GOTRACE_FORMAT_1_26,
 				       .flags = GOTRACE_START_FLIGHT,
 				       .cpu_sample_hz = SAMPLE_HZ };
-	bad_start(_metadata, fd, &args, EINVAL, "a flight recorder");
+	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "a flight recorder");
 	args = (struct gotrace_start){ .reserved3 = 1 };
-	bad_start(_metadata, fd, &args, EINVAL, "reserved3 set");
+	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "reserved3 set");
 	close(fd);
 
 	/* Nothing was lost: a start at the most rate still works. */
