@@ -263,17 +263,24 @@ def annotate_summary(wins):
     return out or None
 
 
-def samples_summary(samp):
-    """Reads of /dev/zero recorded without and with CPU samples (medians over rounds)."""
-    modes = ("recorded", "sampled", "recorded-empty", "sampled-empty")
-    by = {m: [x for x in samp if x["mode"] == m] for m in modes}
+def modes_medians(windows, modes):
+    """Per mode, the medians of its windows' instructions, events and bytes; None if
+    a mode has no window."""
+    by = {m: [x for x in windows if x["mode"] == m] for m in modes}
     if not all(by.values()):
         return None
-    out = {m: {"insns": med([x["insns"] for x in xs]),
-               "events": med([x.get("events", 0) for x in xs]),
-               "bytes": med([x.get("bytes", 0) for x in xs]),
-               "rounds": len(xs)} for m, xs in by.items()}
-    hz = by["sampled"][0]["hz"]
+    return {m: {"insns": med([x["insns"] for x in xs]),
+                "events": med([x.get("events", 0) for x in xs]),
+                "bytes": med([x.get("bytes", 0) for x in xs]),
+                "rounds": len(xs)} for m, xs in by.items()}
+
+
+def samples_summary(samp):
+    """Reads of /dev/zero recorded without and with CPU samples (medians over rounds)."""
+    out = modes_medians(samp, ("recorded", "sampled", "recorded-empty", "sampled-empty"))
+    if not out:
+        return None
+    hz = next(x["hz"] for x in samp if x["mode"] == "sampled")
     # The samples and their cost, each session's fixed cost (its empty
     # window) taken off: creating and releasing the perf events is not a
     # sample's.
@@ -296,14 +303,10 @@ def filter_summary(filt):
     """The ping-pong untraced, recorded, and filtered out (medians over rounds)."""
     if not filt:
         return None
-    modes = ("untraced", "recorded", "filtered", "recorded-empty", "filtered-empty")
-    by = {m: [x for x in filt if x["mode"] == m] for m in modes}
-    if not all(by.values()):
+    out = modes_medians(filt, ("untraced", "recorded", "filtered", "recorded-empty",
+                               "filtered-empty"))
+    if not out:
         return None
-    out = {m: {"insns": med([x["insns"] for x in xs]),
-               "events": med([x.get("events", 0) for x in xs]),
-               "bytes": med([x.get("bytes", 0) for x in xs]),
-               "rounds": len(xs)} for m, xs in by.items()}
     base = out["untraced"]["insns"]
     for m in ("recorded", "filtered"):
         out[m]["overhead"] = out[m]["insns"] - base
