@@ -73,6 +73,29 @@ bool gt_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v)
 	return false;
 }
 
+/* A varint's most bytes: far enough from the end of the data, none is checked against it. */
+#define VARINT_MAX	10
+
+/* gt_uvarint(), without a bounds check on each byte far from the end of the data. */
+static bool wire_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v)
+{
+	const uint8_t *p = buf + *off;
+	unsigned int i;
+	uint64_t x;
+
+	if (size - *off <= VARINT_MAX)
+		return gt_uvarint(buf, size, off, v);
+	x = *p & 0x7f;
+	for (i = 1; *p++ & 0x80; i++) {
+		if (i == VARINT_MAX)
+			return false;
+		x |= (uint64_t)(*p & 0x7f) << (7 * i);
+	}
+	*off = (uint64_t)(p - buf);
+	*v = x;
+	return true;
+}
+
 static int varint_fail(const uint8_t *buf, size_t size, uint64_t off, const struct gt_raw *raw,
 		       struct gt_error *err)
 {
@@ -138,7 +161,7 @@ static int wire_sized_args(const uint8_t *buf, size_t size, uint64_t *off, struc
 	start = *off;
 	raw->args_off = start;
 	while (*off - start < len) {
-		if (!gt_uvarint(buf, size, off, &v))
+		if (!wire_uvarint(buf, size, off, &v))
 			return varint_fail(buf, size, *off, raw, err);
 		keep_arg(raw, v);
 	}
@@ -177,35 +200,6 @@ static int wire_log_value(const uint8_t *buf, size_t size, uint64_t *off, struct
 	return 0;
 }
 
-/* An event of inline arguments takes at most its type byte and four 10-byte varints. */
-#define INLINE_MAX	(1 + 4 * 10)
-
-/*
- * @narg inline arguments at *@off, the data known to go on for INLINE_MAX
- * bytes: no end to watch for. False for a varint of over 10 bytes, left to
- * the checked path to report.
- */
-static bool wire_inline_args(const uint8_t *buf, uint64_t *off, unsigned int narg,
-			     struct gt_raw *raw)
-{
-	const uint8_t *p = buf + *off;
-	unsigned int i, j;
-	uint64_t x;
-
-	for (i = 0; i < narg; i++) {
-		x = *p & 0x7f;
-		for (j = 1; *p++ & 0x80; j++) {
-			if (j == 10)
-				return false;
-			x |= (uint64_t)(*p & 0x7f) << (7 * j);
-		}
-		raw->args[i] = x;
-	}
-	raw->nargs = narg;
-	*off = (uint64_t)(p - buf);
-	return true;
-}
-
 int gt_wire_next(const uint8_t *buf, size_t size, uint64_t off, int ver,
 		 struct gt_raw *raw, struct gt_error *err)
 {
@@ -230,11 +224,9 @@ int gt_wire_next(const uint8_t *buf, size_t size, uint64_t off, int ver,
 	if (raw->type == GT_EV_STRING)
 		return wire_string(buf, size, off, raw, err);
 	raw->args_off = off;
-	if (narg < 4 && size - off >= INLINE_MAX && wire_inline_args(buf, &off, narg, raw)) {
-		/* the usual event, decoded */
-	} else if (narg < 4) {
+	if (narg < 4) {
 		for (i = 0; i < narg; i++) {
-			if (!gt_uvarint(buf, size, &off, &v))
+			if (!wire_uvarint(buf, size, &off, &v))
 				return varint_fail(buf, size, off, raw, err);
 			keep_arg(raw, v);
 		}
