@@ -77,7 +77,7 @@ bool gt_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v)
 #define VARINT_MAX	10
 
 /* gt_uvarint(), without a bounds check on each byte far from the end of the data. */
-static bool wire_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v)
+static inline bool wire_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v)
 {
 	const uint8_t *p = buf + *off;
 	unsigned int i;
