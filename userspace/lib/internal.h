@@ -144,7 +144,7 @@ struct gt_merge {
 	struct gt_table gs;		/* goroutine -> record, a struct gt_order_g first */
 	struct gt_idset ended;		/* goroutines whose record gt_merge_end() dropped */
 	struct gt_order_g *g;		/* the record of the last event's goroutine, */
-	uint64_t g_id;			/* if it has one (NULL: unordered) */
+	uint64_t g_id;			/* if at hand (NULL: looked up when asked) */
 	struct gt_order_g *other;	/* the last other record gt_merge_g() found */
 	uint64_t other_id;
 };

@@ -379,15 +379,22 @@ static void unlocal(struct gt_event *ev)
 
 int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err)
 {
+	struct gt_source *src;
 	uint32_t s;
 
 	if (!m->nr_front)
 		return m->nr_waiting ? stuck(m, err) : 0;
 	s = frontier_pop(m);
-	*ev = *m->src[s].head;
-	m->g = m->src[s].g;
-	m->g_id = m->src[s].tr.g;
-	if (apply(m, &m->src[s], ev, m->g, err) || advance(m, s, err))
+	src = &m->src[s];
+	*ev = *src->head;
+	m->g = src->g;
+	m->g_id = src->tr.g;
+	/* An unordered event is mostly its P's running goroutine's: the source has its record. */
+	if (!m->g && src->last_g && src->last_g_id == ev->g) {
+		m->g = src->last_g;
+		m->g_id = ev->g;
+	}
+	if (apply(m, src, ev, src->g, err) || advance(m, s, err))
 		return -1;
 	frontier_join(m);
 	unlocal(ev);
