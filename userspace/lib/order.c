@@ -55,7 +55,11 @@ struct gt_source {
 
 static const char *const status_names[] = { "dead", "runnable", "running", "waiting" };
 
-/* Written in place: a returned struct went through the stack, read back before it was stored. */
+/*
+ * What @ev needs of its goroutine and leaves it, into @tr: written in place
+ * (returned, the struct went through the stack, read back before its stores
+ * had landed).
+ */
 static void transition_of(const struct gt_event *ev, struct trans *tr)
 {
 	const uint64_t *a = ev->args;

@@ -73,7 +73,7 @@ bool gt_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v)
 	return false;
 }
 
-/* A varint's most bytes: far enough from the end of the data, none is checked against it. */
+/* A varint has at most this many bytes: one starting further from the end cannot run past it. */
 #define VARINT_MAX	10
 
 /* gt_uvarint(), without a bounds check on each byte far from the end of the data. */
