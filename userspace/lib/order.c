@@ -162,7 +162,9 @@ static void frontier_add(struct gt_merge *m, uint32_t s)
 		else
 			lo = mid + 1;
 	}
-	memmove(&m->front[lo + 1], &m->front[lo], (m->nr_front - lo) * sizeof(*m->front));
+	/* With few Ps there is often nothing to move: no call then. */
+	if (lo < m->nr_front)
+		memmove(&m->front[lo + 1], &m->front[lo], (m->nr_front - lo) * sizeof(*m->front));
 	m->front[lo] = s;
 	m->nr_front++;
 }
