@@ -16,35 +16,61 @@ void gt_cursor_init(struct gt_cursor *c, const struct gt_trace *t, const struct 
 	c->proc = proc;
 }
 
-/*
- * Arguments after the time stamp; a stack id, if any, is the last one. All
- * but the time, P and goroutine, which the caller sets.
- */
-static void fill_event(struct gt_event *ev, const struct gt_raw *raw)
+/* A varint of an event the index checked: it ends within the data, in at most 10 bytes. */
+static uint64_t read_uvarint(const uint8_t **p)
 {
-	unsigned int n = raw->nargs - 1, i;
+	const uint8_t *q = *p;
+	uint64_t x = *q & 0x7f;
+	unsigned int i;
 
-	ev->off = raw->off;
-	ev->type = raw->type;
-	ev->stk = 0;
-	if (gt_descs[raw->type].stack)
-		ev->stk = raw->args[n--];
+	for (i = 1; *q++ & 0x80; i++)
+		x |= (uint64_t)(*q & 0x7f) << (7 * i);
+	*p = q;
+	return x;
+}
+
+/*
+ * The timed event at @off into @ev, all but its time, P and goroutine, which
+ * the caller sets: the index decoded it once with every check, so this
+ * reads it straight into the event, knowing its number of arguments (a
+ * stack id, if any, is the last). Returns its time stamp's delta; *@end is
+ * past it.
+ */
+static uint64_t read_event(const struct gt_trace *t, uint64_t off, struct gt_event *ev,
+			   uint64_t *end)
+{
+	const uint8_t *p = t->data + off;
+	unsigned int type = *p & 0x3f, stack = gt_descs[type].stack, n, i;
+	uint64_t delta;
+
+	if (*p++ >> 6 == 3)
+		read_uvarint(&p);	/* the arguments' length in bytes */
+	n = t->nr_args[type] - 1 - stack;
+	ev->off = off;
+	ev->type = (uint8_t)type;
+	delta = read_uvarint(&p);
 	for (i = 0; i < n; i++)
-		ev->args[i] = raw->args[i + 1];
+		ev->args[i] = read_uvarint(&p);
 	for (; i < 3; i++)
 		ev->args[i] = 0;
-	ev->str_off = raw->str_off;
-	ev->str_len = raw->str_len;
+	ev->stk = stack ? read_uvarint(&p) : 0;
+	ev->str_off = 0;
+	ev->str_len = 0;
+	if (type == GT_EV_USER_LOG) {
+		ev->str_len = read_uvarint(&p);
+		ev->str_off = (uint64_t)(p - t->data);
+		p += ev->str_len;
+	}
+	*end = (uint64_t)(p - t->data);
+	return delta;
 }
 
 void gt_event_at(const struct gt_trace *t, uint64_t off, struct gt_event *ev)
 {
-	struct gt_error err;
-	struct gt_raw raw;
+	uint64_t end;
 
-	gt_wire_next(t->data, t->size, off, t->ver, &raw, &err);
 	memset(ev, 0, sizeof(*ev));
-	fill_event(ev, &raw);
+	read_event(t, off, ev, &end);
 }
 
 /* Go's rules for the goroutine of an event and of the events after it. */
@@ -120,18 +146,18 @@ bool gt_cursor_next(struct gt_cursor *c, struct gt_event *ev)
 	const struct gt_trace *t = c->t;
 	struct gt_error err;
 	struct gt_raw raw;
+	uint64_t delta;
 
 	if (!c->proc)
 		return sample_next(c, ev);
 	for (;;) {
 		if (!c->off && !batch_next(c))
 			return false;
-		/* The index checked every event: only the end of data stops here. */
-		if (gt_wire_next(t->data, t->size, c->off, t->ver, &raw, &err) <= 0) {
+		if (c->off >= t->size) {
 			c->off = 0;
 			continue;
 		}
-		switch (raw.type) {
+		switch (t->data[c->off] & 0x3f) {
 		case GT_EV_BATCH:
 			c->off = 0;
 			continue;
@@ -139,14 +165,14 @@ bool gt_cursor_next(struct gt_cursor *c, struct gt_event *ev)
 		case GT_EV_STACK:
 		case GT_EV_FREQUENCY:
 		case GT_EV_TIMER_GOROUTINE:
+			gt_wire_next(t->data, t->size, c->off, t->ver, &raw, &err);
 			c->off = raw.end;
 			continue;
 		}
-		c->off = raw.end;
-		c->last_ts = (int64_t)((uint64_t)c->last_ts + raw.args[0]);
-		if (raw.type == GT_EV_CPU_SAMPLE)
+		delta = read_event(t, c->off, ev, &c->off);
+		c->last_ts = (int64_t)((uint64_t)c->last_ts + delta);
+		if (ev->type == GT_EV_CPU_SAMPLE)
 			continue;
-		fill_event(ev, &raw);
 		ev->ts = ev->wire_ts = c->last_ts;
 		ev->p = ev->wire_p = c->proc->id;
 		assign_g(c, ev);

@@ -144,7 +144,7 @@ struct gt_merge {
 	struct gt_table gs;		/* goroutine -> record, a struct gt_order_g first */
 	struct gt_idset ended;		/* goroutines whose record gt_merge_end() dropped */
 	struct gt_order_g *g;		/* the record of the last event's goroutine, */
-	uint64_t g_id;			/* if it has one (NULL: unordered) */
+	uint64_t g_id;			/* if at hand (NULL: looked up when asked) */
 	struct gt_order_g *other;	/* the last other record gt_merge_g() found */
 	uint64_t other_id;
 };
@@ -154,11 +154,24 @@ int gt_merge_init(struct gt_merge *m, const struct gt_trace *t, size_t g_size,
 		  struct gt_error *err);
 /* 1 with @ev the next event, 0 at the end, -1 with @err set. */
 int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err);
+/* gt_merge_g() of a goroutine other than the last two found. */
+void *gt_merge_g_find(struct gt_merge *m, uint64_t id);
+
 /*
  * The record of goroutine @id, created zeroed if new, NULL if out of memory;
- * running with ended set if gt_merge_end() had dropped it.
+ * running with ended set if gt_merge_end() had dropped it. The event's
+ * goroutine is the merge's; a GoCreate's or GoUnblock's other goroutine is
+ * asked for several times (the checks, then the state machines): both are
+ * found here, inline, without a call.
  */
-void *gt_merge_g(struct gt_merge *m, uint64_t id);
+static inline void *gt_merge_g(struct gt_merge *m, uint64_t id)
+{
+	if (m->g && m->g_id == id)
+		return m->g;
+	if (m->other && m->other_id == id)
+		return m->other;
+	return gt_merge_g_find(m, id);
+}
 /* Goroutine @id (record @g) ended: its record goes if no event can change it. */
 void gt_merge_end(struct gt_merge *m, uint64_t id, struct gt_order_g *g);
 void gt_merge_free(struct gt_merge *m);

@@ -55,21 +55,30 @@ struct gt_source {
 
 static const char *const status_names[] = { "dead", "runnable", "running", "waiting" };
 
-static struct trans transition_of(const struct gt_event *ev)
+/*
+ * What @ev needs of its goroutine and leaves it, into @tr: written in place
+ * (returned, the struct went through the stack, read back before its stores
+ * had landed).
+ */
+static void transition_of(const struct gt_event *ev, struct trans *tr)
 {
 	const uint64_t *a = ev->args;
 
 	switch (ev->type) {
 	case GT_EV_GO_CREATE:
-		return (struct trans){ a[0], 0, 1, G_DEAD, G_RUNNABLE };
+		*tr = (struct trans){ a[0], 0, 1, G_DEAD, G_RUNNABLE };
+		return;
 	case GT_EV_GO_WAITING:
 	case GT_EV_GO_IN_SYSCALL:
-		return (struct trans){ ev->g, 1, 2, G_RUNNABLE, G_WAITING };
+		*tr = (struct trans){ ev->g, 1, 2, G_RUNNABLE, G_WAITING };
+		return;
 	case GT_EV_GO_START:
 	case GT_EV_GO_START_LABEL:
-		return (struct trans){ ev->g, a[1], a[1] + 1, G_RUNNABLE, G_RUNNING };
+		*tr = (struct trans){ ev->g, a[1], a[1] + 1, G_RUNNABLE, G_RUNNING };
+		return;
 	case GT_EV_GO_START_LOCAL:
-		return (struct trans){ ev->g, NOSEQ, SEQINC, G_RUNNABLE, G_RUNNING };
+		*tr = (struct trans){ ev->g, NOSEQ, SEQINC, G_RUNNABLE, G_RUNNING };
+		return;
 	case GT_EV_GO_BLOCK:
 	case GT_EV_GO_BLOCK_SEND:
 	case GT_EV_GO_BLOCK_RECV:
@@ -80,20 +89,25 @@ static struct trans transition_of(const struct gt_event *ev)
 	case GT_EV_GO_SLEEP:
 	case GT_EV_GO_SYSBLOCK:
 	case GT_EV_GO_BLOCK_GC:
-		return (struct trans){ ev->g, NOSEQ, NOSEQ, G_RUNNING, G_WAITING };
+		*tr = (struct trans){ ev->g, NOSEQ, NOSEQ, G_RUNNING, G_WAITING };
+		return;
 	case GT_EV_GO_SCHED:
 	case GT_EV_GO_PREEMPT:
-		return (struct trans){ ev->g, NOSEQ, NOSEQ, G_RUNNING, G_RUNNABLE };
+		*tr = (struct trans){ ev->g, NOSEQ, NOSEQ, G_RUNNING, G_RUNNABLE };
+		return;
 	case GT_EV_GO_UNBLOCK:
 	case GT_EV_GO_SYSEXIT:
-		return (struct trans){ a[0], a[1], a[1] + 1, G_WAITING, G_RUNNABLE };
+		*tr = (struct trans){ a[0], a[1], a[1] + 1, G_WAITING, G_RUNNABLE };
+		return;
 	case GT_EV_GO_UNBLOCK_LOCAL:
 	case GT_EV_GO_SYSEXIT_LOCAL:
-		return (struct trans){ a[0], NOSEQ, SEQINC, G_WAITING, G_RUNNABLE };
+		*tr = (struct trans){ a[0], NOSEQ, SEQINC, G_WAITING, G_RUNNABLE };
+		return;
 	case GT_EV_GC_START:
-		return (struct trans){ GARBAGE, a[0], a[0] + 1, G_DEAD, G_DEAD };
+		*tr = (struct trans){ GARBAGE, a[0], a[0] + 1, G_DEAD, G_DEAD };
+		return;
 	}
-	return (struct trans){ .g = UNORDERED };
+	*tr = (struct trans){ .g = UNORDERED };
 }
 
 static bool ready(const struct trans *tr, const struct gt_order_g *g)
@@ -148,7 +162,9 @@ static void frontier_add(struct gt_merge *m, uint32_t s)
 		else
 			lo = mid + 1;
 	}
-	memmove(&m->front[lo + 1], &m->front[lo], (m->nr_front - lo) * sizeof(*m->front));
+	/* With few Ps there is often nothing to move: no call then. */
+	if (lo < m->nr_front)
+		memmove(&m->front[lo + 1], &m->front[lo], (m->nr_front - lo) * sizeof(*m->front));
 	m->front[lo] = s;
 	m->nr_front++;
 }
@@ -193,7 +209,7 @@ static int offer(struct gt_merge *m, uint32_t s, struct gt_error *err)
 	struct gt_source *src = &m->src[s];
 	struct gt_order_g *g = NULL;
 
-	src->tr = transition_of(src->head);
+	transition_of(src->head, &src->tr);
 	if (src->tr.g != UNORDERED) {
 		g = src->last_g && src->last_g_id == src->tr.g ? src->last_g : g_rec(m, src->tr.g);
 		if (!g) {
@@ -310,7 +326,7 @@ static int stuck(struct gt_merge *m, struct gt_error *err)
 	for (i = 0; i < m->nr_src; i++)
 		if (m->src[i].has_head && (!ev || before(m->src[i].head, ev)))
 			ev = m->src[i].head;
-	tr = transition_of(ev);
+	transition_of(ev, &tr);
 	g = gt_table_get(&m->gs, tr.g);
 	if (g && g->ended)
 		snprintf(have, sizeof(have), "has ended (running for good, its seq not kept)");
@@ -369,31 +385,30 @@ static void unlocal(struct gt_event *ev)
 
 int gt_merge_next(struct gt_merge *m, struct gt_event *ev, struct gt_error *err)
 {
+	struct gt_source *src;
 	uint32_t s;
 
 	if (!m->nr_front)
 		return m->nr_waiting ? stuck(m, err) : 0;
 	s = frontier_pop(m);
-	*ev = *m->src[s].head;
-	m->g = m->src[s].g;
-	m->g_id = m->src[s].tr.g;
-	if (apply(m, &m->src[s], ev, m->g, err) || advance(m, s, err))
+	src = &m->src[s];
+	*ev = *src->head;
+	m->g = src->g;
+	m->g_id = src->tr.g;
+	/* An unordered event is mostly its P's running goroutine's: the source has its record. */
+	if (!m->g && src->last_g && src->last_g_id == ev->g) {
+		m->g = src->last_g;
+		m->g_id = ev->g;
+	}
+	if (apply(m, src, ev, src->g, err) || advance(m, s, err))
 		return -1;
 	frontier_join(m);
 	unlocal(ev);
 	return 1;
 }
 
-/*
- * The event's goroutine is the merge's; a GoCreate's or GoUnblock's other
- * goroutine is asked for twice (the checks, then the state machines).
- */
-void *gt_merge_g(struct gt_merge *m, uint64_t id)
+void *gt_merge_g_find(struct gt_merge *m, uint64_t id)
 {
-	if (m->g && m->g_id == id)
-		return m->g;
-	if (m->other && m->other_id == id)
-		return m->other;
 	m->other = g_rec(m, id);
 	m->other_id = id;
 	return m->other;

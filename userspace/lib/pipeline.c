@@ -90,7 +90,7 @@ static void fail(struct pipe *p, enum gt_phase phase, const struct gt_event *ev,
 	record(p, &err);
 }
 
-static struct pipe_g *pipe_g(struct pipe *p, uint64_t g, const struct gt_event *ev)
+static inline struct pipe_g *pipe_g(struct pipe *p, uint64_t g, const struct gt_event *ev)
 {
 	struct pipe_g *rec = gt_merge_g(&p->merge, g);
 

@@ -26,13 +26,9 @@ void gt_table_free(struct gt_table *tab)
 	gt_table_init(tab, tab->size);
 }
 
-void *gt_table_get(const struct gt_table *tab, uint64_t key)
+void *gt_table_find(const struct gt_table *tab, uint64_t key)
 {
-	uint64_t *v;
-
-	if (key < GT_TABLE_DIRECT && tab->direct[key])
-		return tab->direct[key];
-	v = gt_map_get(&tab->index, key);
+	uint64_t *v = gt_map_get(&tab->index, key);
 
 	return v ? (void *)(uintptr_t)*v : NULL;
 }
@@ -60,14 +56,12 @@ static void *table_alloc(struct gt_table *tab)
 	return tab->chunks[tab->nr_chunks - 1] + tab->size * tab->used++;
 }
 
-void *gt_table_add(struct gt_table *tab, uint64_t key)
+void *gt_table_insert(struct gt_table *tab, uint64_t key)
 {
 	bool added;
 	uint64_t *v;
 	void *rec;
 
-	if (key < GT_TABLE_DIRECT && tab->direct[key])
-		return tab->direct[key];
 	v = gt_map_put(&tab->index, key, &added);
 	if (!v)
 		return NULL;

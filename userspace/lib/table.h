@@ -22,9 +22,24 @@ struct gt_table {
 
 void gt_table_init(struct gt_table *tab, size_t size);
 void gt_table_free(struct gt_table *tab);
+/* gt_table_get() and gt_table_add() of a key not found directly. */
+void *gt_table_find(const struct gt_table *tab, uint64_t key);
+void *gt_table_insert(struct gt_table *tab, uint64_t key);
+
 /* The record of @key or NULL; gt_table_add() creates it zeroed (NULL: no memory). */
-void *gt_table_get(const struct gt_table *tab, uint64_t key);
-void *gt_table_add(struct gt_table *tab, uint64_t key);
+static inline void *gt_table_get(const struct gt_table *tab, uint64_t key)
+{
+	if (key < GT_TABLE_DIRECT && tab->direct[key])
+		return tab->direct[key];
+	return gt_table_find(tab, key);
+}
+
+static inline void *gt_table_add(struct gt_table *tab, uint64_t key)
+{
+	if (key < GT_TABLE_DIRECT && tab->direct[key])
+		return tab->direct[key];
+	return gt_table_insert(tab, key);
+}
 /* Removes @key and frees its record @rec (of at least 8 bytes). */
 void gt_table_drop(struct gt_table *tab, uint64_t key, void *rec);
 /* The number of records. */

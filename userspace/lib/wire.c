@@ -73,6 +73,29 @@ bool gt_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v)
 	return false;
 }
 
+/* A varint has at most this many bytes: one starting further from the end cannot run past it. */
+#define VARINT_MAX	10
+
+/* gt_uvarint(), without a bounds check on each byte far from the end of the data. */
+static inline bool wire_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v)
+{
+	const uint8_t *p = buf + *off;
+	unsigned int i;
+	uint64_t x;
+
+	if (size - *off <= VARINT_MAX)
+		return gt_uvarint(buf, size, off, v);
+	x = *p & 0x7f;
+	for (i = 1; *p++ & 0x80; i++) {
+		if (i == VARINT_MAX)
+			return false;
+		x |= (uint64_t)(*p & 0x7f) << (7 * i);
+	}
+	*off = (uint64_t)(p - buf);
+	*v = x;
+	return true;
+}
+
 static int varint_fail(const uint8_t *buf, size_t size, uint64_t off, const struct gt_raw *raw,
 		       struct gt_error *err)
 {
@@ -138,7 +161,7 @@ static int wire_sized_args(const uint8_t *buf, size_t size, uint64_t *off, struc
 	start = *off;
 	raw->args_off = start;
 	while (*off - start < len) {
-		if (!gt_uvarint(buf, size, off, &v))
+		if (!wire_uvarint(buf, size, off, &v))
 			return varint_fail(buf, size, *off, raw, err);
 		keep_arg(raw, v);
 	}
@@ -203,7 +226,7 @@ int gt_wire_next(const uint8_t *buf, size_t size, uint64_t off, int ver,
 	raw->args_off = off;
 	if (narg < 4) {
 		for (i = 0; i < narg; i++) {
-			if (!gt_uvarint(buf, size, &off, &v))
+			if (!wire_uvarint(buf, size, &off, &v))
 				return varint_fail(buf, size, off, raw, err);
 			keep_arg(raw, v);
 		}
