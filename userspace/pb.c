@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gtrace.h"
 #include "pb.h"
 
 enum { PB_VARINT = 0, PB_LEN = 2 };
@@ -57,23 +58,10 @@ static size_t pb_varint_len(uint64_t v)
 	return n;
 }
 
-/* @v's varint at @p, which has room for it; returns its length. */
-static size_t pb_put_varint(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
 static void pb_raw_varint(struct pb *b, uint64_t v)
 {
 	if (pb_room(b, 10))
-		b->len += pb_put_varint(b->buf + b->len, v);
+		b->len += gt_put_uvarint(b->buf + b->len, v);
 }
 
 static void pb_tag(struct pb *b, uint32_t field, unsigned int type)
@@ -110,7 +98,7 @@ void pb_packed(struct pb *b, uint32_t field, const uint64_t *v, size_t n)
 	if (!pb_room(b, len))
 		return;
 	for (i = 0; i < n; i++)
-		b->len += pb_put_varint(b->buf + b->len, v[i]);
+		b->len += gt_put_uvarint(b->buf + b->len, v[i]);
 }
 
 size_t pb_begin(struct pb *b, uint32_t field)
@@ -136,5 +124,5 @@ void pb_end(struct pb *b, size_t mark)
 		memmove(b->buf + mark + k, b->buf + mark + 1, n);
 		b->len += k - 1;
 	}
-	pb_put_varint(b->buf + mark, n);
+	gt_put_uvarint(b->buf + mark, n);
 }

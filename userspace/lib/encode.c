@@ -4,7 +4,7 @@
 
 #include "internal.h"
 
-static size_t put_uvarint(uint8_t *buf, uint64_t v)
+size_t gt_put_uvarint(uint8_t *buf, uint64_t v)
 {
 	size_t n = 0;
 
@@ -25,13 +25,13 @@ static size_t put_values(uint8_t *buf, unsigned int type, const uint64_t *v, uns
 	if (n < 4) {
 		buf[len++] = (uint8_t)(type | (n ? n - 1 : 0) << 6);
 		for (i = 0; i < n; i++)
-			len += put_uvarint(buf + len, v[i]);
+			len += gt_put_uvarint(buf + len, v[i]);
 		return len;
 	}
 	for (i = 0; i < n; i++)
-		len += put_uvarint(tmp + len, v[i]);
+		len += gt_put_uvarint(tmp + len, v[i]);
 	buf[0] = (uint8_t)(type | 3 << 6);
-	i = 1 + put_uvarint(buf + 1, len);
+	i = 1 + gt_put_uvarint(buf + 1, len);
 	memcpy(buf + i, tmp, len);
 	return i + len;
 }
@@ -55,7 +55,7 @@ size_t gt_encode_event(const struct gt_trace *t, const struct gt_event *ev, uint
 	len = put_values(buf, ev->type, v, n);
 	if (ev->type != GT_EV_USER_LOG)
 		return len;
-	len += put_uvarint(buf + len, ev->str_len);
+	len += gt_put_uvarint(buf + len, ev->str_len);
 	memcpy(buf + len, t->data + ev->str_off, ev->str_len);
 	return len + ev->str_len;
 }
@@ -65,8 +65,8 @@ size_t gt_encode_string(uint64_t id, size_t len, uint8_t *buf)
 	size_t n = 1;
 
 	buf[0] = GT_EV_STRING;
-	n += put_uvarint(buf + n, id);
-	return n + put_uvarint(buf + n, len);
+	n += gt_put_uvarint(buf + n, id);
+	return n + gt_put_uvarint(buf + n, len);
 }
 
 const uint8_t *gt_stack_wire(const struct gt_trace *t, uint64_t id, size_t *len)

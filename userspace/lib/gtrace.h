@@ -147,6 +147,9 @@ size_t gt_stack_ids(const struct gt_trace *t, uint64_t *ids, size_t max);
 /* Ids of the goroutines TimerGoroutine events name, as gt_stack_ids() returns them. */
 size_t gt_timer_gs(const struct gt_trace *t, uint64_t *ids, size_t max);
 
+/* @v as an unsigned varint (LEB128, as Go writes it) at @buf, which has room for 10 bytes. */
+size_t gt_put_uvarint(uint8_t *buf, uint64_t v);
+
 /* Room gt_encode_event() needs, beyond a UserLog's value; gt_encode_string()'s too. */
 #define GT_ENCODE_MAX	80
 
