@@ -3,11 +3,32 @@
  * The first pass: every event is decoded once, in file order, and checked as
  * Go's readTrace() and parseEvents() check it. What later passes need is
  * kept: each P's batches, the string and stack dictionaries, CPU samples.
+ *
+ * A large trace is read in two halves at once, on two threads. The second
+ * starts at a Batch event found past the middle: a batch opens with no state
+ * from the events before it, so what the second thread reads from there is
+ * what one thread would. Where an event begins cannot be told from the bytes
+ * alone (a String's bytes may look like a Batch), so the first thread reads
+ * on until it reaches that offset: if it lands on it, the second half is
+ * added to the first (its Ps' batches after theirs, its strings checked
+ * against the first half's, its stacks replacing theirs, as one pass would);
+ * if it steps past it, the second thread's work is thrown away and the
+ * first reads on to the end. Either way the index is the one-thread pass's.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+#define HALVES_MIN	(16 << 20)	/* smaller traces are read on one thread */
+#define SYNC_MAX	(1 << 20)	/* how far past the middle a Batch is looked for */
+#define SYNC_EVENTS	4096		/* events decoded before a Batch is taken */
+
+/* A String of the second half: added to the trace's strings once the first is read. */
+struct string_def {
+	uint64_t id, off, val;
+};
 
 /* The batch being read: events go to its P once it has one. */
 struct scan {
@@ -18,6 +39,20 @@ struct scan {
 	int64_t batch_ts, last_ts;
 	bool registered;		/* the batch is in its P's list */
 	bool have_min;
+	bool have_freq;			/* a Frequency event was read */
+	/* The second half's Strings, in file order (NULL in the first half's scan). */
+	struct string_def *defs;
+	size_t nr_defs, cap_defs;
+	bool deferred;			/* Strings go to defs */
+};
+
+/* The second half: its scan, into a trace of its own, on its thread. */
+struct half {
+	struct scan s;
+	struct gt_trace t;
+	uint64_t start;			/* its first event, a Batch */
+	bool valid;			/* it was a Batch */
+	pthread_t thread;
 };
 
 static bool oom(struct gt_error *err, uint64_t off)
@@ -70,22 +105,48 @@ static bool batch_register(struct scan *s, uint64_t off)
 	return true;
 }
 
-static bool string_add(struct scan *s, const struct gt_raw *raw)
+/* String @id of the event at @off, its bytes and length in @val, into the trace's. */
+static bool string_put(struct scan *s, uint64_t id, uint64_t off, uint64_t val)
 {
 	uint64_t *v;
 	bool added;
 
-	v = gt_map_put(&s->t->strings, raw->args[0], &added);
+	v = gt_map_put(&s->t->strings, id, &added);
 	if (!v)
-		return oom(&s->wire, raw->off);
+		return oom(&s->wire, off);
 	if (!added) {
-		gt_fail(&s->wire, GT_ERR_WIRE, raw->off, "String at offset %llu reuses id %llu: "
-			"string ids must be unique", (unsigned long long)raw->off,
-			(unsigned long long)raw->args[0]);
+		gt_fail(&s->wire, GT_ERR_WIRE, off, "String at offset %llu reuses id %llu: "
+			"string ids must be unique", (unsigned long long)off,
+			(unsigned long long)id);
 		return false;
 	}
-	*v = raw->str_off << 20 | raw->str_len;
+	*v = val;
 	return true;
+}
+
+/* The second half's Strings wait for the first half's, so that a reused id is found. */
+static bool string_defer(struct scan *s, const struct gt_raw *raw, uint64_t val)
+{
+	struct string_def *d;
+
+	if (s->nr_defs == s->cap_defs) {
+		s->cap_defs = s->cap_defs ? 2 * s->cap_defs : 64;
+		d = realloc(s->defs, s->cap_defs * sizeof(*d));
+		if (!d)
+			return oom(&s->wire, raw->off);
+		s->defs = d;
+	}
+	s->defs[s->nr_defs++] = (struct string_def){ raw->args[0], raw->off, val };
+	return true;
+}
+
+static bool string_add(struct scan *s, const struct gt_raw *raw)
+{
+	uint64_t val = raw->str_off << 20 | raw->str_len;
+
+	if (s->deferred)
+		return string_defer(s, raw, val);
+	return string_put(s, raw->args[0], raw->off, val);
 }
 
 static void parse_fail(struct scan *s, const struct gt_raw *raw, const char *fmt, ...)
@@ -210,6 +271,7 @@ static bool scan_event(struct scan *s, const struct gt_raw *raw)
 		batch_start(s, raw);
 		return true;
 	case GT_EV_FREQUENCY:
+		s->have_freq = true;
 		s->t->ticks_per_sec = (int64_t)raw->args[0];
 		if (s->t->ticks_per_sec <= 0)
 			parse_fail(s, raw, "frequency %lld: ticks per second must be > 0",
@@ -266,22 +328,213 @@ static void nr_args_init(struct gt_trace *t)
 		t->nr_args[type] = (uint8_t)gt_nr_args(type, t->ver);
 }
 
-int gt_index(struct gt_trace *t, struct gt_error *err)
+/* Reads events from @off until one starts at or past @stop, or an error; returns where. */
+static uint64_t scan_range(struct scan *s, uint64_t off, uint64_t stop)
+{
+	const struct gt_trace *t = s->t;
+	struct gt_raw raw;
+
+	while (off < stop && gt_wire_next(t->data, t->size, off, t->ver, &raw, &s->wire) > 0) {
+		if (!scan_event(s, &raw))
+			break;
+		off = raw.end;
+	}
+	return off;
+}
+
+/*
+ * Where the second half starts: a Batch past the middle, or 0 if none is
+ * found near it. Events are decoded from the middle on, as if one started
+ * there: a wrong start soon falls in step with the real events (a varint
+ * ends at a byte below 0x80 however it was entered), so the first Batch
+ * after SYNC_EVENTS of them is most likely a real one. A wrong guess costs
+ * time, not results.
+ */
+static uint64_t half_start(const struct gt_trace *t)
+{
+	uint64_t off = t->size / 2, end = off + SYNC_MAX;
+	struct gt_error err;
+	struct gt_raw raw;
+	unsigned int n = 0;
+
+	while (off < end && off < t->size) {
+		if (gt_wire_next(t->data, t->size, off, t->ver, &raw, &err) <= 0) {
+			n = 0;
+			off++;
+			continue;
+		}
+		if (++n > SYNC_EVENTS && raw.type == GT_EV_BATCH)
+			return off;
+		off = raw.end;
+	}
+	return 0;
+}
+
+/* The second half's thread: from its Batch to the end of the file. */
+static void *half_scan(void *arg)
+{
+	struct half *h = arg;
+	struct gt_raw raw;
+
+	h->valid = gt_wire_next(h->t.data, h->t.size, h->start, h->t.ver, &raw, &h->s.wire) > 0 &&
+		   raw.type == GT_EV_BATCH;
+	if (h->valid)
+		scan_range(&h->s, h->start, h->t.size);
+	return NULL;
+}
+
+static int half_begin(struct half *h, const struct gt_trace *t, uint64_t start)
+{
+	memset(h, 0, sizeof(*h));
+	h->t.data = t->data;
+	h->t.size = t->size;
+	h->t.ver = t->ver;
+	memcpy(h->t.nr_args, t->nr_args, sizeof(h->t.nr_args));
+	gt_map_init(&h->t.proc_ids);
+	gt_map_init(&h->t.strings);
+	gt_map_init(&h->t.stacks);
+	gt_map_init(&h->t.timer_gs);
+	h->s.t = &h->t;
+	h->s.deferred = true;
+	h->start = start;
+	return pthread_create(&h->thread, NULL, half_scan, h);
+}
+
+static void half_free(struct half *h)
+{
+	gt_index_free(&h->t);
+	free(h->s.defs);
+}
+
+/* The second half's Ps: their batches after the first half's, new Ps after its Ps. */
+static bool half_join_procs(struct scan *s, const struct gt_trace *b)
+{
+	const struct gt_proc *src;
+	struct gt_batch *v;
+	struct gt_proc *p;
+	size_t i, n;
+
+	for (i = 0; i < b->nr_procs; i++) {
+		src = &b->procs[i];
+		p = proc_get(s->t, src->id, s->off, &s->wire);
+		if (!p)
+			return false;
+		n = p->nr_batches + src->nr_batches;
+		if (n > p->cap) {
+			v = realloc(p->batches, n * sizeof(*v));
+			if (!v)
+				return oom(&s->wire, s->off);
+			p->batches = v;
+			p->cap = n;
+		}
+		memcpy(&p->batches[p->nr_batches], src->batches,
+		       src->nr_batches * sizeof(*src->batches));
+		p->nr_batches = n;
+	}
+	return true;
+}
+
+/* Every key of @from into @to with its value; later values replace earlier ones. */
+static bool map_join(struct scan *s, struct gt_map *to, const struct gt_map *from)
+{
+	uint64_t *v;
+	bool added;
+	size_t i;
+
+	for (i = 0; i < from->cap; i++) {
+		if (!from->used[i])
+			continue;
+		v = gt_map_put(to, from->slots[i].key, &added);
+		if (!v)
+			return oom(&s->wire, s->off);
+		*v = from->slots[i].val;
+	}
+	return true;
+}
+
+static bool half_join_samples(struct scan *s, const struct gt_trace *b)
+{
+	struct gt_trace *t = s->t;
+	struct gt_sample *v;
+
+	if (!b->nr_samples)
+		return true;
+	v = realloc(t->samples, (t->nr_samples + b->nr_samples) * sizeof(*v));
+	if (!v)
+		return oom(&s->wire, s->off);
+	memcpy(&v[t->nr_samples], b->samples, b->nr_samples * sizeof(*v));
+	t->samples = v;
+	t->nr_samples += b->nr_samples;
+	return true;
+}
+
+/*
+ * The second half after the first, which ended where it starts: what one
+ * pass over both would have found. Its Strings are added one by one, so
+ * that an id it reuses fails where one pass fails; the first error of each
+ * phase is the first half's if it has one.
+ */
+static void half_join(struct scan *s, struct half *h)
+{
+	const struct scan *hs = &h->s;
+	struct gt_trace *t = s->t;
+	size_t i;
+
+	for (i = 0; i < hs->nr_defs; i++)
+		if (!string_put(s, hs->defs[i].id, hs->defs[i].off, hs->defs[i].val))
+			return;
+	if (hs->wire.phase) {
+		s->wire = hs->wire;
+		return;
+	}
+	if (!s->parse.phase)
+		s->parse = hs->parse;
+	if (!half_join_procs(s, &h->t) || !map_join(s, &t->stacks, &h->t.stacks) ||
+	    !map_join(s, &t->timer_gs, &h->t.timer_gs) || !half_join_samples(s, &h->t))
+		return;
+	t->nr_events += h->t.nr_events;
+	t->nr_batches += h->t.nr_batches;
+	t->nr_futile += h->t.nr_futile;
+	if (hs->have_freq)
+		t->ticks_per_sec = h->t.ticks_per_sec;
+	if (hs->have_min && (!s->have_min || h->t.min_ts < t->min_ts))
+		t->min_ts = h->t.min_ts;
+	s->have_min |= hs->have_min;
+	t->halves = true;
+}
+
+/* Reads the file from @off, with the second half from @start on a thread of its own. */
+static void scan_halves(struct scan *s, uint64_t off, uint64_t start)
+{
+	struct half h;
+
+	if (half_begin(&h, s->t, start)) {
+		scan_range(s, off, s->t->size);
+		return;
+	}
+	off = scan_range(s, off, start);
+	pthread_join(h.thread, NULL);
+	if (!s->wire.phase && off == start && h.valid)
+		half_join(s, &h);
+	else if (!s->wire.phase)
+		scan_range(s, off, s->t->size);
+	half_free(&h);
+}
+
+int gt_index(struct gt_trace *t, uint64_t half, struct gt_error *err)
 {
 	struct scan s = { .t = t, .off = GT_HEADER_SIZE };
-	struct gt_raw raw;
-	uint64_t off = GT_HEADER_SIZE;
-	int r;
 
 	if (gt_parse_header(t->data, t->size, &t->ver, err))
 		return -1;
 	nr_args_init(t);
+	if (!half && t->size >= HALVES_MIN)
+		half = half_start(t);
 	/* Events before the first Batch belong to P 0 from time 0, as in Go. */
-	while ((r = gt_wire_next(t->data, t->size, off, t->ver, &raw, &s.wire)) > 0) {
-		if (!scan_event(&s, &raw))
-			break;
-		off = raw.end;
-	}
+	if (half >= GT_HEADER_SIZE && half < t->size)
+		scan_halves(&s, GT_HEADER_SIZE, half);
+	else
+		scan_range(&s, GT_HEADER_SIZE, t->size);
 	if (s.wire.phase) {
 		*err = s.wire;
 		return -1;

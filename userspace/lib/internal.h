@@ -100,10 +100,19 @@ struct gt_trace {
 	struct gt_map strings;		/* id -> offset << 20 | length */
 	struct gt_map stacks;		/* id -> offset of the Stack event */
 	struct gt_map timer_gs;		/* goroutines that are Go timer goroutines */
+	bool halves;			/* the index read two halves at once */
 };
 
-/* index.c: the first pass over the file. */
-int gt_index(struct gt_trace *t, struct gt_error *err);
+/*
+ * index.c: the first pass over the file. With @half 0, a large trace is
+ * read in two halves on two threads, the second from a Batch past the
+ * middle; otherwise the second half starts at offset @half (a test of the
+ * two halves' join), or there is none if @half is past the header's end.
+ */
+int gt_index(struct gt_trace *t, uint64_t half, struct gt_error *err);
+/* gt_open_mem() with gt_index()'s @half. */
+int gt_open_mem_at(const void *data, size_t size, uint64_t half, struct gt_trace **t,
+		   struct gt_error *err);
 void gt_index_free(struct gt_trace *t);
 
 /* cursor.c: one P's events in file order, as Go's parseEvents() sees them. */

@@ -10,8 +10,8 @@
 
 #include "internal.h"
 
-static int trace_new(const void *data, size_t size, bool mapped, struct gt_trace **tp,
-		     struct gt_error *err)
+static int trace_new(const void *data, size_t size, bool mapped, uint64_t half,
+		     struct gt_trace **tp, struct gt_error *err)
 {
 	struct gt_trace *t = calloc(1, sizeof(*t));
 
@@ -26,7 +26,7 @@ static int trace_new(const void *data, size_t size, bool mapped, struct gt_trace
 	gt_map_init(&t->strings);
 	gt_map_init(&t->stacks);
 	gt_map_init(&t->timer_gs);
-	if (gt_index(t, err)) {
+	if (gt_index(t, half, err)) {
 		gt_close(t);
 		return -1;
 	}
@@ -36,7 +36,13 @@ static int trace_new(const void *data, size_t size, bool mapped, struct gt_trace
 
 int gt_open_mem(const void *data, size_t size, struct gt_trace **t, struct gt_error *err)
 {
-	return trace_new(data, size, false, t, err);
+	return trace_new(data, size, false, 0, t, err);
+}
+
+int gt_open_mem_at(const void *data, size_t size, uint64_t half, struct gt_trace **t,
+		   struct gt_error *err)
+{
+	return trace_new(data, size, false, half, t, err);
 }
 
 int gt_map_file(const char *path, const void **data, size_t *size, int *fdp,
@@ -84,7 +90,7 @@ int gt_open(const char *path, struct gt_trace **t, struct gt_error *err)
 
 	if (gt_map_file(path, &data, &size, NULL, err))
 		return -1;
-	r = trace_new(data, size, data != NULL, t, err);
+	r = trace_new(data, size, data != NULL, 0, t, err);
 	if (r && data)
 		munmap((void *)data, size);
 	return r;
