@@ -101,7 +101,16 @@ static void handoff_publish(struct handoff *h, bool last)
 		h->ring[h->head % RING_BLOCKS].n = 0;
 }
 
-/* gt_check()'s sink on the calling thread: the event into the block being filled. */
+/* Where the merge puts its next event: the next place in the block being filled. */
+static struct gt_event *handoff_slot(void *ctx)
+{
+	struct handoff *h = ctx;
+	struct block *b = &h->ring[h->head % RING_BLOCKS];
+
+	return &b->evs[b->n];
+}
+
+/* gt_check()'s sink on the calling thread: the event joins the block being filled. */
 static int handoff_put(void *ctx, const struct gt_trace *t, const struct gt_event *ev)
 {
 	struct handoff *h = ctx;
@@ -111,7 +120,9 @@ static int handoff_put(void *ctx, const struct gt_trace *t, const struct gt_even
 	(void)t;
 	if (ret)
 		return ret;
-	b->evs[b->n++] = *ev;
+	if (ev != &b->evs[b->n])
+		b->evs[b->n] = *ev;
+	b->n++;
 	if (b->n == BLOCK_EVENTS)
 		handoff_publish(h, false);
 	return 0;
@@ -133,7 +144,7 @@ int gt_check_apart(struct gt_trace *t, gt_sink_fn fn, void *ctx, struct gt_error
 		r = gt_check(t, fn, ctx, err);
 		goto out;
 	}
-	r = gt_check(t, handoff_put, &h, err);
+	r = gt_check_slots(t, handoff_put, handoff_slot, &h, err);
 	handoff_publish(&h, true);
 	pthread_join(sink, NULL);
 	if (h.ret)

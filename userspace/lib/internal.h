@@ -104,6 +104,16 @@ struct gt_trace {
 };
 
 /*
+ * pipeline.c: gt_check() with the merge putting each event where @slot says
+ * (the sink's @ctx), so that a sink that keeps events (gt_check_apart())
+ * need not copy them; @fn gets that pointer, or another for an event the
+ * checks made up.
+ */
+typedef struct gt_event *(*gt_slot_fn)(void *ctx);
+int gt_check_slots(struct gt_trace *t, gt_sink_fn fn, gt_slot_fn slot, void *ctx,
+		   struct gt_error *err);
+
+/*
  * index.c: the first pass over the file. With @half 0, a large trace is
  * read in two halves on two threads, the second from a Batch past the
  * middle; otherwise the second half starts at offset @half (a test of the

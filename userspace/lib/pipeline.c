@@ -46,6 +46,7 @@ struct pipe {
 	struct gt_trace *t;
 	enum pipe_mode mode;
 	gt_sink_fn fn;
+	gt_slot_fn slot;		/* where the merge puts each event, or NULL */
 	void *ctx;
 	int ret;			/* the sink's */
 	struct gt_merge merge;		/* its records are struct pipe_g */
@@ -323,13 +324,18 @@ static void pipe_free(struct pipe *p)
 
 static int pipe_run(struct pipe *p, struct gt_error *err)
 {
-	struct gt_event ev;
+	struct gt_event local, *ev = &local;
 	int r = 0;
 
 	if (pipe_init(p, p->t, err))
 		return -1;
-	while (!p->ret && (r = gt_merge_next(&p->merge, &ev, err)) > 0) {
-		process(p, &ev);
+	while (!p->ret) {
+		if (p->slot)
+			ev = p->slot(p->ctx);
+		r = gt_merge_next(&p->merge, ev, err);
+		if (r <= 0)
+			break;
+		process(p, ev);
 		p->idx++;
 	}
 	if (!p->ret && r < 0)
@@ -343,13 +349,19 @@ static int pipe_run(struct pipe *p, struct gt_error *err)
 	return p->ret;
 }
 
-int gt_check(struct gt_trace *t, gt_sink_fn fn, void *ctx, struct gt_error *err)
+int gt_check_slots(struct gt_trace *t, gt_sink_fn fn, gt_slot_fn slot, void *ctx,
+		   struct gt_error *err)
 {
-	struct pipe p = { .t = t, .mode = PIPE_CHECK, .fn = fn, .ctx = ctx };
+	struct pipe p = { .t = t, .mode = PIPE_CHECK, .fn = fn, .slot = slot, .ctx = ctx };
 	int r = pipe_run(&p, err);
 
 	pipe_free(&p);
 	return r;
+}
+
+int gt_check(struct gt_trace *t, gt_sink_fn fn, void *ctx, struct gt_error *err)
+{
+	return gt_check_slots(t, fn, NULL, ctx, err);
 }
 
 static int moved_cmp(const void *a, const void *b)
