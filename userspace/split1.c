@@ -5,10 +5,11 @@
  * each piece opens with the state at its cut made up from the events before
  * it (every live goroutine created and put in its state, Ps started, a GC,
  * sweep or stop-the-world under way), renumbers the sequence numbers from
- * there, and closes with its running goroutines and Ps stopped. One pass:
- * the pieces are written under temporary names and renamed once the whole
- * trace proved valid. Memory: per live goroutine, P and piece, and the used
- * strings and stacks of the piece being written.
+ * there, and closes with its running goroutines and Ps stopped. A CPU
+ * sample, placed by the merge at its own time, goes into the piece of that
+ * time. One pass: the pieces are written under temporary names and renamed
+ * once the whole trace proved valid. Memory: per live goroutine, P and
+ * piece, and the used strings and stacks of the piece being written.
  */
 #include <errno.h>
 #include <inttypes.h>

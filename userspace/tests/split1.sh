@@ -8,8 +8,11 @@
 # piece's events and bytes as its line says, the events less the synthesised ones adding up
 # to the trace's, and the events split never makes up (GoUnblock, GoSysExit, GoEnd...)
 # adding up kind by kind; then what each mode promises of sizes and times. Bad inputs exit 1
-# with their message and leave no piece and no temporary file. Go's own test traces of
-# 1.7, 1.10 and 1.21 (GC, stops of the world, user tasks) are cut too, when installed.
+# with their message and leave no piece and no temporary file. The module's traces with CPU
+# samples (tests/samples-1.19, 1.21.trace) are cut each way too: each piece holds the
+# trace's samples of its time span, in order, all of them together, and Go 1.21's pprof
+# reads the pieces' profiles (gotrace pprof) together as the trace's. Go's own test traces
+# of 1.7, 1.10 and 1.21 (GC, stops of the world, user tasks) are cut too, when installed.
 #
 # Usage: tests/split1.sh GOTRACE GEN_TRACE
 # Environment: GO119, GO121 (Go 1.19's and 1.21's roots, default /usr/lib/go-1.NN).
@@ -193,18 +196,17 @@ samples() {
 	: > "$TMP/why"
 	"$GOTRACE" pprof -o "$TMP/$1.pb" "$T" >> "$TMP/why" 2>&1
 	profiles=
-	for f in $(awk '{ print $1 }' "$TMP/$1.pieces"); do
+	while read -r f _; do
 		"$GOTRACE" pprof -o "$f.pb" "$f" >> "$TMP/why" 2>&1
 		profiles="$profiles $f.pb"
-	done
+	done < "$TMP/$1.pieces"
 	# Rows from the column heads on: the header's duration is the pieces'.
 	top='/^ *flat/ { on = 1 } on'
 	PPROF_TMPDIR=$TMP HOME=$TMP "$pprof" -top -nodefraction=0 -nodecount=100000 "$TMP/$1.pb" \
 		2>> "$TMP/why" | awk "$top" > "$TMP/want"
 	# shellcheck disable=SC2086 # one argument per profile
 	PPROF_TMPDIR=$TMP HOME=$TMP "$pprof" -top -nodefraction=0 -nodecount=100000 $profiles \
-		2>> "$TMP/why" |
-		awk "$top" > "$TMP/got"
+		2>> "$TMP/why" | awk "$top" > "$TMP/got"
 	{ echo "pprof -top of the trace, then of the pieces' profiles together:"
 	  head -5 "$TMP/want"; echo; head -5 "$TMP/got"; diff "$TMP/want" "$TMP/got"; } >> "$TMP/why"
 	expect "$1: Go 1.21's pprof -top of the pieces' profiles together is the trace's" \
