@@ -339,8 +339,12 @@ static int snapshot(struct split1 *sp, struct s1_p *p)
 		return -1;
 	if (sp->stw && synth(sp, p_get(sp, sp->stw_p), ts, GT_EV_STW_START, sp->stw_kind, 0, 0))
 		return -1;
-	/* Go 1.22+'s reader takes what comes before the first Gomaxprocs as the state. */
-	if (sp->procs && synth(sp, p, ts, GT_EV_GOMAXPROCS, sp->procs, 0, 0))
+	/*
+	 * Go 1.22+'s reader takes what comes before the first Gomaxprocs as the state; a
+	 * second one, as the module writes, keeps Go's MMU page from crashing (golang/go#74146).
+	 */
+	if (sp->procs && (synth(sp, p, ts, GT_EV_GOMAXPROCS, sp->procs, 0, 0) ||
+			  synth(sp, p, ts, GT_EV_GOMAXPROCS, sp->procs, 0, 0)))
 		return -1;
 	return 0;
 }

@@ -213,6 +213,20 @@ samples() {
 		"$TMP/why" eval '[ -s "$TMP/want" ] && cmp -s "$TMP/want" "$TMP/got"'
 }
 
+# go_pages NAME: scripts/go-check.sh passes each piece: Go's parsers, and every page of
+# go tool trace, Go 1.27's rewritten viewer's too (its MMU page crashes on a trace of one
+# Gomaxprocs, golang/go#74146: a piece's opening state has two).
+go_pages() {
+	trace127=$ROOT/build/go/1.27/tool/trace
+	if [ ! -x "$trace127" ]; then
+		result 0 "$1: go tool trace's pages of every piece # SKIP no $trace127"
+		return
+	fi
+	# shellcheck disable=SC2046 # one argument per piece
+	"$ROOT/scripts/go-check.sh" $(awk '{ print $1 }' "$TMP/$1.pieces") > "$TMP/why" 2>&1
+	result $? "$1: scripts/go-check.sh passes every piece, Go 1.27's pages too" "$TMP/why"
+}
+
 # refuse DESCRIPTION PATTERN ARGS...: gotrace split ARGS exits 1, stderr matching PATTERN,
 # and leaves no piece nor temporary file $TMP/bad.*.
 refuse() {
@@ -246,6 +260,7 @@ for v in 19 21; do
 	modes samples$v 5000 200ms 300ms 600ms
 	samples "samples$v-size" 3 all
 	samples "samples$v-every" 3 all
+	go_pages "samples$v-every"
 	samples "samples$v-range" 1
 done
 
