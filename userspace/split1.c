@@ -5,10 +5,11 @@
  * each piece opens with the state at its cut made up from the events before
  * it (every live goroutine created and put in its state, Ps started, a GC,
  * sweep or stop-the-world under way), renumbers the sequence numbers from
- * there, and closes with its running goroutines and Ps stopped. One pass:
- * the pieces are written under temporary names and renamed once the whole
- * trace proved valid. Memory: per live goroutine, P and piece, and the used
- * strings and stacks of the piece being written.
+ * there, and closes with its running goroutines and Ps stopped. A CPU
+ * sample, placed by the merge at its own time, goes into the piece of that
+ * time. One pass: the pieces are written under temporary names and renamed
+ * once the whole trace proved valid. Memory: per live goroutine, P and
+ * piece, and the used strings and stacks of the piece being written.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -199,6 +200,15 @@ static void flush(struct split1 *sp, struct s1_p *p)
 	p->len = 0;
 }
 
+/*
+ * @e's time stamp delta at @ts in P @p's batch. A CPU sample's is 0: its time is its first
+ * argument, and Go's parser leaves the batch's time where it was (as the module writes it).
+ */
+static uint64_t delta(const struct s1_p *p, const struct gt_event *e, int64_t ts)
+{
+	return e->type == GT_EV_CPU_SAMPLE ? 0 : (uint64_t)(ts - p->last_ts);
+}
+
 /* Event @e at @ts into P @p's batch of the piece; -1 if out of memory. */
 static int put(struct split1 *sp, struct s1_p *p, const struct gt_event *e, int64_t ts)
 {
@@ -218,10 +228,11 @@ static int put(struct split1 *sp, struct s1_p *p, const struct gt_event *e, int6
 		p->batch_ts = p->last_ts = ts;
 		sp->bytes += batch_head(sp, p, head);
 	}
-	need = gt_encode_event(sp->t, e, (uint64_t)(ts - p->last_ts), p->buf + p->len);
+	need = gt_encode_event(sp->t, e, delta(p, e, ts), p->buf + p->len);
 	p->len += need;
 	sp->bytes += need;
-	p->last_ts = ts;
+	if (e->type != GT_EV_CPU_SAMPLE)
+		p->last_ts = ts;
 	sp->footer += need_footer(sp, e, true);
 	sp->cur->events++;
 	if (p->len >= BATCH_FLUSH)
@@ -328,8 +339,12 @@ static int snapshot(struct split1 *sp, struct s1_p *p)
 		return -1;
 	if (sp->stw && synth(sp, p_get(sp, sp->stw_p), ts, GT_EV_STW_START, sp->stw_kind, 0, 0))
 		return -1;
-	/* Go 1.22+'s reader takes what comes before the first Gomaxprocs as the state. */
-	if (sp->procs && synth(sp, p, ts, GT_EV_GOMAXPROCS, sp->procs, 0, 0))
+	/*
+	 * Go 1.22+'s reader takes what comes before the first Gomaxprocs as the state; a
+	 * second one, as the module writes, keeps Go's MMU page from crashing (golang/go#74146).
+	 */
+	if (sp->procs && (synth(sp, p, ts, GT_EV_GOMAXPROCS, sp->procs, 0, 0) ||
+			  synth(sp, p, ts, GT_EV_GOMAXPROCS, sp->procs, 0, 0)))
 		return -1;
 	return 0;
 }
@@ -500,7 +515,7 @@ static bool too_large(struct split1 *sp, const struct gt_event *ev, const struct
 	/* Far enough from the limit, the event's exact size does not matter. */
 	if (size + GT_ENCODE_MAX + 8 <= sp->o->max_size)
 		return false;
-	size += gt_encode_event(sp->t, ev, (uint64_t)(ev->wire_ts - p->last_ts), buf) + 8;
+	size += gt_encode_event(sp->t, ev, delta(p, ev, ev->wire_ts), buf) + 8;
 	return size > sp->o->max_size;
 }
 
@@ -661,6 +676,28 @@ static void proc_event(struct split1 *sp, struct gt_event *e, struct s1_p *p)
 	}
 }
 
+/*
+ * A CPU sample @e, which the merge places by its own time: into the piece that time falls
+ * in, which it may start or end as any event, in the batch of its P (P 0 if the trace has
+ * no such P), its time again its first argument. It changes no state.
+ */
+static int sample(struct split1 *sp, struct gt_event *e)
+{
+	struct s1_p *p = gt_table_get(&sp->ps, (uint64_t)e->wire_p);
+	int in;
+
+	if (!p)
+		p = p_get(sp, 0);
+	if (!p)
+		return oom(), 1;
+	e->args[0] = (uint64_t)e->wire_ts;
+	in = place(sp, e, p);
+	if (in <= 0)
+		return in < 0;
+	sp->last_ts = e->wire_ts;
+	return put(sp, p, e, e->wire_ts) ? 1 : 0;
+}
+
 /* gt_check's sink: each event of the trace, in Go's merge order. */
 static int sink(void *ctx, const struct gt_trace *t, const struct gt_event *ev)
 {
@@ -670,12 +707,9 @@ static int sink(void *ctx, const struct gt_trace *t, const struct gt_event *ev)
 	int in;
 
 	(void)t;
-	if (ev->type == GT_EV_CPU_SAMPLE) {
-		msg_err(SPLIT_CMD, "%s: CPU samples (offset %" PRIu64 ") are not carried into "
-			"pieces yet: split a trace recorded without them", sp->o->path, ev->off);
-		return 1;
-	}
 	sp->seen++;
+	if (ev->type == GT_EV_CPU_SAMPLE)
+		return sample(sp, &e);
 	p = p_get(sp, ev->wire_p);
 	if (!p)
 		return oom(), 1;

@@ -8,8 +8,11 @@
 # piece's events and bytes as its line says, the events less the synthesised ones adding up
 # to the trace's, and the events split never makes up (GoUnblock, GoSysExit, GoEnd...)
 # adding up kind by kind; then what each mode promises of sizes and times. Bad inputs exit 1
-# with their message and leave no piece and no temporary file. Go's own test traces of
-# 1.7, 1.10 and 1.21 (GC, stops of the world, user tasks) are cut too, when installed.
+# with their message and leave no piece and no temporary file. The module's traces with CPU
+# samples (tests/samples-1.19, 1.21.trace) are cut each way too: each piece holds the
+# trace's samples of its time span, in order, all of them together, and Go 1.21's pprof
+# reads the pieces' profiles (gotrace pprof) together as the trace's. Go's own test traces
+# of 1.7, 1.10 and 1.21 (GC, stops of the world, user tasks) are cut too, when installed.
 #
 # Usage: tests/split1.sh GOTRACE GEN_TRACE
 # Environment: GO119, GO121 (Go 1.19's and 1.21's roots, default /usr/lib/go-1.NN).
@@ -142,7 +145,86 @@ modes() {
 		{ exit 1 } END { exit NR != 1 }' "$TMP/$1-range.pieces"
 	echo "the trace has $ALL_EVENTS events, the piece $REAL of its own" > "$TMP/why"
 	expect "$1-range: its piece holds part of the trace's events" "$TMP/why" \
-		[ "$REAL" -gt 0 ] && [ "$REAL" -lt "$ALL_EVENTS" ]
+		test "$REAL" -gt 0 -a "$REAL" -lt "$ALL_EVENTS"
+}
+
+# sample_lines FILE: "NS P G STACK" of each CPUSample event of FILE, in order.
+sample_lines() {
+	"$GOTRACE" dump "$1" | awk '$2 == "CPUSample" { print $1, $(NF - 2), $(NF - 1), $NF }'
+}
+
+# samples_in_spans NAME: each piece holds the trace's CPU samples ($TMP/want) of its time
+# span (its line's, to the microsecond), in their order; $TMP/got gets them all.
+samples_in_spans() {
+	: > "$TMP/why"
+	: > "$TMP/got"
+	while read -r path _ _ _ from to; do
+		awk -v f="$from" -v t="$to" '{ s = sprintf("%.6f", $1 / 1e9) + 0 }
+			s >= f + 0 && s <= t + 0 { print $2, $3, $4 }' "$TMP/want" > "$TMP/span"
+		sample_lines "$path" | awk '{ print $2, $3, $4 }' > "$TMP/piece"
+		cmp -s "$TMP/span" "$TMP/piece" ||
+			{ echo "$path, $from s to $to s: the trace's samples then the piece's"
+			  diff "$TMP/span" "$TMP/piece" | head -10; } >> "$TMP/why"
+		cat "$TMP/piece" >> "$TMP/got"
+	done < "$TMP/$1.pieces"
+	[ ! -s "$TMP/why" ]
+}
+
+# samples NAME MIN [all]: the pieces (MIN or more) of $T, which has CPU samples, each hold
+# the samples of its time span; with "all", every sample of $T, and Go 1.21's pprof reads
+# the profiles of the pieces (gotrace pprof) together as that of the trace.
+samples() {
+	expect "$1: $2 or more pieces" "$TMP/$1.out" [ "$(wc -l < "$TMP/$1.pieces")" -ge "$2" ]
+	sample_lines "$T" > "$TMP/want"
+	expect "$1: each piece holds the trace's CPU samples of its time span, in order" \
+		"$TMP/why" samples_in_spans "$1"
+	n=$(wc -l < "$TMP/got")
+	all=$(wc -l < "$TMP/want")
+	echo "the trace has $all CPU samples, its pieces $n" > "$TMP/why"
+	if [ "${3:-}" != all ]; then
+		expect "$1: some of the trace's $all CPU samples in the piece ($n)" "$TMP/why" \
+			[ "$n" -gt 0 ]
+		return
+	fi
+	expect "$1: the pieces hold all $all CPU samples of the trace" "$TMP/why" \
+		test "$n" -gt 0 -a "$n" -eq "$all"
+	pprof=$GOROOT121/pkg/tool/linux_amd64/pprof
+	if [ ! -x "$pprof" ]; then
+		result 0 "$1: pprof of the pieces # SKIP no $pprof"
+		return
+	fi
+	: > "$TMP/why"
+	"$GOTRACE" pprof -o "$TMP/$1.pb" "$T" >> "$TMP/why" 2>&1
+	profiles=
+	while read -r f _; do
+		"$GOTRACE" pprof -o "$f.pb" "$f" >> "$TMP/why" 2>&1
+		profiles="$profiles $f.pb"
+	done < "$TMP/$1.pieces"
+	# Rows from the column heads on: the header's duration is the pieces'.
+	top='/^ *flat/ { on = 1 } on'
+	PPROF_TMPDIR=$TMP HOME=$TMP "$pprof" -top -nodefraction=0 -nodecount=100000 "$TMP/$1.pb" \
+		2>> "$TMP/why" | awk "$top" > "$TMP/want"
+	# shellcheck disable=SC2086 # one argument per profile
+	PPROF_TMPDIR=$TMP HOME=$TMP "$pprof" -top -nodefraction=0 -nodecount=100000 $profiles \
+		2>> "$TMP/why" | awk "$top" > "$TMP/got"
+	{ echo "pprof -top of the trace, then of the pieces' profiles together:"
+	  head -5 "$TMP/want"; echo; head -5 "$TMP/got"; diff "$TMP/want" "$TMP/got"; } >> "$TMP/why"
+	expect "$1: Go 1.21's pprof -top of the pieces' profiles together is the trace's" \
+		"$TMP/why" eval '[ -s "$TMP/want" ] && cmp -s "$TMP/want" "$TMP/got"'
+}
+
+# go_pages NAME: scripts/go-check.sh passes each piece: Go's parsers, and every page of
+# go tool trace, Go 1.27's rewritten viewer's too (its MMU page crashes on a trace of one
+# Gomaxprocs, golang/go#74146: a piece's opening state has two).
+go_pages() {
+	trace127=$ROOT/build/go/1.27/tool/trace
+	if [ ! -x "$trace127" ]; then
+		result 0 "$1: go tool trace's pages of every piece # SKIP no $trace127"
+		return
+	fi
+	# shellcheck disable=SC2046 # one argument per piece
+	"$ROOT/scripts/go-check.sh" $(awk '{ print $1 }' "$TMP/$1.pieces") > "$TMP/why" 2>&1
+	result $? "$1: scripts/go-check.sh passes every piece, Go 1.27's pages too" "$TMP/why"
 }
 
 # refuse DESCRIPTION PATTERN ARGS...: gotrace split ARGS exits 1, stderr matching PATTERN,
@@ -170,6 +252,17 @@ modes pingpong 20000 300ms 500ms 1200ms
 
 trace "$HERE/split1-kstacks-1.19.trace"
 modes kstacks 3000 10ms 5ms 30ms
+
+# The module's traces with CPU samples (1 s at 1000 Hz, tests/samples-1.*.trace): each
+# sample, which carries its own time, in the piece that time falls in.
+for v in 19 21; do
+	trace "$HERE/samples-1.$v.trace"
+	modes samples$v 5000 200ms 300ms 600ms
+	samples "samples$v-size" 3 all
+	samples "samples$v-every" 3 all
+	go_pages "samples$v-every"
+	samples "samples$v-range" 1
+done
 
 # Go's own test traces, with GC, sweeps, stops of the world (per P before go 1.10), user
 # tasks, regions and logs, timer goroutines: cut every 5 ms.
