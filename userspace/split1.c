@@ -270,22 +270,49 @@ static int snap_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* A live goroutine created, and waiting or in a syscall if it is. */
+/* A live goroutine created, and waiting if it is (not in a syscall: snap_syscalls()). */
 static int snap_g(struct split1 *sp, struct s1_p *p, uint64_t id, struct s1_g *g)
 {
-	uint8_t type = g->syscall ? GT_EV_GO_IN_SYSCALL : GT_EV_GO_WAITING;
-
 	g->seq = 1;
 	if (synth(sp, p, sp->synth_ts, GT_EV_GO_CREATE, id, g->new_stk, g->stk))
 		return -1;
-	if (g->status != G_WAITING)
+	if (g->status != G_WAITING || g->syscall)
 		return 0;
 	g->seq = 2;
-	g->sys_ts = sp->synth_ts;
-	return synth(sp, p, sp->synth_ts, type, id, 0, 0);
+	return synth(sp, p, sp->synth_ts, GT_EV_GO_WAITING, id, 0, 0);
 }
 
-/* The live goroutines, by id (the same order whatever the table's history). */
+/*
+ * The goroutines in a system call, each started on @p and blocked there in
+ * its call as the module writes a blocking call: ProcStart, GoStart,
+ * GoSysCall, GoSysBlock, ProcStop (snap_ps() then starts @p if it was
+ * running). A GoInSyscall would be shorter, but Go 1.22+'s reader gives its
+ * goroutine no thread, and Go 1.27's thread view then crashes on its exit
+ * ("non-executing goroutine stopped").
+ */
+static int snap_syscalls(struct split1 *sp, struct s1_p *p, const struct snap_g *gs, size_t n)
+{
+	int64_t ts = sp->synth_ts;
+	struct s1_g *g;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		g = gs[i].g;
+		if (g->status != G_WAITING || !g->syscall)
+			continue;
+		g->seq = 2;
+		g->sys_ts = ts;
+		if (synth(sp, p, ts, GT_EV_PROC_START, p->thread, 0, 0) ||
+		    synth(sp, p, ts, GT_EV_GO_START, gs[i].id, 1, 0) ||
+		    synth(sp, p, ts, GT_EV_GO_SYSCALL, 0, 0, 0) ||
+		    synth(sp, p, ts, GT_EV_GO_SYSBLOCK, 0, 0, 0) ||
+		    synth(sp, p, ts, GT_EV_PROC_STOP, 0, 0, 0))
+			return -1;
+	}
+	return 0;
+}
+
+/* The live goroutines, by id (the same order whatever the table's history), on @p. */
 static int snap_gs(struct split1 *sp, struct s1_p *p)
 {
 	size_t i, n = gt_table_len(&sp->gs);
@@ -298,6 +325,8 @@ static int snap_gs(struct split1 *sp, struct s1_p *p)
 	qsort(gs, n, sizeof(*gs), snap_cmp);
 	for (i = 0; i < n && !ret; i++)
 		ret = snap_g(sp, p, gs[i].id, gs[i].g);
+	if (!ret)
+		ret = snap_syscalls(sp, p, gs, n);
 	free(gs);
 	return ret;
 }
@@ -600,7 +629,7 @@ static int go_event(struct split1 *sp, struct gt_event *e, struct s1_p *p)
 	case GT_EV_GO_SYSEXIT:
 		g = g_get(sp, e->args[0]);
 		e->args[1] = g->seq++;
-		/* An exit before the piece's start: at its start, after its GoInSyscall. */
+		/* An exit before the piece's start: at its start, after its GoSysBlock. */
 		if (e->args[2] && (int64_t)e->args[2] < g->sys_ts)
 			e->args[2] = (uint64_t)g->sys_ts;
 		g->status = G_RUNNABLE;

@@ -33,7 +33,7 @@ trap 'rm -rf "$TMP"' EXIT
 . "$ROOT/scripts/tap-lib.sh"
 
 # Events split makes up (opening and closing state) are of these kinds only.
-SYNTH_KINDS='^(GoCreate|GoWaiting|GoInSyscall|ProcStart|ProcStop|GoStart|GoSched|GCStart|GCSTWStart|STWStart|GCSweepStart|Gomaxprocs)$'
+SYNTH_KINDS='^(GoCreate|GoWaiting|GoSysCall|GoSysBlock|ProcStart|ProcStop|GoStart|GoSched|GCStart|GCSTWStart|STWStart|GCSweepStart|Gomaxprocs)$'
 
 # events FILE: gotrace check FILE; EVENTS gets its events.
 events() {
@@ -252,6 +252,9 @@ modes pingpong 20000 300ms 500ms 1200ms
 
 trace "$HERE/split1-kstacks-1.19.trace"
 modes kstacks 3000 10ms 5ms 30ms
+# Its pieces open with threads blocked in system calls: Go 1.27's thread view crashed on
+# their exits when the opening state had them in GoInSyscall (no thread).
+go_pages kstacks-every
 
 # The module's traces with CPU samples (1 s at 1000 Hz, tests/samples-1.*.trace): each
 # sample, which carries its own time, in the piece that time falls in.
