@@ -1250,23 +1250,27 @@ static void run_filter(void)
 
 /*
  * A CPU-bound window in the kernel, opt.sample_reads read()s of 64 KiB of
- * /dev/zero, recorded (format 1.21) without samples and with them at
+ * /dev/zero, recorded in @format without samples and with them at
  * opt.sample_hz: the difference is what sampling costs, per sample (the
- * sampled window's extra events) and in trace bytes. The "-empty" modes
- * are the two sessions without the reads: their fixed cost (the sampled
- * one creates and releases a perf event per CPU and allocates the kernel
- * stack table). A "samp" line per window.
+ * session's count of samples written) and in trace bytes. In format 1.21 a
+ * sample is written among the CPU's events; in 1.26 it is kept in the
+ * CPU's sample ring and written with its generation's tables. The "-empty"
+ * modes are the two sessions without the reads: their fixed cost (the
+ * sampled one creates and releases a perf event per CPU and allocates the
+ * kernel stack table). A "samp" line per window.
  */
-static void samples_window(unsigned int round, const char *mode)
+static void samples_window(unsigned int round, const char *mode, __u32 format)
 {
 	bool sampled = !strncmp(mode, "sampled", 7);
 	bool empty = strstr(mode, "-empty");
 	struct gotrace_start args = {
 		.size = sizeof(args),
 		.flags = opt.clock,
+		.format = format,
 		.max_tid = read_ulong("/proc/sys/kernel/pid_max"),
 		.cpu_sample_hz = sampled ? opt.sample_hz : 0,
 	};
+	const char *fmt = format == GOTRACE_FORMAT_1_26 ? "1.26" : "1.21";
 	unsigned long reads = empty ? 0 : opt.sample_reads;
 	struct gotrace_status st = {};
 	static char buf[READ_CHUNK];
@@ -1294,9 +1298,10 @@ static void samples_window(unsigned int round, const char *mode)
 	reader_finish(&r);
 	close(fd);
 	gt_status(&st);
-	out("samp seq=%u round=%u mode=%s hz=%u units=%lu", seq, round, mode,
-	    args.cpu_sample_hz, reads);
-	snprintf(name, sizeof(name), "samples-r%u-%s", round, mode);
+	out("samp seq=%u round=%u mode=%s format=%s hz=%u units=%lu samples=%llu "
+	    "dropped=%llu", seq, round, mode, fmt, args.cpu_sample_hz, reads,
+	    (unsigned long long)st.samples, (unsigned long long)st.samples_dropped);
+	snprintf(name, sizeof(name), "samples-%s-r%u-%s", fmt, round, mode);
 	keep_trace(name);
 	print_status(&st);
 	out(" trace=%s.trace\n", name);
@@ -1307,12 +1312,15 @@ static void run_samples(void)
 	static const char *const modes[] = {
 		"recorded", "sampled", "recorded-empty", "sampled-empty",
 	};
-	unsigned int round, m;
+	static const __u32 formats[] = { GOTRACE_FORMAT_1_21, GOTRACE_FORMAT_1_26 };
+	unsigned int round, m, f;
 
 	for (round = 1; round <= opt.rounds; round++) {
 		progress("samples %u of %u", round, opt.rounds);
-		for (m = 0; m < ARRAY_SIZE(modes); m++)
-			samples_window(round, modes[(round + m) % ARRAY_SIZE(modes)]);
+		for (f = 0; f < ARRAY_SIZE(formats); f++)
+			for (m = 0; m < ARRAY_SIZE(modes); m++)
+				samples_window(round, modes[(round + m) % ARRAY_SIZE(modes)],
+					       formats[f]);
 	}
 }
 

@@ -276,20 +276,28 @@ def modes_medians(windows, modes):
 
 
 def samples_summary(samp):
-    """Reads of /dev/zero recorded without and with CPU samples (medians over rounds)."""
-    out = modes_medians(samp, ("recorded", "sampled", "recorded-empty", "sampled-empty"))
-    if not out:
-        return None
-    hz = next(x["hz"] for x in samp if x["mode"] == "sampled")
-    # The samples and their cost, each session's fixed cost (its empty
-    # window) taken off: creating and releasing the perf events is not a
-    # sample's.
-    samples = ((out["sampled"]["events"] - out["sampled-empty"]["events"])
-               - (out["recorded"]["events"] - out["recorded-empty"]["events"]))
+    """Reads of /dev/zero recorded without and with CPU samples, per format (medians)."""
+    out = {}
+    for version in sorted({x.get("format", "1.21") for x in samp}):
+        windows = [x for x in samp if x.get("format", "1.21") == version]
+        by = modes_medians(windows, ("recorded", "sampled", "recorded-empty", "sampled-empty"))
+        if by:
+            out[version] = format_samples(windows, by)
+    return out or None
+
+
+def format_samples(windows, out):
+    """One format's sample cost: the sessions' fixed cost (the empty windows) taken off."""
+    hz = next(x["hz"] for x in windows if x["mode"] == "sampled")
+    # The samples written, as GOTRACE_STATUS counts them (in format 1.26 they
+    # are not events of the CPU's buffer); creating and releasing the perf
+    # events is not a sample's cost.
+    samples = med([x["samples"] for x in windows if x["mode"] == "sampled"])
     extra = ((out["sampled"]["insns"] - out["sampled-empty"]["insns"])
              - (out["recorded"]["insns"] - out["recorded-empty"]["insns"]))
     out["hz"] = hz
     out["samples"] = samples
+    out["dropped"] = med([x["dropped"] for x in windows if x["mode"] == "sampled"])
     out["fixed"] = out["sampled-empty"]["insns"] - out["recorded-empty"]["insns"]
     out["insns_per_sample"] = div(extra, samples)
     out["bytes_per_sample"] = div(out["sampled"]["bytes"] - out["recorded"]["bytes"], samples)
@@ -571,18 +579,17 @@ def table(summary, meta, guest):
         p(f"session's (the scheduler events both see); bytes saved: {fmt(f['bytes_saved'])}")
         p("")
 
-    sm = summary.get("samples")
-    if sm:
-        p(f"CPU samples: reads of /dev/zero recorded (format 1.21) without and with samples at"
+    for version, sm in (summary.get("samples") or {}).items():
+        p(f"CPU samples: reads of /dev/zero recorded (format {version}) without and with samples at"
           f" {sm['hz']} Hz, medians of {sm['sampled']['rounds']}:")
         p(f"{'mode':<14} {'insns':>12} {'Go events':>10} {'bytes':>9}")
         for m in ("recorded", "sampled", "recorded-empty", "sampled-empty"):
             x = sm[m]
             p(f"{m:<14} {fmt(x['insns'], 0, 12)} {fmt(x['events'], 0, 10)} {fmt(x['bytes'], 0, 9)}")
-        p(f"samples: {fmt(sm['samples'])}; per sample: {fmt(sm['insns_per_sample'], 0)} insns"
-          f" (timer interrupt, handler, unwind, event; the empty windows' difference,"
-          f" {fmt(sm['fixed'])} insns to create and release the events, taken off)"
-          f" and {fmt(sm['bytes_per_sample'], 1)} bytes;")
+        p(f"samples: {fmt(sm['samples'])} written, {fmt(sm['dropped'])} dropped; per sample:"
+          f" {fmt(sm['insns_per_sample'], 0)} insns (timer interrupt, handler, unwind, event;"
+          f" the empty windows' difference, {fmt(sm['fixed'])} insns to create and release"
+          f" the events, taken off) and {fmt(sm['bytes_per_sample'], 1)} bytes;")
         p(f"a busy CPU at {sm['hz']} Hz adds {fmt(sm['bytes_per_s_per_cpu'], 0)} bytes/s to the trace")
         p("")
     if summary.get("annotate"):
