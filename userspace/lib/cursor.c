@@ -16,15 +16,23 @@ void gt_cursor_init(struct gt_cursor *c, const struct gt_trace *t, const struct 
 	c->proc = proc;
 }
 
-/* A varint of an event the index checked: it ends within the data, in at most 10 bytes. */
-static uint64_t read_uvarint(const uint8_t **p)
+/*
+ * A varint of an event the index checked: it ends within the data, in at
+ * most 10 bytes. Most are one byte (small deltas, Ps, sequence numbers).
+ */
+static inline uint64_t read_uvarint(const uint8_t **p)
 {
 	const uint8_t *q = *p;
-	uint64_t x = *q & 0x7f;
-	unsigned int i;
+	uint64_t x = *q++;
+	unsigned int shift = 7;
 
-	for (i = 1; *q++ & 0x80; i++)
-		x |= (uint64_t)(*q & 0x7f) << (7 * i);
+	if (x & 0x80) {
+		x &= 0x7f;
+		do {
+			x |= (uint64_t)(*q & 0x7f) << shift;
+			shift += 7;
+		} while (*q++ & 0x80);
+	}
 	*p = q;
 	return x;
 }
@@ -49,10 +57,9 @@ static uint64_t read_event(const struct gt_trace *t, uint64_t off, struct gt_eve
 	ev->off = off;
 	ev->type = (uint8_t)type;
 	delta = read_uvarint(&p);
+	memset(ev->args, 0, sizeof(ev->args));
 	for (i = 0; i < n; i++)
 		ev->args[i] = read_uvarint(&p);
-	for (; i < 3; i++)
-		ev->args[i] = 0;
 	ev->stk = stack ? read_uvarint(&p) : 0;
 	ev->str_off = 0;
 	ev->str_len = 0;

@@ -85,7 +85,13 @@ static inline bool wire_uvarint(const uint8_t *buf, size_t size, uint64_t *off, 
 
 	if (size - *off <= VARINT_MAX)
 		return gt_uvarint(buf, size, off, v);
-	x = *p & 0x7f;
+	x = *p;
+	if (x < 0x80) {
+		*off += 1;
+		*v = x;
+		return true;
+	}
+	x &= 0x7f;
 	for (i = 1; *p++ & 0x80; i++) {
 		if (i == VARINT_MAX)
 			return false;
