@@ -40,30 +40,29 @@ static inline uint64_t read_uvarint(const uint8_t **p)
 /*
  * The timed event at @off into @ev, all but its time, P and goroutine, which
  * the caller sets: the index decoded it once with every check, so this
- * reads it straight into the event, knowing its number of arguments (a
- * stack id, if any, is the last). Returns its time stamp's delta; *@end is
- * past it.
+ * reads it straight into the event, knowing from its type's GT_READ_* how
+ * (a stack id, if any, is the last argument). Returns its time stamp's
+ * delta; *@end is past it. Inlined: it is the merge's every event.
  */
-static uint64_t read_event(const struct gt_trace *t, uint64_t off, struct gt_event *ev,
-			   uint64_t *end)
+static inline __attribute__((always_inline)) uint64_t
+read_event(const struct gt_trace *t, uint64_t off, struct gt_event *ev, uint64_t *end)
 {
 	const uint8_t *p = t->data + off;
-	unsigned int type = *p & 0x3f, stack = gt_descs[type].stack, n, i;
+	unsigned int type = *p & 0x3f, how = t->read_as[type], n = how & GT_READ_ARGS;
 	uint64_t delta;
 
 	if (*p++ >> 6 == 3)
 		read_uvarint(&p);	/* the arguments' length in bytes */
-	n = t->nr_args[type] - 1 - stack;
 	ev->off = off;
 	ev->type = (uint8_t)type;
 	delta = read_uvarint(&p);
-	memset(ev->args, 0, sizeof(ev->args));
-	for (i = 0; i < n; i++)
-		ev->args[i] = read_uvarint(&p);
-	ev->stk = stack ? read_uvarint(&p) : 0;
+	ev->args[0] = n > 0 ? read_uvarint(&p) : 0;
+	ev->args[1] = n > 1 ? read_uvarint(&p) : 0;
+	ev->args[2] = n > 2 ? read_uvarint(&p) : 0;
+	ev->stk = how & GT_READ_STACK ? read_uvarint(&p) : 0;
 	ev->str_off = 0;
 	ev->str_len = 0;
-	if (type == GT_EV_USER_LOG) {
+	if (how & GT_READ_LOG) {
 		ev->str_len = read_uvarint(&p);
 		ev->str_off = (uint64_t)(p - t->data);
 		p += ev->str_len;
@@ -153,6 +152,7 @@ bool gt_cursor_next(struct gt_cursor *c, struct gt_event *ev)
 	const struct gt_trace *t = c->t;
 	struct gt_error err;
 	struct gt_raw raw;
+	unsigned int type;
 	uint64_t delta;
 
 	if (!c->proc)
@@ -164,14 +164,13 @@ bool gt_cursor_next(struct gt_cursor *c, struct gt_event *ev)
 			c->off = 0;
 			continue;
 		}
-		switch (t->data[c->off] & 0x3f) {
-		case GT_EV_BATCH:
-			c->off = 0;
-			continue;
-		case GT_EV_STRING:
-		case GT_EV_STACK:
-		case GT_EV_FREQUENCY:
-		case GT_EV_TIMER_GOROUTINE:
+		type = t->data[c->off] & 0x3f;
+		if (t->read_as[type] & GT_READ_SKIP) {
+			/* A Batch ends this one; a String, Stack, ... in it is skipped. */
+			if (type == GT_EV_BATCH) {
+				c->off = 0;
+				continue;
+			}
 			gt_wire_next(t->data, t->size, c->off, t->ver, &raw, &err);
 			c->off = raw.end;
 			continue;

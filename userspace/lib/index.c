@@ -319,13 +319,33 @@ static int scan_end(struct scan *s, struct gt_error *err)
 	return 0;
 }
 
-/* Go's argument counts in the trace's version, looked up for every event. */
+/* How an event of @type is read in the trace's version (GT_READ_*). */
+static uint8_t read_as(const struct gt_trace *t, unsigned int type)
+{
+	unsigned int stack = gt_descs[type].stack;
+
+	switch (type) {
+	case GT_EV_BATCH:
+	case GT_EV_STRING:
+	case GT_EV_STACK:
+	case GT_EV_FREQUENCY:
+	case GT_EV_TIMER_GOROUTINE:
+		return GT_READ_SKIP;
+	}
+	/* Time stamp, at most three arguments (as struct gt_event has), stack. */
+	return (uint8_t)((t->nr_args[type] - 1 - stack) | (stack ? GT_READ_STACK : 0) |
+			 (type == GT_EV_USER_LOG ? GT_READ_LOG : 0));
+}
+
+/* Go's argument counts in the trace's version, and how events are read, for every event. */
 static void nr_args_init(struct gt_trace *t)
 {
 	unsigned int type;
 
-	for (type = 0; type < GT_EV_COUNT; type++)
+	for (type = 0; type < GT_EV_COUNT; type++) {
 		t->nr_args[type] = (uint8_t)gt_nr_args(type, t->ver);
+		t->read_as[type] = t->nr_args[type] ? read_as(t, type) : GT_READ_SKIP;
+	}
 }
 
 /* Reads events from @off until one starts at or past @stop, or an error; returns where. */

@@ -80,12 +80,19 @@ struct gt_sample {
 	uint64_t off;
 };
 
+/* How the cursor reads an event of a type, looked up once per event. */
+#define GT_READ_ARGS	0x03	/* the number of arguments between time stamp and stack */
+#define GT_READ_STACK	0x04	/* a stack id ends the arguments */
+#define GT_READ_LOG	0x08	/* a value string follows (UserLog) */
+#define GT_READ_SKIP	0x10	/* not in a P's stream of timed events: Batch, String, ... */
+
 struct gt_trace {
 	const uint8_t *data;
 	size_t size;
 	bool mapped;
 	int ver;
 	uint8_t nr_args[GT_EV_COUNT];	/* gt_nr_args() of each type in this version */
+	uint8_t read_as[GT_EV_COUNT];	/* GT_READ_* of each type in this version */
 	int64_t ticks_per_sec;
 	int64_t min_ts;		/* earliest time stamp after the merge */
 	double ns_per_tick;

@@ -53,6 +53,7 @@ struct pipe {
 	struct gt_state state;
 	struct gt_map drop;		/* offsets of futile events */
 	struct gt_error err;		/* the error of the earliest phase */
+	enum gt_phase live_below;	/* checks of earlier phases still matter: err's */
 	uint64_t idx;
 	int64_t prev_ts;
 	uint64_t prev_off;
@@ -63,14 +64,16 @@ struct pipe {
 /* Keeps the error Go would report: the one of the earliest phase. */
 static void record(struct pipe *p, const struct gt_error *err)
 {
-	if (!p->err.phase || err->phase < p->err.phase)
+	if (err->phase < p->live_below) {
 		p->err = *err;
+		p->live_below = err->phase;
+	}
 }
 
 /* Checks of @phase still matter: no error of the same or an earlier phase. */
 static bool live(const struct pipe *p, enum gt_phase phase)
 {
-	return !p->err.phase || phase < p->err.phase;
+	return phase < p->live_below;
 }
 
 static void fail(struct pipe *p, enum gt_phase phase, const struct gt_event *ev,
@@ -294,6 +297,7 @@ static int pipe_init(struct pipe *p, struct gt_trace *t, struct gt_error *err)
 
 	gt_map_init(&p->drop);
 	p->t = t;
+	p->live_below = GT_ERR_STATE + 1;	/* no error yet: every check matters */
 	if (t->nr_futile && gt_futile_scan(t, &p->drop, err))
 		return -1;
 	if (gt_merge_init(&p->merge, t, sizeof(struct pipe_g), err))
