@@ -39,6 +39,7 @@
 #include "footer.h"
 #include "gfp.h"
 #include "probes.h"
+#include "record.h"
 #include "programs.h"
 #include "reasons.h"
 #include "session.h"

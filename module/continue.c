@@ -38,7 +38,7 @@
 #include "continue.h"
 #include "cpu.h"
 #include "dev.h"
-#include "probes.h"
+#include "record.h"
 #include "session.h"
 
 /* A cut in a chain's session: end its trace now (takes gotrace_dev.lock). */
@@ -83,17 +83,6 @@ void gotrace_cont_exit(struct gotrace_dev *dev)
 	/* The irq_work first: it queues the work. */
 	irq_work_sync(&dev->cut_kick);
 	cancel_work_sync(&dev->cut_work);
-}
-
-/**
- * gotrace_cont_kick - a chain's session was just cut
- * @dev: the device
- *
- * Context: a probe, interrupts off, maybe under a runqueue lock.
- */
-void gotrace_cont_kick(struct gotrace_dev *dev)
-{
-	irq_work_queue(&dev->cut_kick);
 }
 
 /* The events @s did not record, final once no probe sees it. */
@@ -141,7 +130,7 @@ void gotrace_cont_cancel(struct gotrace_dev *dev, struct gotrace_session *s)
 {
 	lockdep_assert_held(&dev->lock);
 	s->cont = false;
-	gotrace_probes_publish(NULL);
+	gotrace_record_publish(NULL);
 }
 
 /**

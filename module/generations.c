@@ -46,7 +46,7 @@
 #include "clock.h"
 #include "cpu.h"
 #include "generations.h"
-#include "probes.h"
+#include "record.h"
 #include "session.h"
 #include "threads.h"
 #include "transitions.h"

@@ -22,11 +22,11 @@
  * a start and stop per session would do needlessly often. Between sessions a
  * probe costs a call and a NULL pointer test.
  *
- * A probe records into the session published in gotrace_live, and only while
- * its mode is GOTRACE_MODE_ON. Probes run with preemption disabled and do
- * their reads and writes with interrupts off, so unpublishing the session (or
- * switching its mode off) and waiting for an RCU grace period leaves no event
- * half written.
+ * A probe records into the session published in gotrace_live (record.c),
+ * and only while its mode is GOTRACE_MODE_ON. Probes run with preemption
+ * disabled and do their reads and writes with interrupts off, so
+ * unpublishing the session (or switching its mode off) and waiting for an
+ * RCU grace period leaves no event half written.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -43,7 +43,6 @@
 #include <trace/events/task.h>
 
 #include "buffer.h"
-#include "continue.h"
 #include "cpu.h"
 #include "clock.h"
 #include "compat.h"
@@ -52,6 +51,7 @@
 #include "kstacks.h"
 #include "probes.h"
 #include "programs.h"
+#include "record.h"
 #include "reasons.h"
 #include "samples.h"
 #include "session.h"
@@ -106,8 +106,6 @@ static struct gotrace_tp {
 #endif
 };
 
-/* The session being recorded, or NULL. */
-static struct gotrace_session __rcu *gotrace_live;
 /* The probes are attached. Written under gotrace_dev.lock. */
 static bool gotrace_attached;
 
@@ -182,42 +180,6 @@ void gotrace_probes_detach(void)
 	if (gotrace_attached)
 		gotrace_probes_detach_first(ARRAY_SIZE(gotrace_tps));
 	gotrace_attached = false;
-}
-
-/**
- * gotrace_probes_publish - make @s the session the probes record into
- * @s: the session, or NULL to stop recording
- *
- * Unpublishing waits until no probe uses the old session anymore.
- */
-void gotrace_probes_publish(struct gotrace_session *s)
-{
-	rcu_assign_pointer(gotrace_live, s);
-	if (!s)
-		synchronize_rcu();
-}
-
-/**
- * gotrace_cut - end recording at a consistent point: a buffer is full
- * @s: session
- * @c: this CPU's buffer
- * @ts: when
- *
- * Every event a probe records after this depends only on events recorded
- * before it: a probe on another CPU that would depend on the event not
- * written here runs after this CPU released the scheduler lock or on_cpu
- * flag that orders the two, so it sees GOTRACE_MODE_CUT and records nothing.
- */
-void gotrace_cut(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
-{
-	if (cmpxchg(&s->mode, GOTRACE_MODE_ON, GOTRACE_MODE_CUT) == GOTRACE_MODE_ON) {
-		WRITE_ONCE(s->cut_ts, ts);
-		WRITE_ONCE(s->cut_ns, ktime_get_mono_fast_ns());
-		/* Set at start, cleared only once no probe sees @s. */
-		if (s->args.flags & GOTRACE_START_CONTINUE)
-			gotrace_cont_kick(s->dev);
-	}
-	c->lost++;
 }
 
 /*
@@ -673,7 +635,7 @@ out:
  * @sp: set to the session
  *
  * For user annotations (annotations.c). Called with interrupts off, which
- * keeps the session alive (gotrace_probes_publish()) and the thread on this
+ * keeps the session alive (gotrace_record_publish()) and the thread on this
  * CPU until the event is written.
  *
  * Return: the buffer; NULL when no session records (or it was cut), or its

@@ -29,6 +29,7 @@
 #include "kstacks.h"
 #include "samples.h"
 #include "probes.h"
+#include "record.h"
 #include "programs.h"
 #include "session.h"
 #include "snapshot.h"
@@ -105,6 +106,9 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 	s->filter = gotrace_filter_get(args->filter);
 	s->dev = dev;
 	s->cont = args->flags & GOTRACE_START_CONTINUE;
+	/* A cut tells the chain (continue.c) through this irq_work. */
+	if (s->cont)
+		s->cut_notify = &dev->cut_kick;
 	s->format = args->format;
 	s->v2 = args->format >= GOTRACE_FORMAT_1_22;
 	s->flight = args->flags & GOTRACE_START_FLIGHT;
@@ -318,7 +322,7 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 	xchg(&s->mode, GOTRACE_MODE_OFF);
 	s->cont = false;
 	/* After this, no probe is writing into @s nor will. */
-	gotrace_probes_publish(NULL);
+	gotrace_record_publish(NULL);
 	if (s->cut_ts)
 		ts = s->cut_ts;
 	gotrace_session_close(dev, s, ts);

@@ -128,6 +128,9 @@ struct gotrace_start_args {
  * @wq:		the reader's wait queue, the device's.
  * @buffer_size: bytes per CPU.
  * @cut_ts:	when recording was cut short (valid in GOTRACE_MODE_CUT).
+ * @cut_notify:	queued by the cut (record.c), or NULL: a GOTRACE_START_CONTINUE
+ *		chain's gotrace_dev.cut_kick. Set at start, read by the
+ *		probe that cuts.
  * @snapshot_ns: how long the start snapshot held every CPU.
  * @snapshot_threads: threads it recorded.
  * @clock:	GOTRACE_CLOCK_* of its time stamps (clock.c).
@@ -208,6 +211,7 @@ struct gotrace_session {
 	wait_queue_head_t *wq;
 	u64 buffer_size;
 	u64 cut_ts;
+	struct irq_work *cut_notify;
 	u64 snapshot_ns;
 	u32 snapshot_threads;
 	u32 clock;

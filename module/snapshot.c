@@ -32,7 +32,7 @@
 #include "clock.h"
 #include "compat.h"
 #include "filter.h"
-#include "probes.h"
+#include "record.h"
 #include "programs.h"
 #include "session.h"
 #include "snapshot.h"
@@ -117,7 +117,7 @@ static int gotrace_snapshot_stopped(void *data)
 		return -ENOSPC;
 
 	WRITE_ONCE(s->mode, GOTRACE_MODE_ON);
-	gotrace_probes_publish(s);
+	gotrace_record_publish(s);
 	s->start_ns = begin;
 	s->snapshot_ns = ktime_get_mono_fast_ns() - begin;
 	return 0;
