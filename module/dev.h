@@ -30,7 +30,7 @@
  * @read_to_end: number (as @sessions counts) of the last session whose
  *		trace was read to its end, or can no longer be (a reader left
  *		it half read). Read locklessly by a waiting GOTRACE_STOP.
- * @cut_kick:	a probe cut a GOTRACE_START_CONTINUE session (continue.c)...
+ * @cut_kick:	a probe cut a GOTRACE_START_CONTINUE session (session.c)...
  * @cut_work:	...which this ends, under @lock.
  */
 struct gotrace_dev {

@@ -12,6 +12,7 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "annotations.h"
 #include "buffer.h"
@@ -106,7 +107,7 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 	s->filter = gotrace_filter_get(args->filter);
 	s->dev = dev;
 	s->cont = args->flags & GOTRACE_START_CONTINUE;
-	/* A cut tells the chain (continue.c) through this irq_work. */
+	/* A cut tells the chain (gotrace_session_cut_kick()) through this. */
 	if (s->cont)
 		s->cut_notify = &dev->cut_kick;
 	s->format = args->format;
@@ -182,7 +183,7 @@ static void gotrace_session_sync_wake(struct gotrace_session *s)
 		irq_work_sync(&per_cpu_ptr(s->cpus, cpu)->ring.wake);
 }
 
-/**
+/*
  * gotrace_session_begin - snapshot, then record; replaces the old session
  * @dev: the device, locked
  * @args: what the start asks for, checked
@@ -196,8 +197,9 @@ static void gotrace_session_sync_wake(struct gotrace_session *s)
  * Return: 0, -ENOMEM, -ENOSPC or -ERANGE (see gotrace_snapshot()), or an
  * error of gotrace_samples_start().
  */
-int gotrace_session_begin(struct gotrace_dev *dev,
-			  const struct gotrace_start_args *args, bool resumed)
+static int gotrace_session_begin(struct gotrace_dev *dev,
+				 const struct gotrace_start_args *args,
+				 bool resumed)
 {
 	struct gotrace_session *old = gotrace_dev_sess(dev), *s;
 	int ret;
@@ -329,7 +331,7 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 	return 0;
 }
 
-/**
+/*
  * gotrace_session_end_cut - end a cut trace now, still counting losses
  * @dev: the device, locked
  * @s: its session, recording, cut short
@@ -338,7 +340,8 @@ int gotrace_session_stop(struct gotrace_dev *dev)
  * only count the events they do not record, until the next session of a
  * GOTRACE_START_CONTINUE chain replaces it (continue.c).
  */
-void gotrace_session_end_cut(struct gotrace_dev *dev, struct gotrace_session *s)
+static void gotrace_session_end_cut(struct gotrace_dev *dev,
+				    struct gotrace_session *s)
 {
 	lockdep_assert_held(&dev->lock);
 	/*
@@ -350,6 +353,73 @@ void gotrace_session_end_cut(struct gotrace_dev *dev, struct gotrace_session *s)
 	gotrace_session_close(dev, s, READ_ONCE(s->cut_ts));
 }
 
+/* A cut in a chain's session: end its trace now (takes gotrace_dev.lock). */
+static void gotrace_session_cut_work(struct work_struct *work)
+{
+	struct gotrace_dev *dev = container_of(work, struct gotrace_dev, cut_work);
+	struct gotrace_session *s;
+
+	mutex_lock(&dev->lock);
+	s = gotrace_dev_sess(dev);
+	/* A stop or another start may have come first. */
+	if (s && s->cont && s->state == GOTRACE_SESS_TRACING &&
+	    READ_ONCE(s->mode) == GOTRACE_MODE_CUT)
+		gotrace_session_end_cut(dev, s);
+	mutex_unlock(&dev->lock);
+}
+
+/* The cut's notification (s->cut_notify), out of the scheduler's locks. */
+static void gotrace_session_cut_kick(struct irq_work *work)
+{
+	struct gotrace_dev *dev = container_of(work, struct gotrace_dev, cut_kick);
+
+	schedule_work(&dev->cut_work);
+}
+
+/**
+ * gotrace_session_init - set up the device's chain machinery, at module load
+ * @dev: the device
+ */
+void gotrace_session_init(struct gotrace_dev *dev)
+{
+	init_irq_work(&dev->cut_kick, gotrace_session_cut_kick);
+	INIT_WORK(&dev->cut_work, gotrace_session_cut_work);
+}
+
+/**
+ * gotrace_session_exit - wait for the chain machinery, at module unload
+ * @dev: the device, with no session the probes could cut
+ */
+void gotrace_session_exit(struct gotrace_dev *dev)
+{
+	/* The irq_work first: it queues the work. */
+	irq_work_sync(&dev->cut_kick);
+	cancel_work_sync(&dev->cut_work);
+}
+
+/*
+ * A chain's cut trace @s (stopped, GOTRACE_START_CONTINUE not cancelled)
+ * was read to its end: start the next. True if a new session replaced @s,
+ * which is freed; false if none could start (its error is kept in @s,
+ * which no probe sees any more).
+ */
+static bool gotrace_session_resume(struct gotrace_dev *dev,
+				   struct gotrace_session *s)
+{
+	int ret;
+
+	lockdep_assert_held(&dev->lock);
+	/* No probe writes into a cut session's buffers: make room. */
+	gotrace_cont_make_room(s);
+	ret = gotrace_session_begin(dev, &s->args, true);
+	if (!ret)
+		return true;
+	pr_warn("a cut trace could not be followed by the next one: %d\n", ret);
+	s->resume_err = -ret;
+	gotrace_cont_cancel(dev, s);
+	return false;
+}
+
 /**
  * gotrace_session_done - the reader reached end of file: free the buffers
  * @dev: the device, locked
@@ -359,7 +429,7 @@ void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s)
 {
 	lockdep_assert_held(&dev->lock);
 	WRITE_ONCE(dev->read_to_end, dev->sessions);
-	if (s->cont && gotrace_cont_resume(dev, s))
+	if (s->cont && gotrace_session_resume(dev, s))
 		return;
 	gotrace_session_release(s);
 	WRITE_ONCE(s->state, GOTRACE_SESS_DONE);

@@ -256,12 +256,11 @@ struct gotrace_session {
 	struct gotrace_sring *srings;
 };
 
+void gotrace_session_init(struct gotrace_dev *dev);
+void gotrace_session_exit(struct gotrace_dev *dev);
 int gotrace_session_start(struct gotrace_dev *dev,
 			  const struct gotrace_start_args *args);
-int gotrace_session_begin(struct gotrace_dev *dev,
-			  const struct gotrace_start_args *args, bool resumed);
 int gotrace_session_stop(struct gotrace_dev *dev);
-void gotrace_session_end_cut(struct gotrace_dev *dev, struct gotrace_session *s);
 void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s);
 void gotrace_session_reader_gone(struct gotrace_dev *dev);
 void gotrace_session_destroy(struct gotrace_dev *dev);
