@@ -73,6 +73,5 @@ int gotrace_copy_back(void __user *uargs, void *args, size_t ksize, u32 usize);
 ssize_t gotrace_read(struct gotrace_dev *dev, char __user *buf, size_t count,
 		     bool nonblock);
 bool gotrace_readable(struct gotrace_dev *dev);
-void gotrace_read_rewind(struct gotrace_session *s, u32 gen);
 
 #endif /* _GOTRACE_DEV_H */

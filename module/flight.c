@@ -312,7 +312,7 @@ int gotrace_flight_snapshot(struct gotrace_dev *dev,
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 
-	gotrace_read_rewind(s, snap->first_gen);
+	/* The reader sets itself up for the snapshot it has not read. */
 	s->snapshots++;
 	/* Pairs with the acquire in the reader: the copy and its fields first. */
 	smp_store_release(&s->snap, snap);

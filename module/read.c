@@ -107,12 +107,8 @@ static u32 gotrace_read_closed(struct gotrace_session *s, bool stopped)
 	return stopped ? s->gen : smp_load_acquire(&s->gen_closed);
 }
 
-/**
- * gotrace_read_rewind - set the reader up for a flight recorder's snapshot
- * @s: the session, whose reader has no snapshot to read
- * @gen: the snapshot's first generation
- */
-void gotrace_read_rewind(struct gotrace_session *s, u32 gen)
+/* Set the reader up for a flight recorder's snapshot of first generation @gen. */
+static void gotrace_read_rewind(struct gotrace_session *s, u32 gen)
 {
 	WRITE_ONCE(s->rd_hdr, 0);
 	s->rd_cpu = cpumask_first(cpu_possible_mask);
@@ -162,10 +158,22 @@ static ssize_t gotrace_copy(struct gotrace_session *s, char __user *buf,
 {
 	size_t done = 0;
 
-	/* Pairs with the release in gotrace_flight_snapshot(): copy first. */
-	if (s->flight && !smp_load_acquire(&s->snap)) {
-		*eof = gotrace_read_stopped(s);
-		return 0;
+	if (s->flight) {
+		/* Pairs with the release in gotrace_flight_snapshot(): copy first. */
+		struct gotrace_flight_snap *snap = smp_load_acquire(&s->snap);
+
+		if (!snap) {
+			*eof = gotrace_read_stopped(s);
+			return 0;
+		}
+		/*
+		 * A snapshot not read yet: from its start. @s->snapshots
+		 * changes only while no snapshot is set.
+		 */
+		if (s->rd_snapshot != s->snapshots) {
+			gotrace_read_rewind(s, snap->first_gen);
+			WRITE_ONCE(s->rd_snapshot, s->snapshots);
+		}
 	}
 	while (done < count) {
 		/* A snapshot is served whole; else as soon as stopped. */

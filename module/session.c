@@ -452,7 +452,9 @@ void gotrace_session_reader_gone(struct gotrace_dev *dev)
 
 	lockdep_assert_held(&dev->lock);
 	if (s && s->flight) {
-		if (s->snap && READ_ONCE(s->rd_hdr))
+		/* Part of this snapshot read: read.c rewinds for each. */
+		if (s->snap && READ_ONCE(s->rd_snapshot) == s->snapshots &&
+		    READ_ONCE(s->rd_hdr))
 			gotrace_flight_read_done(dev, s);
 		return;
 	}

@@ -106,7 +106,8 @@ struct gotrace_start_args {
  *		under gotrace_dev.lock while NULL (release), read by the
  *		reader (acquire), freed and set to NULL by the reader under
  *		gotrace_dev.lock; poll() tests it locklessly.
- * @snapshots:	snapshots taken; under gotrace_dev.lock.
+ * @snapshots:	snapshots taken; under gotrace_dev.lock, read by the reader
+ *		while @snap is set (it changes only while @snap is NULL).
  * @trig:	a flight recorder's latency trigger (trigger.c), or NULL; read
  *		by every probe.
  * @gen:	formats 1.22 and later: the current generation, from 1; read
@@ -159,6 +160,9 @@ struct gotrace_start_args {
  * @rd_gen:	formats 1.22 and later: the generation being read; read
  *		locklessly by poll().
  * @bytes_read:	trace bytes returned by read().
+ * @rd_snapshot: a flight recorder's: the number (as @snapshots counts) of
+ *		the snapshot the reader fields are set up for; read
+ *		locklessly by gotrace_session_reader_gone().
  * @rd_broken:	a reader closed the device after part of the trace: the
  *		rest is not served. Written under gotrace_dev.lock; poll()
  *		reads it locklessly.
@@ -239,6 +243,7 @@ struct gotrace_session {
 	size_t rd_footer;
 	u32 rd_gen;
 	u64 bytes_read;
+	u64 rd_snapshot;
 	bool rd_broken;
 
 	struct gotrace_start_args args;
