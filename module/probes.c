@@ -12,7 +12,6 @@
  *                     takes its place (transitions.c)
  * cgroup_attach_task: with a cgroup filter, the moved threads may enter or
  *                     leave the trace (filter.c)
- * a CPU sample:       CPUSample (samples.c's perf events)
  *
  * With a filter, a thread's entry says whether it is traced: one that is not
  * (GOTRACE_T_UNTRACED) costs a probe the lookup of its entry and one test.
@@ -48,12 +47,10 @@
 #include "compat.h"
 #include "encode.h"
 #include "filter.h"
-#include "kstacks.h"
 #include "probes.h"
 #include "programs.h"
 #include "record.h"
 #include "reasons.h"
-#include "samples.h"
 #include "session.h"
 #include "stacks.h"
 #include "threads.h"
@@ -657,68 +654,4 @@ struct gotrace_cpu *gotrace_probes_self(struct gotrace_session **sp)
 		return NULL;
 	*sp = s;
 	return c;
-}
-
-/* The program a CPU sample names: its thread's, as the trace knows it. */
-static u32 gotrace_sample_prog(struct gotrace_session *s, struct gotrace_cpu *c)
-{
-	if (c->cur_g)
-		return READ_ONCE(c->cur_t->prog);
-	/* A thread the filter leaves out keeps its name out of the trace. */
-	if (s->filter)
-		return GOTRACE_PROG_UNTRACED;
-	return gotrace_prog_id(s->progs, current->comm);
-}
-
-/**
- * gotrace_probe_sample - a CPU sample: CPUSample [time, P, G, kernel stack]
- * @want: the session whose perf event took it (samples.c)
- * @regs: the registers of the code it interrupted
- *
- * Runs in hard interrupt context (the perf event's hrtimer), so no probe
- * runs on this CPU meanwhile. Writes only while @want is the session being
- * recorded: the goroutine is what this CPU's P runs in the trace (0 for an
- * untraced thread); the stack, the interrupted kernel code's (only the
- * program's frame if it was user code). A sample taken after a cut is not
- * counted; one that finds the buffer full cuts the trace and counts as
- * dropped. With generations, the sample goes to its CPU's sample ring
- * instead, for its generation's CPU-sample batch (samples.c), or is
- * dropped if the ring is full.
- */
-void gotrace_probe_sample(struct gotrace_session *want, struct pt_regs *regs)
-{
-	struct gotrace_session *s = rcu_dereference_sched(gotrace_live);
-	struct gotrace_cpu *c;
-	u64 args[4], ts;
-	u8 *p;
-
-	lockdep_assert_irqs_disabled();
-	if (s != want || READ_ONCE(s->mode) != GOTRACE_MODE_ON)
-		return;
-	c = this_cpu_ptr(s->cpus);
-	ts = gotrace_clock(s);
-	args[0] = ts;
-	args[1] = c->cpu;
-	args[2] = c->cur_g;
-	args[3] = gotrace_kstack_regs(s, gotrace_sample_prog(s, c), regs);
-	if (s->v2) {
-		if (gotrace_samples_keep(s, c, ts, args[3]))
-			c->samples++;
-		else
-			c->samples_dropped++;
-		return;
-	}
-	if (!gotrace_buf_reserve(&c->ring, &ts, 1, false, &p)) {
-		c->samples_dropped++;
-		gotrace_cut(s, c, ts);
-		return;
-	}
-	c->samples++;
-	/*
-	 * Time stamp delta 0, as Go's runtime writes it: the time is the
-	 * argument, and Go 1.22+'s reader of these formats skips the event
-	 * without adding its delta to the batch's time.
-	 */
-	p = gotrace_put_event(p, GO_EV_CPU_SAMPLE, 0, ARRAY_SIZE(args), args);
-	gotrace_buf_advance(&c->ring, p, c->ring.last_ts, 1);
 }

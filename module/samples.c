@@ -6,7 +6,7 @@
  * an hrtimer in hard interrupt context (HRTIMER_MODE_REL_PINNED_HARD, not
  * an NMI), so it never interrupts a probe writing into the CPU's buffer
  * (they do so with interrupts off) and writes the CPUSample itself
- * (gotrace_probe_sample()).
+ * (gotrace_sample_take()).
  *
  * Formats 1.19 and 1.21 write it into the CPU's buffer, among its events.
  * From 1.22 on, Go's reader takes samples only from batches of their own,
@@ -33,13 +33,19 @@
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 
+#include "buffer.h"
+#include "clock.h"
 #include "cpu.h"
 #include "dev.h"
+#include "encode.h"
 #include "encode2.h"
 #include "gfp.h"
-#include "probes.h"
+#include "kstacks.h"
+#include "programs.h"
+#include "record.h"
 #include "samples.h"
 #include "session.h"
+#include "threads.h"
 
 /* Samples a CPU's ring keeps: a power of two. */
 #define GOTRACE_SRING_SIZE	2048
@@ -91,21 +97,21 @@ void gotrace_srings_free(struct gotrace_sring *sr)
 	kvfree(sr);
 }
 
-/**
+/*
  * gotrace_samples_keep - keep a sample for its generation's batch
  * @s: the session being recorded, with generations and samples
  * @c: this CPU's state
  * @ts: the sample's time stamp
  * @stack: its stack id
  *
- * Called by gotrace_probe_sample() in hard interrupt context: it does not
+ * Called by gotrace_sample_take() in hard interrupt context: it does not
  * interrupt itself, nor the generation work's function call on this CPU
  * that moves @c to the next generation.
  *
  * Return: true; false if the ring is full and the sample dropped.
  */
-bool gotrace_samples_keep(struct gotrace_session *s, struct gotrace_cpu *c,
-			  u64 ts, u32 stack)
+static bool gotrace_samples_keep(struct gotrace_session *s,
+				struct gotrace_cpu *c, u64 ts, u32 stack)
 {
 	struct gotrace_sring *r = &s->srings[c->cpu];
 	struct gotrace_sample *e;
@@ -191,11 +197,76 @@ size_t gotrace_samples_batch(struct gotrace_session *s, u8 *buf, size_t size)
 	return p - buf;
 }
 
+/* The program a CPU sample names: its thread's, as the trace knows it. */
+static u32 gotrace_sample_prog(struct gotrace_session *s, struct gotrace_cpu *c)
+{
+	if (c->cur_g)
+		return READ_ONCE(c->cur_t->prog);
+	/* A thread the filter leaves out keeps its name out of the trace. */
+	if (s->filter)
+		return GOTRACE_PROG_UNTRACED;
+	return gotrace_prog_id(s->progs, current->comm);
+}
+
+/*
+ * gotrace_sample_take - a CPU sample: CPUSample [time, P, G, kernel stack]
+ * @want: the session whose perf event took it
+ * @regs: the registers of the code it interrupted
+ *
+ * Runs in hard interrupt context (the perf event's hrtimer), so no probe
+ * runs on this CPU meanwhile. Writes only while @want is the session being
+ * recorded: the goroutine is what this CPU's P runs in the trace (0 for an
+ * untraced thread); the stack, the interrupted kernel code's (only the
+ * program's frame if it was user code). A sample taken after a cut is not
+ * counted; one that finds the buffer full cuts the trace and counts as
+ * dropped. With generations, the sample goes to its CPU's sample ring
+ * instead, for its generation's CPU-sample batch, or is dropped if the
+ * ring is full.
+ */
+static void gotrace_sample_take(struct gotrace_session *want,
+				struct pt_regs *regs)
+{
+	struct gotrace_session *s = rcu_dereference_sched(gotrace_live);
+	struct gotrace_cpu *c;
+	u64 args[4], ts;
+	u8 *p;
+
+	lockdep_assert_irqs_disabled();
+	if (s != want || READ_ONCE(s->mode) != GOTRACE_MODE_ON)
+		return;
+	c = this_cpu_ptr(s->cpus);
+	ts = gotrace_clock(s);
+	args[0] = ts;
+	args[1] = c->cpu;
+	args[2] = c->cur_g;
+	args[3] = gotrace_kstack_regs(s, gotrace_sample_prog(s, c), regs);
+	if (s->v2) {
+		if (gotrace_samples_keep(s, c, ts, args[3]))
+			c->samples++;
+		else
+			c->samples_dropped++;
+		return;
+	}
+	if (!gotrace_buf_reserve(&c->ring, &ts, 1, false, &p)) {
+		c->samples_dropped++;
+		gotrace_cut(s, c, ts);
+		return;
+	}
+	c->samples++;
+	/*
+	 * Time stamp delta 0, as Go's runtime writes it: the time is the
+	 * argument, and Go 1.22+'s reader of these formats skips the event
+	 * without adding its delta to the batch's time.
+	 */
+	p = gotrace_put_event(p, GO_EV_CPU_SAMPLE, 0, ARRAY_SIZE(args), args);
+	gotrace_buf_advance(&c->ring, p, c->ring.last_ts, 1);
+}
+
 static void gotrace_sample_overflow(struct perf_event *event,
 				    struct perf_sample_data *data,
 				    struct pt_regs *regs)
 {
-	gotrace_probe_sample(event->overflow_handler_context, regs);
+	gotrace_sample_take(event->overflow_handler_context, regs);
 }
 
 /**
