@@ -73,7 +73,7 @@ void gotrace_cont_make_room(struct gotrace_session *s)
 void gotrace_cont_cancel(struct gotrace_dev *dev, struct gotrace_session *s)
 {
 	lockdep_assert_held(&dev->lock);
-	s->cont = false;
+	s->chain.on = false;
 	gotrace_record_publish(NULL);
 }
 
@@ -84,10 +84,10 @@ void gotrace_cont_cancel(struct gotrace_dev *dev, struct gotrace_session *s)
  */
 void gotrace_cont_gap(struct gotrace_session *s, struct gotrace_session *old)
 {
-	s->gap_start_ns = old->cut_ns;
-	s->gap_end_ns = s->start_ns;
-	s->gap_events = gotrace_cont_lost(old);
-	s->resumes = old->resumes + 1;
+	s->chain.gap_start_ns = old->cut_ns;
+	s->chain.gap_end_ns = s->start_ns;
+	s->chain.gap_events = gotrace_cont_lost(old);
+	s->chain.resumes = old->chain.resumes + 1;
 }
 
 /**
@@ -98,9 +98,9 @@ void gotrace_cont_gap(struct gotrace_session *s, struct gotrace_session *old)
 void gotrace_cont_status(struct gotrace_session *s, struct gotrace_status *st)
 {
 	st->flags |= GOTRACE_STATUS_CONTINUE;
-	st->gap_start_ns = s->gap_start_ns;
-	st->gap_end_ns = s->gap_end_ns;
-	st->gap_events = s->gap_events;
-	st->resumes = s->resumes;
-	st->resume_error = s->resume_err;
+	st->gap_start_ns = s->chain.gap_start_ns;
+	st->gap_end_ns = s->chain.gap_end_ns;
+	st->gap_events = s->chain.gap_events;
+	st->resumes = s->chain.resumes;
+	st->resume_error = s->chain.resume_err;
 }

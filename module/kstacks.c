@@ -210,7 +210,7 @@ static bool gotrace_kstack_internal(unsigned long pc)
 
 /**
  * gotrace_kstacks_prepare - list the used stacks, index their addresses
- * @s: session, whose footer is set up: s->tbl_progs are its programs
+ * @s: session, whose footer is set up: s->footer.tbl_progs are its programs
  *
  * Probes may still run (the tables of a generation): a stack used from
  * now on is left out; so is one whose program the tables lack.
@@ -226,7 +226,7 @@ void gotrace_kstacks_prepare(struct gotrace_session *s)
 
 		/* Pairs with the release in gotrace_slot_publish(). */
 		k->listed = smp_load_acquire(&k->state) == GOTRACE_SLOT_READY &&
-			    READ_ONCE(k->used) && k->prog < s->tbl_progs;
+			    READ_ONCE(k->used) && k->prog < s->footer.tbl_progs;
 		if (!k->listed)
 			continue;
 		/* Leave out the innermost frames that are gotrace's own. */

@@ -201,7 +201,7 @@ static __always_inline struct gotrace_cpu *gotrace_begin(struct gotrace_session 
 		 * on one of the new generation (through the scheduler's locks,
 		 * which order this load after that event's) is in it too.
 		 */
-		if (!v2 || likely(c->ring.gen == READ_ONCE(s->gen)))
+		if (!v2 || likely(c->ring.gen == READ_ONCE(s->gen.cur)))
 			return c;
 		ts = gotrace_clock(s);
 		if (gotrace_proc_gen(s, c, ts))
@@ -294,7 +294,7 @@ static __always_inline void gotrace_switch(struct gotrace_session *s,
 		goto cut;
 	/* With a filter, maybe the generation's first traced goroutine to run. */
 	if (v2 && unlikely(s->filter) && run &&
-	    READ_ONCE(s->procs_gen) != c->ring.gen && !gotrace_procs_set(s, c, ts))
+	    READ_ONCE(s->gen.procs) != c->ring.gen && !gotrace_procs_set(s, c, ts))
 		goto cut;
 	if (v2 && unlikely(s->trig))
 		gotrace_trig_switch(s->trig, stop, prev->pid, run ? next : NULL, ts);

@@ -111,9 +111,9 @@ void gotrace_srings_free(struct gotrace_sring *sr)
  * Return: true; false if the ring is full and the sample dropped.
  */
 static bool gotrace_samples_keep(struct gotrace_session *s,
-				struct gotrace_cpu *c, u64 ts, u32 stack)
+				 struct gotrace_cpu *c, u64 ts, u32 stack)
 {
-	struct gotrace_sring *r = &s->srings[c->cpu];
+	struct gotrace_sring *r = &s->samples.rings[c->cpu];
 	struct gotrace_sample *e;
 	u32 head = r->head, used;
 
@@ -129,7 +129,7 @@ static bool gotrace_samples_keep(struct gotrace_session *s,
 	/* Pairs with the acquire in gotrace_sring_next(): the entry first. */
 	smp_store_release(&r->head, head + 1);
 	if (used + 1 == GOTRACE_SRING_SIZE / 2)
-		irq_work_queue(&s->gen_kick);
+		irq_work_queue(&s->gen.kick);
 	return true;
 }
 
@@ -152,12 +152,12 @@ static bool gotrace_sring_next(struct gotrace_sring *r, u32 gen,
 
 /**
  * gotrace_samples_batch - the next CPU-sample batch of the generation read
- * @s: the session; its reader is writing the tables of s->rd_gen, closed
+ * @s: the session; its reader is writing the tables of s->rd.gen, closed
  * @buf: where
  * @size: room at @buf
  *
- * Its samples: those of the CPUs from s->footer_pos on, the generation's
- * and (none are left) earlier ones; s->footer_pos is then the CPU to go on
+ * Its samples: those of the CPUs from s->footer.pos on, the generation's
+ * and (none are left) earlier ones; s->footer.pos is then the CPU to go on
  * with. Every stack they name was interned before the generation closed,
  * so its tables, set up after that, have it.
  *
@@ -170,14 +170,14 @@ size_t gotrace_samples_batch(struct gotrace_session *s, u8 *buf, size_t size)
 	u32 cpu;
 	u64 args[5];
 
-	if (!s->srings)
+	if (!s->samples.rings)
 		return 0;
-	p = gotrace2_put_batch(buf, s->rd_gen, GO2_NO_THREAD, s->end_ts, &lenp);
+	p = gotrace2_put_batch(buf, s->rd.gen, GO2_NO_THREAD, s->end_ts, &lenp);
 	*p++ = GO2_EV_CPU_SAMPLES;
 	body = p;
-	for (cpu = s->footer_pos; cpu < nr_cpu_ids && p <= end; cpu++) {
+	for (cpu = s->footer.pos; cpu < nr_cpu_ids && p <= end; cpu++) {
 		while (p <= end &&
-		       gotrace_sring_next(&s->srings[cpu], s->rd_gen, &e)) {
+		       gotrace_sring_next(&s->samples.rings[cpu], s->rd.gen, &e)) {
 			/* The time stamp, then M and P (both the CPU), G, stack. */
 			args[0] = e.ts;
 			args[1] = cpu;
@@ -190,7 +190,7 @@ size_t gotrace_samples_batch(struct gotrace_session *s, u8 *buf, size_t size)
 		if (p > end)
 			break;
 	}
-	s->footer_pos = cpu;
+	s->footer.pos = cpu;
 	if (p == body)
 		return 0;
 	gotrace_put_len(lenp, p, GOTRACE_LEN_2);
@@ -295,8 +295,8 @@ int gotrace_samples_start(struct gotrace_session *s)
 		return 0;
 	/* The CPU clock counts nanoseconds: a sample every period of them. */
 	attr.sample_period = NSEC_PER_SEC / s->args.cpu_sample_hz;
-	s->samplers = kcalloc(nr_cpu_ids, sizeof(*s->samplers), GOTRACE_GFP);
-	if (!s->samplers)
+	s->samples.events = kcalloc(nr_cpu_ids, sizeof(*s->samples.events), GOTRACE_GFP);
+	if (!s->samples.events)
 		return -ENOMEM;
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
@@ -307,7 +307,7 @@ int gotrace_samples_start(struct gotrace_session *s)
 			pr_warn("cannot sample CPU %d: error %d\n", cpu, ret);
 			break;
 		}
-		s->samplers[cpu] = ev;
+		s->samples.events[cpu] = ev;
 	}
 	cpus_read_unlock();
 	if (ret)
@@ -328,11 +328,11 @@ void gotrace_samples_stop(struct gotrace_session *s)
 	int cpu;
 
 	lockdep_assert_held(&s->dev->lock);
-	if (!s->samplers)
+	if (!s->samples.events)
 		return;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (s->samplers[cpu])
-			perf_event_release_kernel(s->samplers[cpu]);
-	kfree(s->samplers);
-	s->samplers = NULL;
+		if (s->samples.events[cpu])
+			perf_event_release_kernel(s->samples.events[cpu]);
+	kfree(s->samples.events);
+	s->samples.events = NULL;
 }

@@ -49,18 +49,18 @@ static void gotrace_session_release(struct gotrace_session *s)
 
 	for_each_possible_cpu(cpu)
 		gotrace_buf_free(&per_cpu_ptr(s->cpus, cpu)->ring);
-	gotrace_flight_free(s->snap);
-	s->snap = NULL;
+	gotrace_flight_free(s->flight.snap);
+	s->flight.snap = NULL;
 	gotrace_trig_release(s->trig);
 	gotrace_threads_free(s->threads);
-	kvfree(s->tids_seen);
+	kvfree(s->gen.tids_seen);
 	kfree(s->aliases);
 	gotrace_progs_free(s->progs);
 	gotrace_kstacks_free(s->kstacks);
-	gotrace_srings_free(s->srings);
+	gotrace_srings_free(s->samples.rings);
 	gotrace_stacks_free(s->stacks);
 	gotrace_ann_free(s->ann);
-	kvfree(s->footer);
+	kvfree(s->footer.page);
 }
 
 static void gotrace_session_free(struct gotrace_session *s)
@@ -106,17 +106,17 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 	s->args = *args;
 	s->filter = gotrace_filter_get(args->filter);
 	s->dev = dev;
-	s->cont = args->flags & GOTRACE_START_CONTINUE;
+	s->chain.on = args->flags & GOTRACE_START_CONTINUE;
 	/* A cut tells the chain (gotrace_session_cut_kick()) through this. */
-	if (s->cont)
+	if (s->chain.on)
 		s->cut_notify = &dev->cut_kick;
 	s->format = args->format;
 	s->v2 = args->format >= GOTRACE_FORMAT_1_22;
-	s->flight = args->flags & GOTRACE_START_FLIGHT;
+	s->flight.on = args->flags & GOTRACE_START_FLIGHT;
 	s->wq = &dev->wq;
 	s->buffer_size = buffer_size;
 	s->max_tid = max_tid;
-	s->rd_cpu = cpumask_first(cpu_possible_mask);
+	s->rd.cpu = cpumask_first(cpu_possible_mask);
 	snprintf(s->header, sizeof(s->header), "go 1.%u trace", args->format);
 	gotrace_clock_init(s, args->flags);
 
@@ -129,7 +129,7 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 		c->cpu = cpu;
 		if (gotrace_buf_alloc(&c->ring, cpu, buffer_size, &dev->wq))
 			goto err_free;
-		if (s->flight)
+		if (s->flight.on)
 			gotrace_buf_set_overwrite(&c->ring);
 	}
 	s->threads = gotrace_threads_alloc(max_tid);
@@ -137,9 +137,9 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 	s->progs = gotrace_progs_alloc();
 	s->stacks = gotrace_stacks_alloc();
 	s->ann = gotrace_ann_alloc();
-	s->footer = kvmalloc(GOTRACE_FOOTER_PAGE, GOTRACE_GFP);
+	s->footer.page = kvmalloc(GOTRACE_FOOTER_PAGE, GOTRACE_GFP);
 	if (!s->threads || !s->aliases || !s->progs || !s->stacks ||
-	    !s->ann || !s->footer)
+	    !s->ann || !s->footer.page)
 		goto err_free;
 	if ((args->flags & GOTRACE_START_KSTACKS) || args->cpu_sample_hz) {
 		s->kstacks = gotrace_kstacks_alloc();
@@ -147,13 +147,13 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 			goto err_free;
 	}
 	if (s->v2) {
-		s->tids_seen = kvcalloc(BITS_TO_LONGS(max_tid), sizeof(long),
-					GOTRACE_GFP);
-		if (!s->tids_seen)
+		s->gen.tids_seen = kvcalloc(BITS_TO_LONGS(max_tid),
+					    sizeof(long), GOTRACE_GFP);
+		if (!s->gen.tids_seen)
 			goto err_free;
 		if (args->cpu_sample_hz) {
-			s->srings = gotrace_srings_alloc();
-			if (!s->srings)
+			s->samples.rings = gotrace_srings_alloc();
+			if (!s->samples.rings)
 				goto err_free;
 		}
 		gotrace_gens_init(s, args->gen_period_ns, args->gen_bytes);
@@ -261,7 +261,7 @@ int gotrace_session_start(struct gotrace_dev *dev,
 	lockdep_assert_held(&dev->lock);
 	if (old && (old->state == GOTRACE_SESS_TRACING ||
 		    (old->state == GOTRACE_SESS_STOPPED && dev->reader_open &&
-		     !old->rd_broken)))
+		     !old->rd.broken)))
 		return -EBUSY;
 	return gotrace_session_begin(dev, args, false);
 }
@@ -313,7 +313,7 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 	u64 ts;
 
 	lockdep_assert_held(&dev->lock);
-	if (s && s->state == GOTRACE_SESS_STOPPED && s->cont) {
+	if (s && s->state == GOTRACE_SESS_STOPPED && s->chain.on) {
 		gotrace_cont_cancel(dev, s);
 		return 0;
 	}
@@ -322,7 +322,7 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 	ts = gotrace_clock(s);
 
 	xchg(&s->mode, GOTRACE_MODE_OFF);
-	s->cont = false;
+	s->chain.on = false;
 	/* After this, no probe is writing into @s nor will. */
 	gotrace_record_publish(NULL);
 	if (s->cut_ts)
@@ -362,7 +362,7 @@ static void gotrace_session_cut_work(struct work_struct *work)
 	mutex_lock(&dev->lock);
 	s = gotrace_dev_sess(dev);
 	/* A stop or another start may have come first. */
-	if (s && s->cont && s->state == GOTRACE_SESS_TRACING &&
+	if (s && s->chain.on && s->state == GOTRACE_SESS_TRACING &&
 	    READ_ONCE(s->mode) == GOTRACE_MODE_CUT)
 		gotrace_session_end_cut(dev, s);
 	mutex_unlock(&dev->lock);
@@ -415,7 +415,7 @@ static bool gotrace_session_resume(struct gotrace_dev *dev,
 	if (!ret)
 		return true;
 	pr_warn("a cut trace could not be followed by the next one: %d\n", ret);
-	s->resume_err = -ret;
+	s->chain.resume_err = -ret;
 	gotrace_cont_cancel(dev, s);
 	return false;
 }
@@ -429,7 +429,7 @@ void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s)
 {
 	lockdep_assert_held(&dev->lock);
 	WRITE_ONCE(dev->read_to_end, dev->sessions);
-	if (s->cont && gotrace_session_resume(dev, s))
+	if (s->chain.on && gotrace_session_resume(dev, s))
 		return;
 	gotrace_session_release(s);
 	WRITE_ONCE(s->state, GOTRACE_SESS_DONE);
@@ -451,15 +451,15 @@ void gotrace_session_reader_gone(struct gotrace_dev *dev)
 	struct gotrace_session *s = gotrace_dev_sess(dev);
 
 	lockdep_assert_held(&dev->lock);
-	if (s && s->flight) {
+	if (s && s->flight.on) {
 		/* Part of this snapshot read: read.c rewinds for each. */
-		if (s->snap && READ_ONCE(s->rd_snapshot) == s->snapshots &&
-		    READ_ONCE(s->rd_hdr))
+		if (s->flight.snap && READ_ONCE(s->rd.snapshot) == s->flight.snapshots &&
+		    READ_ONCE(s->rd.hdr))
 			gotrace_flight_read_done(dev, s);
 		return;
 	}
-	if (s && s->state != GOTRACE_SESS_DONE && READ_ONCE(s->rd_hdr)) {
-		WRITE_ONCE(s->rd_broken, true);
+	if (s && s->state != GOTRACE_SESS_DONE && READ_ONCE(s->rd.hdr)) {
+		WRITE_ONCE(s->rd.broken, true);
 		WRITE_ONCE(dev->read_to_end, dev->sessions);
 	}
 }
@@ -475,7 +475,7 @@ void gotrace_session_destroy(struct gotrace_dev *dev)
 	lockdep_assert_held(&dev->lock);
 	if (!s)
 		return;
-	if (s->state == GOTRACE_SESS_TRACING || s->cont)
+	if (s->state == GOTRACE_SESS_TRACING || s->chain.on)
 		gotrace_session_stop(dev);
 	RCU_INIT_POINTER(dev->sess, NULL);
 	gotrace_session_free(s);
@@ -514,11 +514,11 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 		break;
 	}
 	st->flags = READ_ONCE(s->cut_ts) ? GOTRACE_STATUS_CUT : 0;
-	if (s->flight)
+	if (s->flight.on)
 		st->flags |= GOTRACE_STATUS_FLIGHT;
 	if (s->args.flags & GOTRACE_START_CONTINUE)
 		gotrace_cont_status(s, st);
-	st->snapshots = s->snapshots;
+	st->snapshots = s->flight.snapshots;
 	st->triggers = s->trig ? READ_ONCE(s->trig->fired) : 0;
 	if (gotrace_clock_unstable(s))
 		st->flags |= GOTRACE_STATUS_CLOCK_UNSTABLE;
@@ -526,11 +526,11 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 	st->format = s->format;
 	st->max_tid = s->max_tid;
 	st->buffer_size = s->buffer_size;
-	st->bytes = sizeof(s->header) + READ_ONCE(s->footer_bytes);
-	st->bytes_read = READ_ONCE(s->bytes_read);
+	st->bytes = sizeof(s->header) + READ_ONCE(s->footer.bytes);
+	st->bytes_read = READ_ONCE(s->rd.bytes);
 	st->snapshot_ns = s->snapshot_ns;
 	st->snapshot_threads = s->snapshot_threads;
-	st->generations = s->gen;
+	st->generations = s->gen.cur;
 	for_each_possible_cpu(cpu) {
 		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
 		u32 full = gotrace_buf_full(&c->ring);

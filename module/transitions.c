@@ -129,7 +129,7 @@ bool gotrace_proc_start_slow(struct gotrace_session *s, struct gotrace_cpu *c,
  */
 bool gotrace_proc_gen(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 {
-	return gotrace_buf_new_gen(&c->ring, READ_ONCE(s->gen)) &&
+	return gotrace_buf_new_gen(&c->ring, READ_ONCE(s->gen.cur)) &&
 	       gotrace2_proc_status(s, c, ts);
 }
 
@@ -163,7 +163,7 @@ void gotrace_proc_close(struct gotrace_cpu *c, u64 ts)
  * Written twice, at the end of the start snapshot: modern Go takes the
  * first as the end of the snapshot and keeps only later ones, and its MMU
  * page needs one (golang/go#74146). With generations, a ProcsChange once
- * in each (@s->procs_gen), which Go takes only from a running goroutine
+ * in each (@s->gen.procs), which Go takes only from a running goroutine
  * (its viewer's MMU page fails on a trace with none): with a filter, the
  * thread this CPU runs (the snapshot's stopper, the walk's worker) may be
  * untraced; then the generation's first traced goroutine to run writes it
@@ -178,8 +178,8 @@ bool gotrace_procs_set(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 
 	if (gotrace_v2(c)) {
 		gen = c->ring.gen;
-		old = READ_ONCE(s->procs_gen);
-		if (!c->cur_g || old == gen || cmpxchg(&s->procs_gen, old, gen) != old)
+		old = READ_ONCE(s->gen.procs);
+		if (!c->cur_g || old == gen || cmpxchg(&s->gen.procs, old, gen) != old)
 			return true;
 		return gotrace_emit2(&c->ring, ts, GO2_EV_PROCS_CHANGE, 2, args);
 	}
@@ -218,8 +218,8 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 	    !gotrace_emit(&c->ring, ts, GO_EV_GO_CREATE, 3, args, false))
 		return false;
 	WRITE_ONCE(t->sgen, c->ring.gen);
-	if (s->tids_seen)
-		set_bit(p->pid, s->tids_seen);
+	if (s->gen.tids_seen)
+		set_bit(p->pid, s->gen.tids_seen);
 	t->gen = gen;
 	t->tag = gotrace_tag(p);
 	t->prog = prog;
@@ -498,7 +498,7 @@ static bool gotrace2_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
 {
 	u64 gid = gotrace_goid(p->pid, 0);
 
-	__set_bit(p->pid, s->tids_seen);	/* no probe runs yet */
+	__set_bit(p->pid, s->gen.tids_seen);	/* no probe runs yet */
 	t->gen = 0;
 	t->tag = gotrace_tag(p);
 	t->prog = prog;
