@@ -19,7 +19,7 @@
  * that names a program or reason the strings did not is left out.
  *
  * String ids: 1 is the file name of cheap frames, then one per reason, then
- * one per program, then those of user annotations (annotations.c), then two
+ * one per program, then those of user annotations (annotate_events.c), then two
  * per kernel frame (kstacks.c). A cheap stack is [reason, program], or
  * [program] for the stack a goroutine is created with; its frames' PCs are
  * keys (a reason's, then a program's), never addresses.
@@ -30,7 +30,7 @@
 #include <linux/string.h>
 #include <linux/ktime.h>
 
-#include "annotations.h"
+#include "annotate_events.h"
 #include "clock.h"
 #include "encode.h"
 #include "encode2.h"

@@ -17,7 +17,7 @@
 #include <linux/threads.h>
 #include <linux/uaccess.h>
 
-#include "annotate.h"
+#include "annotate_dev.h"
 #include "buffer.h"
 #include "clock.h"
 #include "dev.h"

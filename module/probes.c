@@ -42,15 +42,15 @@
 #include <trace/events/task.h>
 
 #include "buffer.h"
-#include "cpu.h"
 #include "clock.h"
 #include "compat.h"
+#include "cpu.h"
 #include "encode.h"
 #include "filter.h"
 #include "probes.h"
 #include "programs.h"
-#include "record.h"
 #include "reasons.h"
+#include "record.h"
 #include "session.h"
 #include "stacks.h"
 #include "threads.h"
@@ -631,7 +631,7 @@ out:
  * CPU's buffer in the session being recorded, whose P runs the thread
  * @sp: set to the session
  *
- * For user annotations (annotations.c). Called with interrupts off, which
+ * For user annotations (annotate_events.c). Called with interrupts off, which
  * keeps the session alive (gotrace_record_publish()) and the thread on this
  * CPU until the event is written.
  *

@@ -3,7 +3,7 @@
  * gotrace recording state: the session the event sources write into, and
  * the cut that ends its recording when a buffer is full.
  *
- * Below every event source (probes.c, samples.c, annotations.c,
+ * Below every event source (probes.c, samples.c, annotate_events.c,
  * generations.c): they look the session up here and cut it here. A cut
  * only switches the session's mode and notifies whoever the session layer
  * asked to be told (the session's cut_notify): it calls nothing above.

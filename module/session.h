@@ -272,7 +272,7 @@ struct gotrace_samples {
  * @kstacks:	kernel stacks, or NULL when neither block events
  *		(GOTRACE_START_KSTACKS) nor CPU samples write them.
  * @stacks:	the cheap stacks used.
- * @ann:	user annotations (annotations.c).
+ * @ann:	user annotations (annotate_events.c).
  * @reasons_used: reasons in those stacks (computed at stop).
  * @footer:	the footer or a generation's tables being generated (footer.c).
  * @end_ts:	when recording stopped.

@@ -533,7 +533,7 @@ static bool gotrace2_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
  * @p: the thread, not running its last switch and not new
  * @prog: its program id
  * @ts: the snapshot's time stamp: GoCreate is stamped 2 ticks before it,
- *	the goroutine's state 1 tick before (snapshot.c)
+ *	the goroutine's state 1 tick before (start_snapshot.c)
  *
  * GoCreate, then GoStart on its CPU if it runs there, or GoWaiting if it
  * is off its runqueue; with generations, its status (gotrace2_g_snap()).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gotrace user annotations: tasks, regions and log messages that processes
- * record through /dev/gotrace-annotate (annotate.c), as Go's runtime/trace
+ * record through /dev/gotrace-annotate (annotate_dev.c), as Go's runtime/trace
  * records trace.NewTask, trace.WithRegion and trace.Log.
  *
  * Each session has a struct gotrace_ann, allocated with it: its strings
@@ -30,7 +30,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
-#include "annotations.h"
+#include "annotate_events.h"
 #include "buffer.h"
 #include "clock.h"
 #include "cpu.h"
@@ -39,9 +39,9 @@
 #include "footer.h"
 #include "gfp.h"
 #include "probes.h"
-#include "record.h"
 #include "programs.h"
 #include "reasons.h"
+#include "record.h"
 #include "session.h"
 #include "stacks.h"
 #include "threads.h"

@@ -28,14 +28,14 @@
 #include <linux/string.h>
 
 #include "buffer.h"
-#include "cpu.h"
 #include "clock.h"
 #include "compat.h"
+#include "cpu.h"
 #include "filter.h"
-#include "record.h"
 #include "programs.h"
+#include "record.h"
 #include "session.h"
-#include "snapshot.h"
+#include "start_snapshot.h"
 #include "threads.h"
 #include "transitions.h"
 
