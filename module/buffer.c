@@ -25,8 +25,8 @@
 
 #include "buffer.h"
 #include "compat.h"
-#include "encode.h"
-#include "encode2.h"
+#include "encode_oldtrace.h"
+#include "encode_tracev2.h"
 #include "gfp.h"
 
 static void gotrace_buf_wake(struct irq_work *work)

@@ -8,8 +8,8 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 
-#include "encode.h"
-#include "encode2.h"
+#include "encode_oldtrace.h"
+#include "encode_tracev2.h"
 
 /**
  * gotrace_put_string - write a String event

@@ -32,8 +32,8 @@
 
 #include "annotate_events.h"
 #include "clock.h"
-#include "encode.h"
-#include "encode2.h"
+#include "encode_oldtrace.h"
+#include "encode_tracev2.h"
 #include "footer.h"
 #include "kstacks.h"
 #include "programs.h"

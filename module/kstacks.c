@@ -32,8 +32,8 @@
 #include <linux/string.h>
 
 #include "compat.h"
-#include "encode.h"
-#include "encode2.h"
+#include "encode_oldtrace.h"
+#include "encode_tracev2.h"
 #include "footer.h"
 #include "gfp.h"
 #include "kstacks.h"

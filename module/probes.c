@@ -45,7 +45,6 @@
 #include "clock.h"
 #include "compat.h"
 #include "cpu.h"
-#include "encode.h"
 #include "filter.h"
 #include "probes.h"
 #include "programs.h"

@@ -29,7 +29,7 @@
 #include "clock.h"
 #include "cpu.h"
 #include "dev.h"
-#include "encode2.h"
+#include "encode_tracev2.h"
 #include "flight.h"
 #include "footer.h"
 #include "session.h"

@@ -21,7 +21,6 @@
 #include "continue.h"
 #include "cpu.h"
 #include "dev.h"
-#include "encode.h"
 #include "filter.h"
 #include "flight.h"
 #include "footer.h"

@@ -249,7 +249,7 @@ struct gotrace_samples {
  * @nr_aliases:	aliases in use; written with atomics.
  * @max_tid:	thread ids the table covers.
  * @format:	GOTRACE_FORMAT_*, never the default.
- * @v2:		@format is 1.22 or later: generations, encode2.h's events.
+ * @v2:		@format is 1.22 or later: generations, encode_tracev2.h's events.
  * @trig:	a flight recorder's latency trigger (trigger.c), or NULL; read
  *		by every probe.
  * @gen:	generations (generations.c); @gen.cur is read by every probe.

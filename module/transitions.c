@@ -24,8 +24,8 @@
 
 #include "buffer.h"
 #include "cpu.h"
-#include "encode.h"
-#include "encode2.h"
+#include "encode_oldtrace.h"
+#include "encode_tracev2.h"
 #include "filter.h"
 #include "programs.h"
 #include "reasons.h"
