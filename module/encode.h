@@ -99,5 +99,7 @@ u8 *gotrace_put_string(u8 *p, u64 id, const char *str, bool v2);
 u8 *gotrace_put_frame(u8 *p, u64 pc, u64 func, u64 file);
 /* A Stack event's body before its frames: id and frame count varints. */
 #define GOTRACE_STACK_HEAD_MAX	(5 + 5)
+u8 *gotrace_put_stack_head(u8 *p, u64 id, u64 nframes, unsigned int width,
+			   bool v2, u8 **lenp);
 
 #endif /* _GOTRACE_ENCODE_H */

@@ -49,17 +49,13 @@ static u8 *gotrace_put_stack(u8 *p, u32 id, u32 key, bool v2)
 {
 	u32 prog = gotrace_stack_key_prog(key);
 	u32 reason = gotrace_stack_key_reason(key);
-	u8 *lenp = NULL;
+	u8 *lenp;
 
 	/* Two frames at most. */
 	BUILD_BUG_ON(GOTRACE_STACK_HEAD_MAX + 2 * GOTRACE_FRAME_MAX >=
 		     GOTRACE_LEN_LIMIT(GOTRACE_LEN_1));
-	if (v2)
-		*p++ = GO2_EV_STACK;
-	else
-		p = gotrace_put_len_start(p, GO_EV_STACK, GOTRACE_LEN_1, &lenp);
-	p = gotrace_put_uvarint(p, id);
-	p = gotrace_put_uvarint(p, reason == GOTRACE_R_THREAD ? 1 : 2);
+	p = gotrace_put_stack_head(p, id, reason == GOTRACE_R_THREAD ? 1 : 2,
+				   GOTRACE_LEN_1, v2, &lenp);
 	if (reason != GOTRACE_R_THREAD)
 		p = gotrace_put_frame(p, GOTRACE_PC_REASON(reason),
 				      GOTRACE_STR_REASON(reason), GOTRACE_STR_FILE);

@@ -32,8 +32,7 @@
 #include <linux/string.h>
 
 #include "compat.h"
-#include "encode_oldtrace.h"
-#include "encode_tracev2.h"
+#include "encode.h"
 #include "footer.h"
 #include "gfp.h"
 #include "kstacks.h"
@@ -296,8 +295,8 @@ u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p)
 {
 	struct gotrace_kstacks *ks = s->kstacks;
 	struct gotrace_kstack *k;
-	u8 *lenp = NULL;
 	u32 j, key;
+	u8 *lenp;
 
 	while (*i < GOTRACE_KSTACK_SLOTS && !ks->slot[*i].listed)
 		(*i)++;
@@ -308,12 +307,8 @@ u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p)
 	/* Up to GOTRACE_KSTACK_DEPTH frames and the program's. */
 	BUILD_BUG_ON(GOTRACE_STACK_HEAD_MAX + (GOTRACE_KSTACK_DEPTH + 1) * GOTRACE_FRAME_MAX >=
 		     GOTRACE_LEN_LIMIT(GOTRACE_LEN_2));
-	if (s->v2)
-		*p++ = GO2_EV_STACK;
-	else
-		p = gotrace_put_len_start(p, GO_EV_STACK, GOTRACE_LEN_2, &lenp);
-	p = gotrace_put_uvarint(p, GOTRACE_KSTACK_ID(*i));
-	p = gotrace_put_uvarint(p, k->nr - k->skip + 1);
+	p = gotrace_put_stack_head(p, GOTRACE_KSTACK_ID(*i), k->nr - k->skip + 1,
+				   GOTRACE_LEN_2, s->v2, &lenp);
 	for (j = k->skip; j < k->nr; j++) {
 		key = gotrace_addr_key(ks, k->pcs[j]);
 		p = gotrace_put_frame(p, GOTRACE_PC_KFRAME(key),
