@@ -280,6 +280,7 @@ static bool gotrace_ann_emit(struct gotrace_session *s, struct gotrace_cpu *c,
 	u64 ts = gotrace_clock(s);
 	u8 *p;
 
+	/* Since Go 1.22 a value is a string of the tables, not in the event. */
 	if (s->v2)
 		return gotrace_emit2(r, ts, ev->type2, ev->nargs, ev->args);
 	if (!ev->value)
@@ -438,6 +439,7 @@ static void gotrace_ann_region_ev(struct gotrace_ann_ev *ev, bool v2, u64 task,
 	ev->type = GO_EV_USER_REGION;
 	ev->type2 = mode ? GO2_EV_USER_REGION_END : GO2_EV_USER_REGION_BEGIN;
 	ev->args[0] = task;
+	/* Since 1.22 the event type says begin or end; a mode before. */
 	if (v2) {
 		ev->args[1] = name;
 		ev->nargs = 3;

@@ -212,6 +212,7 @@ static u8 *gotrace_footer2_sync(struct gotrace_session *s, u8 *p)
 	u64 now;
 
 	p = gotrace2_put_batch(p, s->rd.gen, 0, s->end_ts, &lenp);
+	/* Go 1.25's Sync and ClockSnapshot. */
 	if (s->format >= GOTRACE_FORMAT_1_25)
 		*p++ = GO2_EV_SYNC;
 	*p++ = GO2_EV_FREQUENCY;
@@ -244,6 +245,7 @@ static size_t gotrace_footer2_fill(struct gotrace_session *s)
 		return gotrace_footer2_sync(s, p) - s->footer.page;
 	case GOTRACE_F_END:
 		s->footer.phase = GOTRACE_F_DONE;
+		/* EndOfGeneration came with Go 1.26. */
 		if (s->format < GOTRACE_FORMAT_1_26)
 			return 0;
 		*p = GO2_EV_END_OF_GENERATION;
@@ -278,6 +280,7 @@ size_t gotrace_footer_fill(struct gotrace_session *s)
 {
 	u8 *p = s->footer.page;
 
+	/* With generations, a generation's tables; else the one footer. */
 	if (s->v2)
 		return gotrace_footer2_fill(s);
 	while (s->footer.phase < GOTRACE_F_END && gotrace_footer_room(s, p))

@@ -295,6 +295,7 @@ static __always_inline void gotrace_switch(struct gotrace_session *s,
 	if (v2 && unlikely(s->filter) && run &&
 	    READ_ONCE(s->gen.procs) != c->ring.gen && !gotrace_procs_set(s, c, ts))
 		goto cut;
+	/* Only flight recorders, which need generations, have a trigger. */
 	if (v2 && unlikely(s->trig))
 		gotrace_trig_switch(s->trig, stop, prev->pid, run ? next : NULL, ts);
 	return;
@@ -313,6 +314,7 @@ static __always_inline void gotrace_switch_probe(void *data, bool preempt,
 	s = rcu_dereference_sched(gotrace_live);
 	if (!s)
 		return;
+	/* One copy per format: v2 is a constant in each (gotrace_switch()). */
 	if (s->v2)
 		gotrace_switch(s, preempt, prev, next, prev_state, true);
 	else
@@ -437,6 +439,7 @@ static void gotrace_probe_wakeup(void *data, struct task_struct *p)
 
 	if (!s)
 		return;
+	/* One copy per format, as for sched_switch. */
 	if (s->v2)
 		gotrace_wakeup(s, p, true);
 	else

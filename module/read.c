@@ -57,6 +57,7 @@ static const u8 *gotrace_read_peek(struct gotrace_session *s, int cpu,
 {
 	const u8 *chunk = gotrace_buf_peek(gotrace_read_ring(s, cpu), len);
 
+	/* With generations, one generation's batches at a time. */
 	if (chunk && s->v2 && gotrace2_batch_gen(chunk) != READ_ONCE(s->rd.gen))
 		chunk = NULL;
 	if (!chunk)
@@ -178,6 +179,7 @@ static ssize_t gotrace_copy(struct gotrace_session *s, char __user *buf,
 	while (done < count) {
 		/* A snapshot is served whole; else as soon as stopped. */
 		bool stopped = s->flight.on || gotrace_read_stopped(s);
+		/* With generations, tables follow each closed one; else the footer the end. */
 		u32 closed = s->v2 ? gotrace_read_closed(s, stopped) : 0;
 		const void *src = NULL;
 		u32 len = 0;
@@ -234,6 +236,7 @@ static bool gotrace_session_readable(struct gotrace_session *s)
 	/* Pairs with the release in gotrace_gens_next(). */
 	if (s->v2 && READ_ONCE(s->rd.gen) <= smp_load_acquire(&s->gen.closed))
 		return true;
+	/* With generations, a batch of the one being read; else a full chunk. */
 	for_each_possible_cpu(cpu) {
 		u32 len;
 

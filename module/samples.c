@@ -240,6 +240,7 @@ static void gotrace_sample_take(struct gotrace_session *want,
 	args[1] = c->cpu;
 	args[2] = c->cur_g;
 	args[3] = gotrace_kstack_regs(s, gotrace_sample_prog(s, c), regs);
+	/* Go 1.22+ reads samples only from batches of their own. */
 	if (s->v2) {
 		if (gotrace_samples_keep(s, c, ts, args[3]))
 			c->samples++;

@@ -145,6 +145,7 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 		if (!s->kstacks)
 			goto err_free;
 	}
+	/* Generations' state, and the sample rings their batches need. */
 	if (s->v2) {
 		s->gen.tids_seen = kvcalloc(BITS_TO_LONGS(max_tid),
 					    sizeof(long), GOTRACE_GFP);
@@ -218,7 +219,7 @@ static int gotrace_session_begin(struct gotrace_dev *dev,
 	ret = gotrace_snapshot(s);
 	if (ret)
 		goto err_sync;
-	if (s->v2)
+	if (s->v2)	/* only the format with generations has them */
 		gotrace_gens_start(s);
 
 	s->state = GOTRACE_SESS_TRACING;
@@ -278,7 +279,7 @@ static void gotrace_session_close(struct gotrace_dev *dev,
 
 	lockdep_assert_held(&dev->lock);
 	gotrace_samples_stop(s);
-	if (s->v2)
+	if (s->v2)	/* only the format with generations has them */
 		gotrace_gens_stop(s);
 	gotrace_trig_stop(s->trig);
 	for_each_possible_cpu(cpu)

@@ -45,6 +45,7 @@ static bool gotrace2_put_status(struct gotrace_session *s,
 {
 	u64 args[4] = { gid, m, status };
 
+	/* GoStatusStack, which names the goroutine, came with Go 1.23. */
 	if (s->format < GOTRACE_FORMAT_1_23)
 		return gotrace_emit2(&c->ring, ts, GO2_EV_GO_STATUS, 3, args);
 	args[3] = gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD);
@@ -108,6 +109,7 @@ bool gotrace_proc_start_slow(struct gotrace_session *s, struct gotrace_cpu *c,
 {
 	u64 thread = c->cpu;
 
+	/* Since 1.22 a P's status, once a generation; ProcStart before. */
 	if (gotrace_v2(c))
 		return gotrace2_proc_status(s, c, ts);
 	if (!gotrace_emit(&c->ring, ts, GO_EV_PROC_START, 1, &thread, false))
@@ -176,6 +178,7 @@ bool gotrace_procs_set(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 	u64 args[2] = { num_possible_cpus() };
 	u32 gen, old;
 
+	/* ProcsChange, once a generation, since 1.22; GoMaxProcs before. */
 	if (gotrace_v2(c)) {
 		gen = c->ring.gen;
 		old = READ_ONCE(s->gen.procs);
@@ -214,6 +217,7 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 	args[0] = gotrace_goid(p->pid, gen);
 	args[1] = gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD);
 	args[2] = creator;
+	/* The same GoCreate in each format's numbering. */
 	if (gotrace_v2(c) ? !gotrace_emit2(&c->ring, ts, GO2_EV_GO_CREATE, 3, args) :
 	    !gotrace_emit(&c->ring, ts, GO_EV_GO_CREATE, 3, args, false))
 		return false;
@@ -275,6 +279,7 @@ bool gotrace_g_end(struct gotrace_session *s, struct gotrace_cpu *c,
 {
 	u64 stack = gotrace_stack(s->stacks, t->prog, GOTRACE_R_RENAME);
 
+	/* GoDestroy since 1.22; GoSysCall (for the stack) and GoEnd before. */
 	if (gotrace_v2(c)) {
 		if (!gotrace_emit2(&c->ring, ts, GO2_EV_GO_DESTROY, 0, NULL))
 			return false;
@@ -411,6 +416,7 @@ bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 	if (!t || t->state != GOTRACE_T_RUNNING)
 		return false;
 	args[1] = gotrace_stack(s->stacks, t->prog, GOTRACE_R_KERNEL);
+	/* GoBlock with its reason's word since 1.22; GoSleep before. */
 	if (gotrace_v2(c)) {
 		args[0] = gotrace_word(s, GOTRACE_R_KERNEL);
 		ok = gotrace_emit2(&c->ring, ts, GO2_EV_GO_BLOCK, 2, args);
@@ -544,6 +550,7 @@ bool gotrace_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
 		    struct gotrace_thread *t, struct task_struct *p, u32 prog,
 		    u64 ts)
 {
+	/* Since 1.22 a status says it all; GoCreate and more before. */
 	if (gotrace_v2(c))
 		return gotrace2_g_snap(s, c, t, p, prog, ts - 1);
 	if (!gotrace_g_create(s, c, t, p, prog, 0, ts - 2))
