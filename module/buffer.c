@@ -25,8 +25,8 @@
 
 #include "buffer.h"
 #include "compat.h"
-#include "encode.h"
-#include "encode2.h"
+#include "encode_oldtrace.h"
+#include "encode_tracev2.h"
 #include "gfp.h"
 
 static void gotrace_buf_wake(struct irq_work *work)
@@ -98,6 +98,7 @@ void gotrace_buf_set_overwrite(struct gotrace_ring *r)
 
 static void gotrace_buf_commit(struct gotrace_ring *r)
 {
+	/* A batch with generations says its length (tracev2's header). */
 	if (r->gen)
 		gotrace_put_len(r->chunk + r->len_off, r->chunk + r->pos,
 				GOTRACE_LEN_2);
@@ -118,6 +119,7 @@ static void gotrace_buf_batch(struct gotrace_ring *r, u64 ts)
 	/* A chunk's batch is shorter than its length field can say. */
 	BUILD_BUG_ON(GOTRACE_LEN_LIMIT(GOTRACE_LEN_2) < GOTRACE_CHUNK_SIZE);
 	r->chunk = gotrace_buf_chunk(r, r->head);
+	/* Each format's batch header. */
 	if (r->gen) {
 		p = gotrace2_put_batch(r->chunk, r->gen, r->pid, ts, &lenp);
 		r->len_off = lenp - r->chunk;

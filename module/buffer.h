@@ -9,8 +9,8 @@
 #include <linux/sizes.h>
 #include <linux/types.h>
 #include <linux/wait.h>
-#include "encode.h"
-#include "encode2.h"
+#include "encode_oldtrace.h"
+#include "encode_tracev2.h"
 
 /* Trace buffers are cut into chunks; a chunk holds one Go batch. */
 #define GOTRACE_CHUNK_SIZE	PAGE_SIZE
@@ -187,7 +187,7 @@ static __always_inline bool gotrace_emit(struct gotrace_ring *r, u64 ts,
 }
 
 /**
- * gotrace_emit2 - gotrace_emit() for a ring with generations (encode2.h)
+ * gotrace_emit2 - gotrace_emit() for a ring with generations (encode_tracev2.h)
  * @r: the CPU's ring (interrupts off, or no probe can run)
  * @ts: time stamp in trace ticks; raised to the batch's last one if earlier
  * @type: event type

@@ -2,6 +2,8 @@
 /*
  * gotrace's GOTRACE_START_CONTINUE chains: a full buffer ends the trace at
  * once, and a new trace starts when the reader has read it to its end.
+ * This file keeps the chain's accounting; session.c, above it, runs the
+ * chain (its cut work and the resume) and calls these helpers.
  *
  * A streaming trace is cut when a buffer runs full: from then on the probes
  * only count what they do not record (GOTRACE_MODE_CUT). Without the flag
@@ -26,75 +28,16 @@
  * status says why.
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/cpumask.h>
-#include <linux/irq_work.h>
 #include <linux/lockdep.h>
 #include <linux/percpu.h>
-#include <linux/workqueue.h>
 
 #include "buffer.h"
 #include "continue.h"
 #include "cpu.h"
 #include "dev.h"
-#include "probes.h"
+#include "record.h"
 #include "session.h"
-
-/* A cut in a chain's session: end its trace now (takes gotrace_dev.lock). */
-static void gotrace_cont_work(struct work_struct *work)
-{
-	struct gotrace_dev *dev = container_of(work, struct gotrace_dev, cut_work);
-	struct gotrace_session *s;
-
-	mutex_lock(&dev->lock);
-	s = gotrace_dev_sess(dev);
-	/* A stop or another start may have come first. */
-	if (s && s->cont && s->state == GOTRACE_SESS_TRACING &&
-	    READ_ONCE(s->mode) == GOTRACE_MODE_CUT)
-		gotrace_session_end_cut(dev, s);
-	mutex_unlock(&dev->lock);
-}
-
-/* Out of the scheduler's locks: queue the work. */
-static void gotrace_cont_irq_work(struct irq_work *work)
-{
-	struct gotrace_dev *dev = container_of(work, struct gotrace_dev, cut_kick);
-
-	schedule_work(&dev->cut_work);
-}
-
-/**
- * gotrace_cont_init - set up the device's chain machinery, at module load
- * @dev: the device
- */
-void gotrace_cont_init(struct gotrace_dev *dev)
-{
-	init_irq_work(&dev->cut_kick, gotrace_cont_irq_work);
-	INIT_WORK(&dev->cut_work, gotrace_cont_work);
-}
-
-/**
- * gotrace_cont_exit - wait for the chain machinery, at module unload
- * @dev: the device, with no session the probes could cut
- */
-void gotrace_cont_exit(struct gotrace_dev *dev)
-{
-	/* The irq_work first: it queues the work. */
-	irq_work_sync(&dev->cut_kick);
-	cancel_work_sync(&dev->cut_work);
-}
-
-/**
- * gotrace_cont_kick - a chain's session was just cut
- * @dev: the device
- *
- * Context: a probe, interrupts off, maybe under a runqueue lock.
- */
-void gotrace_cont_kick(struct gotrace_dev *dev)
-{
-	irq_work_queue(&dev->cut_kick);
-}
 
 /* The events @s did not record, final once no probe sees it. */
 static u64 gotrace_cont_lost(struct gotrace_session *s)
@@ -108,28 +51,18 @@ static u64 gotrace_cont_lost(struct gotrace_session *s)
 }
 
 /**
- * gotrace_cont_resume - a chain's cut trace was read to its end: the next
- * @dev: the device, locked
- * @s: its session, stopped, GOTRACE_START_CONTINUE not cancelled
+ * gotrace_cont_make_room - free a chain's cut session's buffers for the next
+ * @s: the session, stopped, read to its end, seen by no probe's writes
  *
- * Return: true if a new session replaced @s, which is freed; false if none
- * could start (its error is kept in @s, which no probe sees any more).
+ * The next session takes the memory they held: a chain never holds two
+ * sessions' buffers.
  */
-bool gotrace_cont_resume(struct gotrace_dev *dev, struct gotrace_session *s)
+void gotrace_cont_make_room(struct gotrace_session *s)
 {
-	int cpu, ret;
+	int cpu;
 
-	lockdep_assert_held(&dev->lock);
-	/* No probe writes into a cut session's buffers: make room. */
 	for_each_possible_cpu(cpu)
 		gotrace_buf_free(&per_cpu_ptr(s->cpus, cpu)->ring);
-	ret = gotrace_session_begin(dev, &s->args, true);
-	if (!ret)
-		return true;
-	pr_warn("a cut trace could not be followed by the next one: %d\n", ret);
-	s->resume_err = -ret;
-	gotrace_cont_cancel(dev, s);
-	return false;
 }
 
 /**
@@ -140,8 +73,8 @@ bool gotrace_cont_resume(struct gotrace_dev *dev, struct gotrace_session *s)
 void gotrace_cont_cancel(struct gotrace_dev *dev, struct gotrace_session *s)
 {
 	lockdep_assert_held(&dev->lock);
-	s->cont = false;
-	gotrace_probes_publish(NULL);
+	s->chain.on = false;
+	gotrace_record_publish(NULL);
 }
 
 /**
@@ -151,10 +84,10 @@ void gotrace_cont_cancel(struct gotrace_dev *dev, struct gotrace_session *s)
  */
 void gotrace_cont_gap(struct gotrace_session *s, struct gotrace_session *old)
 {
-	s->gap_start_ns = old->cut_ns;
-	s->gap_end_ns = s->start_ns;
-	s->gap_events = gotrace_cont_lost(old);
-	s->resumes = old->resumes + 1;
+	s->chain.gap_start_ns = old->cut_ns;
+	s->chain.gap_end_ns = s->start_ns;
+	s->chain.gap_events = gotrace_cont_lost(old);
+	s->chain.resumes = old->chain.resumes + 1;
 }
 
 /**
@@ -165,9 +98,9 @@ void gotrace_cont_gap(struct gotrace_session *s, struct gotrace_session *old)
 void gotrace_cont_status(struct gotrace_session *s, struct gotrace_status *st)
 {
 	st->flags |= GOTRACE_STATUS_CONTINUE;
-	st->gap_start_ns = s->gap_start_ns;
-	st->gap_end_ns = s->gap_end_ns;
-	st->gap_events = s->gap_events;
-	st->resumes = s->resumes;
-	st->resume_error = s->resume_err;
+	st->gap_start_ns = s->chain.gap_start_ns;
+	st->gap_end_ns = s->chain.gap_end_ns;
+	st->gap_events = s->chain.gap_events;
+	st->resumes = s->chain.resumes;
+	st->resume_error = s->chain.resume_err;
 }

@@ -9,10 +9,7 @@ struct gotrace_dev;
 struct gotrace_session;
 struct gotrace_status;
 
-void gotrace_cont_init(struct gotrace_dev *dev);
-void gotrace_cont_exit(struct gotrace_dev *dev);
-void gotrace_cont_kick(struct gotrace_dev *dev);
-bool gotrace_cont_resume(struct gotrace_dev *dev, struct gotrace_session *s);
+void gotrace_cont_make_room(struct gotrace_session *s);
 void gotrace_cont_cancel(struct gotrace_dev *dev, struct gotrace_session *s);
 void gotrace_cont_gap(struct gotrace_session *s, struct gotrace_session *old);
 void gotrace_cont_status(struct gotrace_session *s, struct gotrace_status *st);

@@ -30,7 +30,7 @@
  * @read_to_end: number (as @sessions counts) of the last session whose
  *		trace was read to its end, or can no longer be (a reader left
  *		it half read). Read locklessly by a waiting GOTRACE_STOP.
- * @cut_kick:	a probe cut a GOTRACE_START_CONTINUE session (continue.c)...
+ * @cut_kick:	a probe cut a GOTRACE_START_CONTINUE session (session.c)...
  * @cut_work:	...which this ends, under @lock.
  */
 struct gotrace_dev {
@@ -73,6 +73,5 @@ int gotrace_copy_back(void __user *uargs, void *args, size_t ksize, u32 usize);
 ssize_t gotrace_read(struct gotrace_dev *dev, char __user *buf, size_t count,
 		     bool nonblock);
 bool gotrace_readable(struct gotrace_dev *dev);
-void gotrace_read_rewind(struct gotrace_session *s, u32 gen);
 
 #endif /* _GOTRACE_DEV_H */

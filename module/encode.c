@@ -8,8 +8,8 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 
-#include "encode.h"
-#include "encode2.h"
+#include "encode_oldtrace.h"
+#include "encode_tracev2.h"
 
 /**
  * gotrace_put_string - write a String event
@@ -29,6 +29,31 @@ u8 *gotrace_put_string(u8 *p, u64 id, const char *str, bool v2)
 	p = gotrace_put_uvarint(p, len);
 	memcpy(p, str, len);
 	return p + len;
+}
+
+/**
+ * gotrace_put_stack_head - start a Stack event: its type, id, frame count
+ * @p: destination, room for GOTRACE_STACK_HEAD_MAX + 1 + @width bytes
+ * @id: stack id
+ * @nframes: frames that follow (gotrace_put_frame())
+ * @width: before Go 1.22, bytes of the event's length, GOTRACE_LEN_1 or
+ *	GOTRACE_LEN_2, by the longest stack the caller writes
+ * @v2: in the format of Go 1.22 and later, which has no length
+ * @lenp: set to where gotrace_put_len() writes the length once the frames
+ *	are written, or NULL when the format has none
+ *
+ * Return: where the first frame goes.
+ */
+u8 *gotrace_put_stack_head(u8 *p, u64 id, u64 nframes, unsigned int width,
+			   bool v2, u8 **lenp)
+{
+	*lenp = NULL;
+	if (v2)
+		*p++ = GO2_EV_STACK;
+	else
+		p = gotrace_put_len_start(p, GO_EV_STACK, width, lenp);
+	p = gotrace_put_uvarint(p, id);
+	return gotrace_put_uvarint(p, nframes);
 }
 
 /**

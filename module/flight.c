@@ -78,13 +78,13 @@ static u32 gotrace_flight_span(struct gotrace_ring *r, u32 *tail)
  */
 static u32 gotrace_flight_close(struct gotrace_session *s)
 {
-	u32 gen = READ_ONCE(s->gen), closed;
+	u32 gen = READ_ONCE(s->gen.cur), closed;
 
 	for (;;) {
-		mod_delayed_work(system_unbound_wq, &s->gen_work, 0);
-		flush_delayed_work(&s->gen_work);
+		mod_delayed_work(system_unbound_wq, &s->gen.work, 0);
+		flush_delayed_work(&s->gen.work);
 		/* Pairs with the release in gotrace_gens_next(): chunks first. */
-		closed = smp_load_acquire(&s->gen_closed);
+		closed = smp_load_acquire(&s->gen.closed);
 		if (closed >= gen || READ_ONCE(s->mode) != GOTRACE_MODE_ON)
 			return closed;
 	}
@@ -293,9 +293,9 @@ int gotrace_flight_snapshot(struct gotrace_dev *dev,
 	u64 now;
 
 	lockdep_assert_held(&dev->lock);
-	if (!s || s->state != GOTRACE_SESS_TRACING || !s->flight)
+	if (!s || s->state != GOTRACE_SESS_TRACING || !s->flight.on)
 		return -EINVAL;
-	if (s->snap)
+	if (s->flight.snap)
 		return -EBUSY;
 	/* The duration is counted back from the call, not from its work. */
 	now = gotrace_clock(s);
@@ -312,10 +312,10 @@ int gotrace_flight_snapshot(struct gotrace_dev *dev,
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 
-	gotrace_read_rewind(s, snap->first_gen);
-	s->snapshots++;
+	/* The reader sets itself up for the snapshot it has not read. */
+	s->flight.snapshots++;
 	/* Pairs with the acquire in the reader: the copy and its fields first. */
-	smp_store_release(&s->snap, snap);
+	smp_store_release(&s->flight.snap, snap);
 	wake_up_interruptible(s->wq);
 	return 0;
 }
@@ -330,9 +330,9 @@ int gotrace_flight_snapshot(struct gotrace_dev *dev,
  */
 void gotrace_flight_read_done(struct gotrace_dev *dev, struct gotrace_session *s)
 {
-	struct gotrace_flight_snap *snap = s->snap;
+	struct gotrace_flight_snap *snap = s->flight.snap;
 
 	lockdep_assert_held(&dev->lock);
-	WRITE_ONCE(s->snap, NULL);
+	WRITE_ONCE(s->flight.snap, NULL);
 	gotrace_flight_free(snap);
 }

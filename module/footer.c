@@ -19,7 +19,7 @@
  * that names a program or reason the strings did not is left out.
  *
  * String ids: 1 is the file name of cheap frames, then one per reason, then
- * one per program, then those of user annotations (annotations.c), then two
+ * one per program, then those of user annotations (annotate_events.c), then two
  * per kernel frame (kstacks.c). A cheap stack is [reason, program], or
  * [program] for the stack a goroutine is created with; its frames' PCs are
  * keys (a reason's, then a program's), never addresses.
@@ -30,10 +30,10 @@
 #include <linux/string.h>
 #include <linux/ktime.h>
 
-#include "annotations.h"
+#include "annotate_events.h"
 #include "clock.h"
-#include "encode.h"
-#include "encode2.h"
+#include "encode_oldtrace.h"
+#include "encode_tracev2.h"
 #include "footer.h"
 #include "kstacks.h"
 #include "programs.h"
@@ -49,17 +49,13 @@ static u8 *gotrace_put_stack(u8 *p, u32 id, u32 key, bool v2)
 {
 	u32 prog = gotrace_stack_key_prog(key);
 	u32 reason = gotrace_stack_key_reason(key);
-	u8 *lenp = NULL;
+	u8 *lenp;
 
 	/* Two frames at most. */
 	BUILD_BUG_ON(GOTRACE_STACK_HEAD_MAX + 2 * GOTRACE_FRAME_MAX >=
 		     GOTRACE_LEN_LIMIT(GOTRACE_LEN_1));
-	if (v2)
-		*p++ = GO2_EV_STACK;
-	else
-		p = gotrace_put_len_start(p, GO_EV_STACK, GOTRACE_LEN_1, &lenp);
-	p = gotrace_put_uvarint(p, id);
-	p = gotrace_put_uvarint(p, reason == GOTRACE_R_THREAD ? 1 : 2);
+	p = gotrace_put_stack_head(p, id, reason == GOTRACE_R_THREAD ? 1 : 2,
+				   GOTRACE_LEN_1, v2, &lenp);
 	if (reason != GOTRACE_R_THREAD)
 		p = gotrace_put_frame(p, GOTRACE_PC_REASON(reason),
 				      GOTRACE_STR_REASON(reason), GOTRACE_STR_FILE);
@@ -76,7 +72,7 @@ static u8 *gotrace_put_stack(u8 *p, u32 id, u32 key, bool v2)
  */
 static bool gotrace_footer_has_stack(struct gotrace_session *s, u32 key)
 {
-	return key && gotrace_stack_key_prog(key) < s->tbl_progs &&
+	return key && gotrace_stack_key_prog(key) < s->footer.tbl_progs &&
 	       test_bit(gotrace_stack_key_reason(key), s->reasons_used);
 }
 
@@ -84,10 +80,10 @@ static bool gotrace_footer_has_stack(struct gotrace_session *s, u32 key)
 static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 {
 	char buf[GOTRACE_LABEL_LEN];
-	u32 i = s->footer_pos;
+	u32 i = s->footer.pos;
 	u8 *end;
 
-	switch (s->footer_phase) {
+	switch (s->footer.phase) {
 	case GOTRACE_F_HEAD:
 		p = gotrace_put_batch(p, 0, s->end_ts);
 		*p++ = GO_EV_FREQUENCY;
@@ -102,16 +98,16 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 			p = gotrace_put_string(p, GOTRACE_STR_REASON(i),
 					       gotrace_reason_name(i, buf, sizeof(buf)),
 					       s->v2);
-			s->footer_pos = i + 1;
+			s->footer.pos = i + 1;
 			return p;
 		}
 		break;
 	case GOTRACE_F_PROGS:
-		if (i < s->tbl_progs) {
+		if (i < s->footer.tbl_progs) {
 			p = gotrace_put_string(p, GOTRACE_STR_PROG(i),
 					       gotrace_prog_label(s->progs, i, buf),
 					       s->v2);
-			s->footer_pos = i + 1;
+			s->footer.pos = i + 1;
 			return p;
 		}
 		break;
@@ -120,7 +116,7 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 			u16 id = READ_ONCE(s->word_ids[i]);
 
 			if (id) {
-				s->footer_pos = i + 1;
+				s->footer.pos = i + 1;
 				return gotrace_put_string(p, id,
 							  gotrace_reason_word(i, buf, sizeof(buf)),
 							  s->v2);
@@ -128,46 +124,46 @@ static u8 *gotrace_footer_step(struct gotrace_session *s, u8 *p)
 		}
 		break;
 	case GOTRACE_F_USER:
-		if (i < s->tbl_ustrs) {
-			s->footer_pos = i + 1;
+		if (i < s->footer.tbl_ustrs) {
+			s->footer.pos = i + 1;
 			return gotrace_put_string(p, GOTRACE_STR_USER(i),
 						  gotrace_ann_string(s->ann, i), s->v2);
 		}
 		break;
 	case GOTRACE_F_STACKS:
-		/* footer_pos: the ids looked at; the full one last, if used. */
-		for (; i < s->tbl_stacks; i++) {
+		/* footer.pos: the ids looked at; the full one last, if used. */
+		for (; i < s->footer.tbl_stacks; i++) {
 			u32 key = gotrace_stacks_key(s->stacks, i + 1);
 
 			if (gotrace_footer_has_stack(s, key)) {
-				s->footer_pos = i + 1;
+				s->footer.pos = i + 1;
 				return gotrace_put_stack(p, i + 1, key, s->v2);
 			}
 		}
-		if (i == s->tbl_stacks && READ_ONCE(s->stacks->full)) {
+		if (i == s->footer.tbl_stacks && READ_ONCE(s->stacks->full)) {
 			p = gotrace_put_stack(p, GOTRACE_STACK_FULL,
 					      gotrace_stack_key(GOTRACE_PROG_OTHER,
 								GOTRACE_R_FULL),
 					      s->v2);
-			s->footer_pos = i + 1;
+			s->footer.pos = i + 1;
 			return p;
 		}
 		break;
 	case GOTRACE_F_KFRAMES:
 		end = s->kstacks ? gotrace_kstacks_frame(s, i, p) : NULL;
 		if (end) {
-			s->footer_pos = i + 1;
+			s->footer.pos = i + 1;
 			return end;
 		}
 		break;
 	case GOTRACE_F_KSTACKS:
-		end = s->kstacks ? gotrace_kstacks_stack(s, &s->footer_pos, p) : NULL;
+		end = s->kstacks ? gotrace_kstacks_stack(s, &s->footer.pos, p) : NULL;
 		if (end)
 			return end;
 		break;
 	}
-	s->footer_phase++;
-	s->footer_pos = 0;
+	s->footer.phase++;
+	s->footer.pos = 0;
 	return p;
 }
 
@@ -182,14 +178,14 @@ void gotrace_footer_prepare(struct gotrace_session *s, u64 ts)
 	u32 id, key;
 
 	s->end_ts = ts;
-	s->footer_phase = GOTRACE_F_HEAD;
-	s->footer_pos = 0;
-	s->tbl_progs = gotrace_progs_count(s->progs);
-	s->tbl_stacks = gotrace_stacks_count(s->stacks);
-	s->tbl_ustrs = gotrace_ann_strings(s->ann);
-	for (id = 1; id <= s->tbl_stacks; id++) {
+	s->footer.phase = GOTRACE_F_HEAD;
+	s->footer.pos = 0;
+	s->footer.tbl_progs = gotrace_progs_count(s->progs);
+	s->footer.tbl_stacks = gotrace_stacks_count(s->stacks);
+	s->footer.tbl_ustrs = gotrace_ann_strings(s->ann);
+	for (id = 1; id <= s->footer.tbl_stacks; id++) {
 		key = gotrace_stacks_key(s->stacks, id);
-		if (key && gotrace_stack_key_prog(key) < s->tbl_progs)
+		if (key && gotrace_stack_key_prog(key) < s->footer.tbl_progs)
 			__set_bit(gotrace_stack_key_reason(key), s->reasons_used);
 	}
 	if (READ_ONCE(s->stacks->full))
@@ -201,7 +197,7 @@ void gotrace_footer_prepare(struct gotrace_session *s, u64 ts)
 /* Room for a record after @p in the footer's page. */
 static bool gotrace_footer_room(struct gotrace_session *s, const u8 *p)
 {
-	return p - s->footer <= GOTRACE_FOOTER_PAGE - GOTRACE_RECORD_MAX;
+	return p - s->footer.page <= GOTRACE_FOOTER_PAGE - GOTRACE_RECORD_MAX;
 }
 
 /*
@@ -215,7 +211,8 @@ static u8 *gotrace_footer2_sync(struct gotrace_session *s, u8 *p)
 	u8 *lenp;
 	u64 now;
 
-	p = gotrace2_put_batch(p, s->rd_gen, 0, s->end_ts, &lenp);
+	p = gotrace2_put_batch(p, s->rd.gen, 0, s->end_ts, &lenp);
+	/* Go 1.25's Sync and ClockSnapshot. */
 	if (s->format >= GOTRACE_FORMAT_1_25)
 		*p++ = GO2_EV_SYNC;
 	*p++ = GO2_EV_FREQUENCY;
@@ -236,57 +233,59 @@ static u8 *gotrace_footer2_sync(struct gotrace_session *s, u8 *p)
 /* The page of tables a generation (formats 1.22 and later) has next. */
 static size_t gotrace_footer2_fill(struct gotrace_session *s)
 {
-	u8 *p = s->footer, *lenp;
+	u8 *p = s->footer.page, *lenp;
 	size_t len;
 	u32 kind;
 
-	switch (s->footer_phase) {
+	switch (s->footer.phase) {
 	case GOTRACE_F_DONE:
 		return 0;
 	case GOTRACE_F_HEAD:
-		s->footer_phase++;
-		return gotrace_footer2_sync(s, p) - s->footer;
+		s->footer.phase++;
+		return gotrace_footer2_sync(s, p) - s->footer.page;
 	case GOTRACE_F_END:
-		s->footer_phase = GOTRACE_F_DONE;
+		s->footer.phase = GOTRACE_F_DONE;
+		/* EndOfGeneration came with Go 1.26. */
 		if (s->format < GOTRACE_FORMAT_1_26)
 			return 0;
 		*p = GO2_EV_END_OF_GENERATION;
 		return 1;
 	}
-	if (s->footer_phase == GOTRACE_F_SAMPLES) {
-		len = gotrace_samples_batch(s, s->footer, GOTRACE_FOOTER_PAGE);
+	if (s->footer.phase == GOTRACE_F_SAMPLES) {
+		len = gotrace_samples_batch(s, s->footer.page, GOTRACE_FOOTER_PAGE);
 		if (len)
 			return len;
-		s->footer_phase++;
-		s->footer_pos = 0;
+		s->footer.phase++;
+		s->footer.pos = 0;
 	}
 	/* Strings, then stacks: a batch holds one kind. */
-	kind = s->footer_phase < GOTRACE_F_STACKS ? GO2_EV_STRINGS : GO2_EV_STACKS;
-	p = gotrace2_put_batch(p, s->rd_gen, 0, s->end_ts, &lenp);
+	kind = s->footer.phase < GOTRACE_F_STACKS ? GO2_EV_STRINGS : GO2_EV_STACKS;
+	p = gotrace2_put_batch(p, s->rd.gen, 0, s->end_ts, &lenp);
 	*p++ = kind;
-	while (s->footer_phase < GOTRACE_F_END && gotrace_footer_room(s, p) &&
-	       (s->footer_phase < GOTRACE_F_STACKS ? GO2_EV_STRINGS : GO2_EV_STACKS) == kind)
+	while (s->footer.phase < GOTRACE_F_END && gotrace_footer_room(s, p) &&
+	       (s->footer.phase < GOTRACE_F_STACKS ? GO2_EV_STRINGS : GO2_EV_STACKS) == kind)
 		p = gotrace_footer_step(s, p);
 	gotrace_put_len(lenp, p, GOTRACE_LEN_2);
-	return p - s->footer;
+	return p - s->footer.page;
 }
 
 /**
  * gotrace_footer_fill - generate the next page of the footer
  * @s: the session
  *
- * Return: bytes generated into s->footer, 0 once the footer (with
+ * Return: bytes generated into s->footer.page, 0 once the footer (with
  * generations, the tables of the generation being read) is complete.
  */
 size_t gotrace_footer_fill(struct gotrace_session *s)
 {
-	u8 *p = s->footer;
+	u8 *p = s->footer.page;
 
+	/* With generations, a generation's tables; else the one footer. */
 	if (s->v2)
 		return gotrace_footer2_fill(s);
-	while (s->footer_phase < GOTRACE_F_END && gotrace_footer_room(s, p))
+	while (s->footer.phase < GOTRACE_F_END && gotrace_footer_room(s, p))
 		p = gotrace_footer_step(s, p);
-	if (s->footer_phase == GOTRACE_F_END)
-		s->footer_phase = GOTRACE_F_DONE;
-	return p - s->footer;
+	if (s->footer.phase == GOTRACE_F_END)
+		s->footer.phase = GOTRACE_F_DONE;
+	return p - s->footer.page;
 }

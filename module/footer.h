@@ -15,7 +15,7 @@ struct gotrace_session;
  * words of reasons in order of first use (the reason a block carries in
  * formats 1.22 and later: first, so that most fit in a one-byte varint),
  * one string per reason, one per program, the strings of user annotations
- * (annotations.c), then function and file of each distinct kernel frame.
+ * (annotate_events.c), then function and file of each distinct kernel frame.
  */
 #define GOTRACE_STR_FILE	1
 #define GOTRACE_STR_WORD(i)	(2 + (i))

@@ -5,8 +5,8 @@
  *
  * Go's runtime cuts its trace into generations, each a valid trace with
  * its own tables; a run of whole ones is a trace too. Here the generation
- * work starts one every gen_period, or sooner when a CPU's batches in the
- * current one reach gen_bytes (its ring kicks s->gen_kick):
+ * work starts one every gen.period, or sooner when a CPU's batches in the
+ * current one reach gen_bytes (its ring kicks s->gen.kick):
  *
  * 1. It raises s->gen. A probe compares its CPU's generation with it at
  *    every event and moves the CPU to it first (gotrace_proc_gen(): the
@@ -46,7 +46,7 @@
 #include "clock.h"
 #include "cpu.h"
 #include "generations.h"
-#include "probes.h"
+#include "record.h"
 #include "session.h"
 #include "threads.h"
 #include "transitions.h"
@@ -62,7 +62,7 @@ static void gotrace_gens_cpu(void *info)
 	u64 ts;
 
 	if (READ_ONCE(s->mode) != GOTRACE_MODE_ON ||
-	    c->ring.gen == READ_ONCE(s->gen))
+	    c->ring.gen == READ_ONCE(s->gen.cur))
 		return;
 	ts = gotrace_clock(s);
 	if (!gotrace_proc_gen(s, c, ts))
@@ -72,10 +72,10 @@ static void gotrace_gens_cpu(void *info)
 static void gotrace_gens_kick(struct irq_work *work)
 {
 	struct gotrace_session *s = container_of(work, struct gotrace_session,
-						 gen_kick);
+						 gen.kick);
 
 	if (READ_ONCE(s->mode) == GOTRACE_MODE_ON)
-		mod_delayed_work(system_unbound_wq, &s->gen_work, 0);
+		mod_delayed_work(system_unbound_wq, &s->gen.work, 0);
 }
 
 /* Steps 1 and 2. */
@@ -84,7 +84,7 @@ static void gotrace_gens_enter(struct gotrace_session *s, u32 gen)
 	int cpu;
 
 	cpus_read_lock();
-	WRITE_ONCE(s->gen, gen);
+	WRITE_ONCE(s->gen.cur, gen);
 	on_each_cpu(gotrace_gens_cpu, s, true);
 	for_each_possible_cpu(cpu) {
 		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
@@ -115,7 +115,7 @@ static struct gotrace_cpu *gotrace_gens_walk_begin(struct gotrace_session *s,
 		goto out;
 	c = this_cpu_ptr(s->cpus);
 	*ts = gotrace_clock(s);
-	if (c->ring.gen == READ_ONCE(s->gen) || gotrace_proc_gen(s, c, *ts))
+	if (c->ring.gen == READ_ONCE(s->gen.cur) || gotrace_proc_gen(s, c, *ts))
 		return c;
 	gotrace_cut(s, c, *ts);
 out:
@@ -141,10 +141,10 @@ static bool gotrace_gens_walk_ids(struct gotrace_session *s, u32 *tid)
 		return false;
 	if (!*tid)
 		ok = gotrace_procs_set(s, c, ts);
-	*tid = find_next_bit(s->tids_seen, s->max_tid, *tid);
+	*tid = find_next_bit(s->gen.tids_seen, s->max_tid, *tid);
 	for (i = 0; ok && i < GOTRACE_WALK_BATCH && *tid < s->max_tid; i++) {
 		ok = gotrace_g_walk(s, c, &s->threads[*tid], *tid, ts);
-		*tid = find_next_bit(s->tids_seen, s->max_tid, *tid + 1);
+		*tid = find_next_bit(s->gen.tids_seen, s->max_tid, *tid + 1);
 	}
 	if (!ok)
 		gotrace_cut(s, c, ts);
@@ -195,17 +195,17 @@ static void gotrace_gens_walk(struct gotrace_session *s)
 static void gotrace_gens_next(struct work_struct *work)
 {
 	struct gotrace_session *s = container_of(to_delayed_work(work),
-						 struct gotrace_session, gen_work);
-	u32 gen = s->gen + 1;
+						 struct gotrace_session, gen.work);
+	u32 gen = s->gen.cur + 1;
 
 	if (READ_ONCE(s->mode) != GOTRACE_MODE_ON)
 		return;
 	gotrace_gens_enter(s, gen);
 	gotrace_gens_walk(s);
 	/* Pairs with the acquire in the reader: the old batches are committed. */
-	smp_store_release(&s->gen_closed, gen - 1);
+	smp_store_release(&s->gen.closed, gen - 1);
 	wake_up_interruptible(s->wq);
-	queue_delayed_work(system_unbound_wq, &s->gen_work, s->gen_period);
+	queue_delayed_work(system_unbound_wq, &s->gen.work, s->gen.period);
 }
 
 /**
@@ -218,16 +218,16 @@ void gotrace_gens_init(struct gotrace_session *s, u64 period_ns, u64 bytes)
 {
 	int cpu;
 
-	s->gen = 1;
-	s->rd_gen = 1;
-	s->gen_period = max_t(unsigned long, nsecs_to_jiffies(period_ns), 1);
-	INIT_DELAYED_WORK(&s->gen_work, gotrace_gens_next);
-	init_irq_work(&s->gen_kick, gotrace_gens_kick);
+	s->gen.cur = 1;
+	s->rd.gen = 1;
+	s->gen.period = max_t(unsigned long, nsecs_to_jiffies(period_ns), 1);
+	INIT_DELAYED_WORK(&s->gen.work, gotrace_gens_next);
+	init_irq_work(&s->gen.kick, gotrace_gens_kick);
 	for_each_possible_cpu(cpu) {
 		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
 
 		c->ring.gen = 1;
-		c->ring.gen_kick = &s->gen_kick;
+		c->ring.gen_kick = &s->gen.kick;
 		c->ring.gen_limit = max_t(u32, div_u64(bytes, GOTRACE_CHUNK_SIZE), 1);
 	}
 }
@@ -238,7 +238,7 @@ void gotrace_gens_init(struct gotrace_session *s, u64 period_ns, u64 bytes)
  */
 void gotrace_gens_start(struct gotrace_session *s)
 {
-	queue_delayed_work(system_unbound_wq, &s->gen_work, s->gen_period);
+	queue_delayed_work(system_unbound_wq, &s->gen.work, s->gen.period);
 }
 
 /**
@@ -250,6 +250,6 @@ void gotrace_gens_start(struct gotrace_session *s)
  */
 void gotrace_gens_stop(struct gotrace_session *s)
 {
-	irq_work_sync(&s->gen_kick);
-	cancel_delayed_work_sync(&s->gen_work);
+	irq_work_sync(&s->gen.kick);
+	cancel_delayed_work_sync(&s->gen.work);
 }

@@ -33,7 +33,6 @@
 
 #include "compat.h"
 #include "encode.h"
-#include "encode2.h"
 #include "footer.h"
 #include "gfp.h"
 #include "kstacks.h"
@@ -210,7 +209,7 @@ static bool gotrace_kstack_internal(unsigned long pc)
 
 /**
  * gotrace_kstacks_prepare - list the used stacks, index their addresses
- * @s: session, whose footer is set up: s->tbl_progs are its programs
+ * @s: session, whose footer is set up: s->footer.tbl_progs are its programs
  *
  * Probes may still run (the tables of a generation): a stack used from
  * now on is left out; so is one whose program the tables lack.
@@ -226,7 +225,7 @@ void gotrace_kstacks_prepare(struct gotrace_session *s)
 
 		/* Pairs with the release in gotrace_slot_publish(). */
 		k->listed = smp_load_acquire(&k->state) == GOTRACE_SLOT_READY &&
-			    READ_ONCE(k->used) && k->prog < s->tbl_progs;
+			    READ_ONCE(k->used) && k->prog < s->footer.tbl_progs;
 		if (!k->listed)
 			continue;
 		/* Leave out the innermost frames that are gotrace's own. */
@@ -296,8 +295,8 @@ u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p)
 {
 	struct gotrace_kstacks *ks = s->kstacks;
 	struct gotrace_kstack *k;
-	u8 *lenp = NULL;
 	u32 j, key;
+	u8 *lenp;
 
 	while (*i < GOTRACE_KSTACK_SLOTS && !ks->slot[*i].listed)
 		(*i)++;
@@ -308,12 +307,8 @@ u8 *gotrace_kstacks_stack(struct gotrace_session *s, u32 *i, u8 *p)
 	/* Up to GOTRACE_KSTACK_DEPTH frames and the program's. */
 	BUILD_BUG_ON(GOTRACE_STACK_HEAD_MAX + (GOTRACE_KSTACK_DEPTH + 1) * GOTRACE_FRAME_MAX >=
 		     GOTRACE_LEN_LIMIT(GOTRACE_LEN_2));
-	if (s->v2)
-		*p++ = GO2_EV_STACK;
-	else
-		p = gotrace_put_len_start(p, GO_EV_STACK, GOTRACE_LEN_2, &lenp);
-	p = gotrace_put_uvarint(p, GOTRACE_KSTACK_ID(*i));
-	p = gotrace_put_uvarint(p, k->nr - k->skip + 1);
+	p = gotrace_put_stack_head(p, GOTRACE_KSTACK_ID(*i), k->nr - k->skip + 1,
+				   GOTRACE_LEN_2, s->v2, &lenp);
 	for (j = k->skip; j < k->nr; j++) {
 		key = gotrace_addr_key(ks, k->pcs[j]);
 		p = gotrace_put_frame(p, GOTRACE_PC_KFRAME(key),

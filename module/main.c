@@ -17,10 +17,9 @@
 #include <linux/threads.h>
 #include <linux/uaccess.h>
 
-#include "annotate.h"
+#include "annotate_dev.h"
 #include "buffer.h"
 #include "clock.h"
-#include "continue.h"
 #include "dev.h"
 #include "filter.h"
 #include "flight.h"
@@ -464,7 +463,7 @@ static int __init gotrace_init(void)
 	ret = gotrace_probes_init();
 	if (ret)
 		return ret;
-	gotrace_cont_init(&gotrace_dev);
+	gotrace_session_init(&gotrace_dev);
 	ret = misc_register(&gotrace_misc);
 	if (ret)
 		return ret;
@@ -482,7 +481,7 @@ static void __exit gotrace_exit(void)
 	gotrace_session_destroy(&gotrace_dev);
 	gotrace_probes_detach();
 	mutex_unlock(&gotrace_dev.lock);
-	gotrace_cont_exit(&gotrace_dev);
+	gotrace_session_exit(&gotrace_dev);
 }
 
 module_init(gotrace_init);

@@ -12,7 +12,6 @@
  *                     takes its place (transitions.c)
  * cgroup_attach_task: with a cgroup filter, the moved threads may enter or
  *                     leave the trace (filter.c)
- * a CPU sample:       CPUSample (samples.c's perf events)
  *
  * With a filter, a thread's entry says whether it is traced: one that is not
  * (GOTRACE_T_UNTRACED) costs a probe the lookup of its entry and one test.
@@ -22,11 +21,11 @@
  * a start and stop per session would do needlessly often. Between sessions a
  * probe costs a call and a NULL pointer test.
  *
- * A probe records into the session published in gotrace_live, and only while
- * its mode is GOTRACE_MODE_ON. Probes run with preemption disabled and do
- * their reads and writes with interrupts off, so unpublishing the session (or
- * switching its mode off) and waiting for an RCU grace period leaves no event
- * half written.
+ * A probe records into the session published in gotrace_live (record.c),
+ * and only while its mode is GOTRACE_MODE_ON. Probes run with preemption
+ * disabled and do their reads and writes with interrupts off, so
+ * unpublishing the session (or switching its mode off) and waiting for an
+ * RCU grace period leaves no event half written.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -43,17 +42,14 @@
 #include <trace/events/task.h>
 
 #include "buffer.h"
-#include "continue.h"
-#include "cpu.h"
 #include "clock.h"
 #include "compat.h"
-#include "encode.h"
+#include "cpu.h"
 #include "filter.h"
-#include "kstacks.h"
 #include "probes.h"
 #include "programs.h"
 #include "reasons.h"
-#include "samples.h"
+#include "record.h"
 #include "session.h"
 #include "stacks.h"
 #include "threads.h"
@@ -106,8 +102,6 @@ static struct gotrace_tp {
 #endif
 };
 
-/* The session being recorded, or NULL. */
-static struct gotrace_session __rcu *gotrace_live;
 /* The probes are attached. Written under gotrace_dev.lock. */
 static bool gotrace_attached;
 
@@ -184,42 +178,6 @@ void gotrace_probes_detach(void)
 	gotrace_attached = false;
 }
 
-/**
- * gotrace_probes_publish - make @s the session the probes record into
- * @s: the session, or NULL to stop recording
- *
- * Unpublishing waits until no probe uses the old session anymore.
- */
-void gotrace_probes_publish(struct gotrace_session *s)
-{
-	rcu_assign_pointer(gotrace_live, s);
-	if (!s)
-		synchronize_rcu();
-}
-
-/**
- * gotrace_cut - end recording at a consistent point: a buffer is full
- * @s: session
- * @c: this CPU's buffer
- * @ts: when
- *
- * Every event a probe records after this depends only on events recorded
- * before it: a probe on another CPU that would depend on the event not
- * written here runs after this CPU released the scheduler lock or on_cpu
- * flag that orders the two, so it sees GOTRACE_MODE_CUT and records nothing.
- */
-void gotrace_cut(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
-{
-	if (cmpxchg(&s->mode, GOTRACE_MODE_ON, GOTRACE_MODE_CUT) == GOTRACE_MODE_ON) {
-		WRITE_ONCE(s->cut_ts, ts);
-		WRITE_ONCE(s->cut_ns, ktime_get_mono_fast_ns());
-		/* Set at start, cleared only once no probe sees @s. */
-		if (s->args.flags & GOTRACE_START_CONTINUE)
-			gotrace_cont_kick(s->dev);
-	}
-	c->lost++;
-}
-
 /*
  * This CPU's buffer in @s, or NULL (counting the event as lost after a
  * cut). Called with preemption disabled, after the probe found a session:
@@ -242,7 +200,7 @@ static __always_inline struct gotrace_cpu *gotrace_begin(struct gotrace_session 
 		 * on one of the new generation (through the scheduler's locks,
 		 * which order this load after that event's) is in it too.
 		 */
-		if (!v2 || likely(c->ring.gen == READ_ONCE(s->gen)))
+		if (!v2 || likely(c->ring.gen == READ_ONCE(s->gen.cur)))
 			return c;
 		ts = gotrace_clock(s);
 		if (gotrace_proc_gen(s, c, ts))
@@ -335,8 +293,9 @@ static __always_inline void gotrace_switch(struct gotrace_session *s,
 		goto cut;
 	/* With a filter, maybe the generation's first traced goroutine to run. */
 	if (v2 && unlikely(s->filter) && run &&
-	    READ_ONCE(s->procs_gen) != c->ring.gen && !gotrace_procs_set(s, c, ts))
+	    READ_ONCE(s->gen.procs) != c->ring.gen && !gotrace_procs_set(s, c, ts))
 		goto cut;
+	/* Only flight recorders, which need generations, have a trigger. */
 	if (v2 && unlikely(s->trig))
 		gotrace_trig_switch(s->trig, stop, prev->pid, run ? next : NULL, ts);
 	return;
@@ -355,6 +314,7 @@ static __always_inline void gotrace_switch_probe(void *data, bool preempt,
 	s = rcu_dereference_sched(gotrace_live);
 	if (!s)
 		return;
+	/* One copy per format: v2 is a constant in each (gotrace_switch()). */
 	if (s->v2)
 		gotrace_switch(s, preempt, prev, next, prev_state, true);
 	else
@@ -479,6 +439,7 @@ static void gotrace_probe_wakeup(void *data, struct task_struct *p)
 
 	if (!s)
 		return;
+	/* One copy per format, as for sched_switch. */
 	if (s->v2)
 		gotrace_wakeup(s, p, true);
 	else
@@ -672,8 +633,8 @@ out:
  * CPU's buffer in the session being recorded, whose P runs the thread
  * @sp: set to the session
  *
- * For user annotations (annotations.c). Called with interrupts off, which
- * keeps the session alive (gotrace_probes_publish()) and the thread on this
+ * For user annotations (annotate_events.c). Called with interrupts off, which
+ * keeps the session alive (gotrace_record_publish()) and the thread on this
  * CPU until the event is written.
  *
  * Return: the buffer; NULL when no session records (or it was cut), or its
@@ -695,68 +656,4 @@ struct gotrace_cpu *gotrace_probes_self(struct gotrace_session **sp)
 		return NULL;
 	*sp = s;
 	return c;
-}
-
-/* The program a CPU sample names: its thread's, as the trace knows it. */
-static u32 gotrace_sample_prog(struct gotrace_session *s, struct gotrace_cpu *c)
-{
-	if (c->cur_g)
-		return READ_ONCE(c->cur_t->prog);
-	/* A thread the filter leaves out keeps its name out of the trace. */
-	if (s->filter)
-		return GOTRACE_PROG_UNTRACED;
-	return gotrace_prog_id(s->progs, current->comm);
-}
-
-/**
- * gotrace_probe_sample - a CPU sample: CPUSample [time, P, G, kernel stack]
- * @want: the session whose perf event took it (samples.c)
- * @regs: the registers of the code it interrupted
- *
- * Runs in hard interrupt context (the perf event's hrtimer), so no probe
- * runs on this CPU meanwhile. Writes only while @want is the session being
- * recorded: the goroutine is what this CPU's P runs in the trace (0 for an
- * untraced thread); the stack, the interrupted kernel code's (only the
- * program's frame if it was user code). A sample taken after a cut is not
- * counted; one that finds the buffer full cuts the trace and counts as
- * dropped. With generations, the sample goes to its CPU's sample ring
- * instead, for its generation's CPU-sample batch (samples.c), or is
- * dropped if the ring is full.
- */
-void gotrace_probe_sample(struct gotrace_session *want, struct pt_regs *regs)
-{
-	struct gotrace_session *s = rcu_dereference_sched(gotrace_live);
-	struct gotrace_cpu *c;
-	u64 args[4], ts;
-	u8 *p;
-
-	lockdep_assert_irqs_disabled();
-	if (s != want || READ_ONCE(s->mode) != GOTRACE_MODE_ON)
-		return;
-	c = this_cpu_ptr(s->cpus);
-	ts = gotrace_clock(s);
-	args[0] = ts;
-	args[1] = c->cpu;
-	args[2] = c->cur_g;
-	args[3] = gotrace_kstack_regs(s, gotrace_sample_prog(s, c), regs);
-	if (s->v2) {
-		if (gotrace_samples_keep(s, c, ts, args[3]))
-			c->samples++;
-		else
-			c->samples_dropped++;
-		return;
-	}
-	if (!gotrace_buf_reserve(&c->ring, &ts, 1, false, &p)) {
-		c->samples_dropped++;
-		gotrace_cut(s, c, ts);
-		return;
-	}
-	c->samples++;
-	/*
-	 * Time stamp delta 0, as Go's runtime writes it: the time is the
-	 * argument, and Go 1.22+'s reader of these formats skips the event
-	 * without adding its delta to the batch's time.
-	 */
-	p = gotrace_put_event(p, GO_EV_CPU_SAMPLE, 0, ARRAY_SIZE(args), args);
-	gotrace_buf_advance(&c->ring, p, c->ring.last_ts, 1);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The scheduler tracepoint probes: attaching them, cutting a recording; CPU samples (probes.c). */
+/* The scheduler tracepoint probes: attaching them (probes.c). */
 #ifndef _GOTRACE_PROBES_H
 #define _GOTRACE_PROBES_H
 
@@ -7,14 +7,10 @@
 #include "cpu.h"
 
 struct gotrace_session;
-struct pt_regs;
 
 int gotrace_probes_init(void);
 int gotrace_probes_attach(void);
 void gotrace_probes_detach(void);
-void gotrace_probes_publish(struct gotrace_session *s);
-void gotrace_cut(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts);
 struct gotrace_cpu *gotrace_probes_self(struct gotrace_session **sp);
-void gotrace_probe_sample(struct gotrace_session *want, struct pt_regs *regs);
 
 #endif /* _GOTRACE_PROBES_H */

@@ -29,7 +29,7 @@
 #include "clock.h"
 #include "cpu.h"
 #include "dev.h"
-#include "encode2.h"
+#include "encode_tracev2.h"
 #include "flight.h"
 #include "footer.h"
 #include "session.h"
@@ -44,7 +44,7 @@ static int gotrace_next_cpu(int cpu)
 static struct gotrace_ring *gotrace_read_ring(struct gotrace_session *s,
 					      int cpu)
 {
-	return s->snap ? &s->snap->rings[cpu] : &per_cpu_ptr(s->cpus, cpu)->ring;
+	return s->flight.snap ? &s->flight.snap->rings[cpu] : &per_cpu_ptr(s->cpus, cpu)->ring;
 }
 
 /*
@@ -57,7 +57,8 @@ static const u8 *gotrace_read_peek(struct gotrace_session *s, int cpu,
 {
 	const u8 *chunk = gotrace_buf_peek(gotrace_read_ring(s, cpu), len);
 
-	if (chunk && s->v2 && gotrace2_batch_gen(chunk) != READ_ONCE(s->rd_gen))
+	/* With generations, one generation's batches at a time. */
+	if (chunk && s->v2 && gotrace2_batch_gen(chunk) != READ_ONCE(s->rd.gen))
 		chunk = NULL;
 	if (!chunk)
 		*len = 0;
@@ -67,16 +68,16 @@ static const u8 *gotrace_read_peek(struct gotrace_session *s, int cpu,
 /* The chunk to read from next: the current one, else the next CPU's. */
 static const u8 *gotrace_read_chunk(struct gotrace_session *s, u32 *len)
 {
-	int cpu = s->rd_cpu, i;
+	int cpu = s->rd.cpu, i;
 	const u8 *chunk;
 
 	for (i = 0; i < num_possible_cpus(); i++) {
 		chunk = gotrace_read_peek(s, cpu, len);
 		if (chunk) {
-			s->rd_cpu = cpu;
+			s->rd.cpu = cpu;
 			return chunk;
 		}
-		if (s->rd_off)	/* a chunk being read is never given back */
+		if (s->rd.off)	/* a chunk being read is never given back */
 			break;
 		cpu = gotrace_next_cpu(cpu);
 	}
@@ -86,12 +87,12 @@ static const u8 *gotrace_read_chunk(struct gotrace_session *s, u32 *len)
 static void gotrace_read_advance_chunk(struct gotrace_session *s, u32 len,
 				       size_t n)
 {
-	s->rd_off += n;
-	if (s->rd_off < len)
+	s->rd.off += n;
+	if (s->rd.off < len)
 		return;
-	gotrace_buf_release(gotrace_read_ring(s, s->rd_cpu));
-	s->rd_off = 0;
-	s->rd_cpu = gotrace_next_cpu(s->rd_cpu);
+	gotrace_buf_release(gotrace_read_ring(s, s->rd.cpu));
+	s->rd.off = 0;
+	s->rd.cpu = gotrace_next_cpu(s->rd.cpu);
 }
 
 /*
@@ -101,26 +102,22 @@ static void gotrace_read_advance_chunk(struct gotrace_session *s, u32 len,
  */
 static u32 gotrace_read_closed(struct gotrace_session *s, bool stopped)
 {
-	if (s->snap)
-		return s->snap->last_gen;
+	if (s->flight.snap)
+		return s->flight.snap->last_gen;
 	/* Pairs with the release in gotrace_gens_next(): chunks first. */
-	return stopped ? s->gen : smp_load_acquire(&s->gen_closed);
+	return stopped ? s->gen.cur : smp_load_acquire(&s->gen.closed);
 }
 
-/**
- * gotrace_read_rewind - set the reader up for a flight recorder's snapshot
- * @s: the session, whose reader has no snapshot to read
- * @gen: the snapshot's first generation
- */
-void gotrace_read_rewind(struct gotrace_session *s, u32 gen)
+/* Set the reader up for a flight recorder's snapshot of first generation @gen. */
+static void gotrace_read_rewind(struct gotrace_session *s, u32 gen)
 {
-	WRITE_ONCE(s->rd_hdr, 0);
-	s->rd_cpu = cpumask_first(cpu_possible_mask);
-	s->rd_off = 0;
-	s->rd_footer = 0;
-	s->footer_len = 0;
-	s->footer_phase = GOTRACE_F_UNPREPARED;
-	WRITE_ONCE(s->rd_gen, gen);
+	WRITE_ONCE(s->rd.hdr, 0);
+	s->rd.cpu = cpumask_first(cpu_possible_mask);
+	s->rd.off = 0;
+	s->rd.footer = 0;
+	s->footer.len = 0;
+	s->footer.phase = GOTRACE_F_UNPREPARED;
+	WRITE_ONCE(s->rd.gen, gen);
 }
 
 /*
@@ -129,22 +126,22 @@ void gotrace_read_rewind(struct gotrace_session *s, u32 gen)
  */
 static bool gotrace_read_next_gen(struct gotrace_session *s, u32 closed)
 {
-	WRITE_ONCE(s->rd_gen, s->rd_gen + 1);
-	s->footer_phase = GOTRACE_F_UNPREPARED;
-	return s->rd_gen <= closed;
+	WRITE_ONCE(s->rd.gen, s->rd.gen + 1);
+	s->footer.phase = GOTRACE_F_UNPREPARED;
+	return s->rd.gen <= closed;
 }
 
 /* Whether footer bytes are left, generating the next page if needed. */
 static bool gotrace_read_footer(struct gotrace_session *s)
 {
-	if (s->footer_phase == GOTRACE_F_UNPREPARED)
+	if (s->footer.phase == GOTRACE_F_UNPREPARED)
 		gotrace_footer_prepare(s, gotrace_clock(s));
-	if (s->rd_footer == s->footer_len) {
-		s->footer_len = gotrace_footer_fill(s);
-		s->rd_footer = 0;
-		WRITE_ONCE(s->footer_bytes, s->footer_bytes + s->footer_len);
+	if (s->rd.footer == s->footer.len) {
+		s->footer.len = gotrace_footer_fill(s);
+		s->rd.footer = 0;
+		WRITE_ONCE(s->footer.bytes, s->footer.bytes + s->footer.len);
 	}
-	return s->footer_len;
+	return s->footer.len;
 }
 
 static bool gotrace_read_stopped(struct gotrace_session *s)
@@ -162,32 +159,45 @@ static ssize_t gotrace_copy(struct gotrace_session *s, char __user *buf,
 {
 	size_t done = 0;
 
-	/* Pairs with the release in gotrace_flight_snapshot(): copy first. */
-	if (s->flight && !smp_load_acquire(&s->snap)) {
-		*eof = gotrace_read_stopped(s);
-		return 0;
+	if (s->flight.on) {
+		/* Pairs with the release in gotrace_flight_snapshot(): copy first. */
+		struct gotrace_flight_snap *snap = smp_load_acquire(&s->flight.snap);
+
+		if (!snap) {
+			*eof = gotrace_read_stopped(s);
+			return 0;
+		}
+		/*
+		 * A snapshot not read yet: from its start. @s->flight.snapshots
+		 * changes only while no snapshot is set.
+		 */
+		if (s->rd.snapshot != s->flight.snapshots) {
+			gotrace_read_rewind(s, snap->first_gen);
+			WRITE_ONCE(s->rd.snapshot, s->flight.snapshots);
+		}
 	}
 	while (done < count) {
 		/* A snapshot is served whole; else as soon as stopped. */
-		bool stopped = s->flight || gotrace_read_stopped(s);
+		bool stopped = s->flight.on || gotrace_read_stopped(s);
+		/* With generations, tables follow each closed one; else the footer the end. */
 		u32 closed = s->v2 ? gotrace_read_closed(s, stopped) : 0;
 		const void *src = NULL;
 		u32 len = 0;
 		size_t n;
 
-		if (s->rd_hdr >= sizeof(s->header))
+		if (s->rd.hdr >= sizeof(s->header))
 			src = gotrace_read_chunk(s, &len);
-		if (s->rd_hdr < sizeof(s->header)) {
-			src = s->header + s->rd_hdr;
-			n = sizeof(s->header) - s->rd_hdr;
+		if (s->rd.hdr < sizeof(s->header)) {
+			src = s->header + s->rd.hdr;
+			n = sizeof(s->header) - s->rd.hdr;
 		} else if (src) {
-			src += s->rd_off;
-			n = len - s->rd_off;
-		} else if ((s->v2 ? s->rd_gen <= closed : stopped) &&
+			src += s->rd.off;
+			n = len - s->rd.off;
+		} else if ((s->v2 ? s->rd.gen <= closed : stopped) &&
 			   gotrace_read_footer(s)) {
-			src = s->footer + s->rd_footer;
-			n = s->footer_len - s->rd_footer;
-		} else if (s->v2 && s->rd_gen <= closed &&
+			src = s->footer.page + s->rd.footer;
+			n = s->footer.len - s->rd.footer;
+		} else if (s->v2 && s->rd.gen <= closed &&
 			   gotrace_read_next_gen(s, closed)) {
 			continue;
 		} else {
@@ -199,14 +209,14 @@ static ssize_t gotrace_copy(struct gotrace_session *s, char __user *buf,
 		if (copy_to_user(buf + done, src, n))
 			return done ? done : -EFAULT;
 		done += n;
-		if (s->rd_hdr < sizeof(s->header))
-			s->rd_hdr += n;
+		if (s->rd.hdr < sizeof(s->header))
+			s->rd.hdr += n;
 		else if (len)
 			gotrace_read_advance_chunk(s, len, n);
 		else
-			s->rd_footer += n;
+			s->rd.footer += n;
 	}
-	WRITE_ONCE(s->bytes_read, s->bytes_read + done);
+	WRITE_ONCE(s->rd.bytes, s->rd.bytes + done);
 	return done;
 }
 
@@ -218,14 +228,15 @@ static bool gotrace_session_readable(struct gotrace_session *s)
 
 	if (state == GOTRACE_SESS_DONE)
 		return false;
-	if (s->flight)
-		return state == GOTRACE_SESS_STOPPED || READ_ONCE(s->snap);
-	if (state == GOTRACE_SESS_STOPPED || READ_ONCE(s->rd_broken) ||
-	    READ_ONCE(s->rd_hdr) < sizeof(s->header))
+	if (s->flight.on)
+		return state == GOTRACE_SESS_STOPPED || READ_ONCE(s->flight.snap);
+	if (state == GOTRACE_SESS_STOPPED || READ_ONCE(s->rd.broken) ||
+	    READ_ONCE(s->rd.hdr) < sizeof(s->header))
 		return true;
 	/* Pairs with the release in gotrace_gens_next(). */
-	if (s->v2 && READ_ONCE(s->rd_gen) <= smp_load_acquire(&s->gen_closed))
+	if (s->v2 && READ_ONCE(s->rd.gen) <= smp_load_acquire(&s->gen.closed))
 		return true;
+	/* With generations, a batch of the one being read; else a full chunk. */
 	for_each_possible_cpu(cpu) {
 		u32 len;
 
@@ -271,7 +282,7 @@ static struct gotrace_session *gotrace_reader_session(struct gotrace_dev *dev)
 	s = gotrace_dev_sess(dev);
 	if (s && s->state == GOTRACE_SESS_DONE)
 		s = NULL;
-	else if (s && s->rd_broken)
+	else if (s && s->rd.broken)
 		s = ERR_PTR(-EPIPE);
 	mutex_unlock(&dev->lock);
 	return s;
@@ -335,7 +346,7 @@ ssize_t gotrace_read(struct gotrace_dev *dev, char __user *buf, size_t count,
 				break;
 			if (eof) {
 				mutex_lock(&dev->lock);
-				if (s->snap)
+				if (s->flight.snap)
 					gotrace_flight_read_done(dev, s);
 				else
 					gotrace_session_done(dev, s);

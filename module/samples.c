@@ -6,7 +6,7 @@
  * an hrtimer in hard interrupt context (HRTIMER_MODE_REL_PINNED_HARD, not
  * an NMI), so it never interrupts a probe writing into the CPU's buffer
  * (they do so with interrupts off) and writes the CPUSample itself
- * (gotrace_probe_sample()).
+ * (gotrace_sample_take()).
  *
  * Formats 1.19 and 1.21 write it into the CPU's buffer, among its events.
  * From 1.22 on, Go's reader takes samples only from batches of their own,
@@ -33,13 +33,19 @@
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 
+#include "buffer.h"
+#include "clock.h"
 #include "cpu.h"
 #include "dev.h"
-#include "encode2.h"
+#include "encode_oldtrace.h"
+#include "encode_tracev2.h"
 #include "gfp.h"
-#include "probes.h"
+#include "kstacks.h"
+#include "programs.h"
+#include "record.h"
 #include "samples.h"
 #include "session.h"
+#include "threads.h"
 
 /* Samples a CPU's ring keeps: a power of two. */
 #define GOTRACE_SRING_SIZE	2048
@@ -91,23 +97,23 @@ void gotrace_srings_free(struct gotrace_sring *sr)
 	kvfree(sr);
 }
 
-/**
+/*
  * gotrace_samples_keep - keep a sample for its generation's batch
  * @s: the session being recorded, with generations and samples
  * @c: this CPU's state
  * @ts: the sample's time stamp
  * @stack: its stack id
  *
- * Called by gotrace_probe_sample() in hard interrupt context: it does not
+ * Called by gotrace_sample_take() in hard interrupt context: it does not
  * interrupt itself, nor the generation work's function call on this CPU
  * that moves @c to the next generation.
  *
  * Return: true; false if the ring is full and the sample dropped.
  */
-bool gotrace_samples_keep(struct gotrace_session *s, struct gotrace_cpu *c,
-			  u64 ts, u32 stack)
+static bool gotrace_samples_keep(struct gotrace_session *s,
+				 struct gotrace_cpu *c, u64 ts, u32 stack)
 {
-	struct gotrace_sring *r = &s->srings[c->cpu];
+	struct gotrace_sring *r = &s->samples.rings[c->cpu];
 	struct gotrace_sample *e;
 	u32 head = r->head, used;
 
@@ -123,7 +129,7 @@ bool gotrace_samples_keep(struct gotrace_session *s, struct gotrace_cpu *c,
 	/* Pairs with the acquire in gotrace_sring_next(): the entry first. */
 	smp_store_release(&r->head, head + 1);
 	if (used + 1 == GOTRACE_SRING_SIZE / 2)
-		irq_work_queue(&s->gen_kick);
+		irq_work_queue(&s->gen.kick);
 	return true;
 }
 
@@ -146,12 +152,12 @@ static bool gotrace_sring_next(struct gotrace_sring *r, u32 gen,
 
 /**
  * gotrace_samples_batch - the next CPU-sample batch of the generation read
- * @s: the session; its reader is writing the tables of s->rd_gen, closed
+ * @s: the session; its reader is writing the tables of s->rd.gen, closed
  * @buf: where
  * @size: room at @buf
  *
- * Its samples: those of the CPUs from s->footer_pos on, the generation's
- * and (none are left) earlier ones; s->footer_pos is then the CPU to go on
+ * Its samples: those of the CPUs from s->footer.pos on, the generation's
+ * and (none are left) earlier ones; s->footer.pos is then the CPU to go on
  * with. Every stack they name was interned before the generation closed,
  * so its tables, set up after that, have it.
  *
@@ -164,14 +170,14 @@ size_t gotrace_samples_batch(struct gotrace_session *s, u8 *buf, size_t size)
 	u32 cpu;
 	u64 args[5];
 
-	if (!s->srings)
+	if (!s->samples.rings)
 		return 0;
-	p = gotrace2_put_batch(buf, s->rd_gen, GO2_NO_THREAD, s->end_ts, &lenp);
+	p = gotrace2_put_batch(buf, s->rd.gen, GO2_NO_THREAD, s->end_ts, &lenp);
 	*p++ = GO2_EV_CPU_SAMPLES;
 	body = p;
-	for (cpu = s->footer_pos; cpu < nr_cpu_ids && p <= end; cpu++) {
+	for (cpu = s->footer.pos; cpu < nr_cpu_ids && p <= end; cpu++) {
 		while (p <= end &&
-		       gotrace_sring_next(&s->srings[cpu], s->rd_gen, &e)) {
+		       gotrace_sring_next(&s->samples.rings[cpu], s->rd.gen, &e)) {
 			/* The time stamp, then M and P (both the CPU), G, stack. */
 			args[0] = e.ts;
 			args[1] = cpu;
@@ -184,18 +190,84 @@ size_t gotrace_samples_batch(struct gotrace_session *s, u8 *buf, size_t size)
 		if (p > end)
 			break;
 	}
-	s->footer_pos = cpu;
+	s->footer.pos = cpu;
 	if (p == body)
 		return 0;
 	gotrace_put_len(lenp, p, GOTRACE_LEN_2);
 	return p - buf;
 }
 
+/* The program a CPU sample names: its thread's, as the trace knows it. */
+static u32 gotrace_sample_prog(struct gotrace_session *s, struct gotrace_cpu *c)
+{
+	if (c->cur_g)
+		return READ_ONCE(c->cur_t->prog);
+	/* A thread the filter leaves out keeps its name out of the trace. */
+	if (s->filter)
+		return GOTRACE_PROG_UNTRACED;
+	return gotrace_prog_id(s->progs, current->comm);
+}
+
+/*
+ * gotrace_sample_take - a CPU sample: CPUSample [time, P, G, kernel stack]
+ * @want: the session whose perf event took it
+ * @regs: the registers of the code it interrupted
+ *
+ * Runs in hard interrupt context (the perf event's hrtimer), so no probe
+ * runs on this CPU meanwhile. Writes only while @want is the session being
+ * recorded: the goroutine is what this CPU's P runs in the trace (0 for an
+ * untraced thread); the stack, the interrupted kernel code's (only the
+ * program's frame if it was user code). A sample taken after a cut is not
+ * counted; one that finds the buffer full cuts the trace and counts as
+ * dropped. With generations, the sample goes to its CPU's sample ring
+ * instead, for its generation's CPU-sample batch, or is dropped if the
+ * ring is full.
+ */
+static void gotrace_sample_take(struct gotrace_session *want,
+				struct pt_regs *regs)
+{
+	struct gotrace_session *s = rcu_dereference_sched(gotrace_live);
+	struct gotrace_cpu *c;
+	u64 args[4], ts;
+	u8 *p;
+
+	lockdep_assert_irqs_disabled();
+	if (s != want || READ_ONCE(s->mode) != GOTRACE_MODE_ON)
+		return;
+	c = this_cpu_ptr(s->cpus);
+	ts = gotrace_clock(s);
+	args[0] = ts;
+	args[1] = c->cpu;
+	args[2] = c->cur_g;
+	args[3] = gotrace_kstack_regs(s, gotrace_sample_prog(s, c), regs);
+	/* Go 1.22+ reads samples only from batches of their own. */
+	if (s->v2) {
+		if (gotrace_samples_keep(s, c, ts, args[3]))
+			c->samples++;
+		else
+			c->samples_dropped++;
+		return;
+	}
+	if (!gotrace_buf_reserve(&c->ring, &ts, 1, false, &p)) {
+		c->samples_dropped++;
+		gotrace_cut(s, c, ts);
+		return;
+	}
+	c->samples++;
+	/*
+	 * Time stamp delta 0, as Go's runtime writes it: the time is the
+	 * argument, and Go 1.22+'s reader of these formats skips the event
+	 * without adding its delta to the batch's time.
+	 */
+	p = gotrace_put_event(p, GO_EV_CPU_SAMPLE, 0, ARRAY_SIZE(args), args);
+	gotrace_buf_advance(&c->ring, p, c->ring.last_ts, 1);
+}
+
 static void gotrace_sample_overflow(struct perf_event *event,
 				    struct perf_sample_data *data,
 				    struct pt_regs *regs)
 {
-	gotrace_probe_sample(event->overflow_handler_context, regs);
+	gotrace_sample_take(event->overflow_handler_context, regs);
 }
 
 /**
@@ -224,8 +296,8 @@ int gotrace_samples_start(struct gotrace_session *s)
 		return 0;
 	/* The CPU clock counts nanoseconds: a sample every period of them. */
 	attr.sample_period = NSEC_PER_SEC / s->args.cpu_sample_hz;
-	s->samplers = kcalloc(nr_cpu_ids, sizeof(*s->samplers), GOTRACE_GFP);
-	if (!s->samplers)
+	s->samples.events = kcalloc(nr_cpu_ids, sizeof(*s->samples.events), GOTRACE_GFP);
+	if (!s->samples.events)
 		return -ENOMEM;
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
@@ -236,7 +308,7 @@ int gotrace_samples_start(struct gotrace_session *s)
 			pr_warn("cannot sample CPU %d: error %d\n", cpu, ret);
 			break;
 		}
-		s->samplers[cpu] = ev;
+		s->samples.events[cpu] = ev;
 	}
 	cpus_read_unlock();
 	if (ret)
@@ -257,11 +329,11 @@ void gotrace_samples_stop(struct gotrace_session *s)
 	int cpu;
 
 	lockdep_assert_held(&s->dev->lock);
-	if (!s->samplers)
+	if (!s->samples.events)
 		return;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (s->samplers[cpu])
-			perf_event_release_kernel(s->samplers[cpu]);
-	kfree(s->samplers);
-	s->samplers = NULL;
+		if (s->samples.events[cpu])
+			perf_event_release_kernel(s->samples.events[cpu]);
+	kfree(s->samples.events);
+	s->samples.events = NULL;
 }

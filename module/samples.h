@@ -5,7 +5,6 @@
 
 #include <linux/types.h>
 
-struct gotrace_cpu;
 struct gotrace_session;
 struct gotrace_sring;
 
@@ -13,8 +12,6 @@ struct gotrace_sring *gotrace_srings_alloc(void);
 void gotrace_srings_free(struct gotrace_sring *sr);
 int gotrace_samples_start(struct gotrace_session *s);
 void gotrace_samples_stop(struct gotrace_session *s);
-bool gotrace_samples_keep(struct gotrace_session *s, struct gotrace_cpu *c,
-			  u64 ts, u32 stack);
 size_t gotrace_samples_batch(struct gotrace_session *s, u8 *buf, size_t size);
 
 #endif /* _GOTRACE_SAMPLES_H */

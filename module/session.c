@@ -12,27 +12,28 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
-#include "annotations.h"
+#include "annotate_events.h"
 #include "buffer.h"
-#include "compat.h"
-#include "cpu.h"
 #include "clock.h"
+#include "compat.h"
 #include "continue.h"
+#include "cpu.h"
 #include "dev.h"
-#include "encode.h"
 #include "filter.h"
 #include "flight.h"
 #include "footer.h"
 #include "generations.h"
 #include "gfp.h"
 #include "kstacks.h"
-#include "samples.h"
 #include "probes.h"
 #include "programs.h"
+#include "record.h"
+#include "samples.h"
 #include "session.h"
-#include "snapshot.h"
 #include "stacks.h"
+#include "start_snapshot.h"
 #include "threads.h"
 #include "transitions.h"
 #include "trigger.h"
@@ -47,18 +48,18 @@ static void gotrace_session_release(struct gotrace_session *s)
 
 	for_each_possible_cpu(cpu)
 		gotrace_buf_free(&per_cpu_ptr(s->cpus, cpu)->ring);
-	gotrace_flight_free(s->snap);
-	s->snap = NULL;
+	gotrace_flight_free(s->flight.snap);
+	s->flight.snap = NULL;
 	gotrace_trig_release(s->trig);
 	gotrace_threads_free(s->threads);
-	kvfree(s->tids_seen);
+	kvfree(s->gen.tids_seen);
 	kfree(s->aliases);
 	gotrace_progs_free(s->progs);
 	gotrace_kstacks_free(s->kstacks);
-	gotrace_srings_free(s->srings);
+	gotrace_srings_free(s->samples.rings);
 	gotrace_stacks_free(s->stacks);
 	gotrace_ann_free(s->ann);
-	kvfree(s->footer);
+	kvfree(s->footer.page);
 }
 
 static void gotrace_session_free(struct gotrace_session *s)
@@ -104,14 +105,17 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 	s->args = *args;
 	s->filter = gotrace_filter_get(args->filter);
 	s->dev = dev;
-	s->cont = args->flags & GOTRACE_START_CONTINUE;
+	s->chain.on = args->flags & GOTRACE_START_CONTINUE;
+	/* A cut tells the chain (gotrace_session_cut_kick()) through this. */
+	if (s->chain.on)
+		s->cut_notify = &dev->cut_kick;
 	s->format = args->format;
 	s->v2 = args->format >= GOTRACE_FORMAT_1_22;
-	s->flight = args->flags & GOTRACE_START_FLIGHT;
+	s->flight.on = args->flags & GOTRACE_START_FLIGHT;
 	s->wq = &dev->wq;
 	s->buffer_size = buffer_size;
 	s->max_tid = max_tid;
-	s->rd_cpu = cpumask_first(cpu_possible_mask);
+	s->rd.cpu = cpumask_first(cpu_possible_mask);
 	snprintf(s->header, sizeof(s->header), "go 1.%u trace", args->format);
 	gotrace_clock_init(s, args->flags);
 
@@ -124,7 +128,7 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 		c->cpu = cpu;
 		if (gotrace_buf_alloc(&c->ring, cpu, buffer_size, &dev->wq))
 			goto err_free;
-		if (s->flight)
+		if (s->flight.on)
 			gotrace_buf_set_overwrite(&c->ring);
 	}
 	s->threads = gotrace_threads_alloc(max_tid);
@@ -132,23 +136,24 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 	s->progs = gotrace_progs_alloc();
 	s->stacks = gotrace_stacks_alloc();
 	s->ann = gotrace_ann_alloc();
-	s->footer = kvmalloc(GOTRACE_FOOTER_PAGE, GOTRACE_GFP);
+	s->footer.page = kvmalloc(GOTRACE_FOOTER_PAGE, GOTRACE_GFP);
 	if (!s->threads || !s->aliases || !s->progs || !s->stacks ||
-	    !s->ann || !s->footer)
+	    !s->ann || !s->footer.page)
 		goto err_free;
 	if ((args->flags & GOTRACE_START_KSTACKS) || args->cpu_sample_hz) {
 		s->kstacks = gotrace_kstacks_alloc();
 		if (!s->kstacks)
 			goto err_free;
 	}
+	/* Generations' state, and the sample rings their batches need. */
 	if (s->v2) {
-		s->tids_seen = kvcalloc(BITS_TO_LONGS(max_tid), sizeof(long),
-					GOTRACE_GFP);
-		if (!s->tids_seen)
+		s->gen.tids_seen = kvcalloc(BITS_TO_LONGS(max_tid),
+					    sizeof(long), GOTRACE_GFP);
+		if (!s->gen.tids_seen)
 			goto err_free;
 		if (args->cpu_sample_hz) {
-			s->srings = gotrace_srings_alloc();
-			if (!s->srings)
+			s->samples.rings = gotrace_srings_alloc();
+			if (!s->samples.rings)
 				goto err_free;
 		}
 		gotrace_gens_init(s, args->gen_period_ns, args->gen_bytes);
@@ -178,7 +183,7 @@ static void gotrace_session_sync_wake(struct gotrace_session *s)
 		irq_work_sync(&per_cpu_ptr(s->cpus, cpu)->ring.wake);
 }
 
-/**
+/*
  * gotrace_session_begin - snapshot, then record; replaces the old session
  * @dev: the device, locked
  * @args: what the start asks for, checked
@@ -192,8 +197,9 @@ static void gotrace_session_sync_wake(struct gotrace_session *s)
  * Return: 0, -ENOMEM, -ENOSPC or -ERANGE (see gotrace_snapshot()), or an
  * error of gotrace_samples_start().
  */
-int gotrace_session_begin(struct gotrace_dev *dev,
-			  const struct gotrace_start_args *args, bool resumed)
+static int gotrace_session_begin(struct gotrace_dev *dev,
+				 const struct gotrace_start_args *args,
+				 bool resumed)
 {
 	struct gotrace_session *old = gotrace_dev_sess(dev), *s;
 	int ret;
@@ -213,7 +219,7 @@ int gotrace_session_begin(struct gotrace_dev *dev,
 	ret = gotrace_snapshot(s);
 	if (ret)
 		goto err_sync;
-	if (s->v2)
+	if (s->v2)	/* only the format with generations has them */
 		gotrace_gens_start(s);
 
 	s->state = GOTRACE_SESS_TRACING;
@@ -255,7 +261,7 @@ int gotrace_session_start(struct gotrace_dev *dev,
 	lockdep_assert_held(&dev->lock);
 	if (old && (old->state == GOTRACE_SESS_TRACING ||
 		    (old->state == GOTRACE_SESS_STOPPED && dev->reader_open &&
-		     !old->rd_broken)))
+		     !old->rd.broken)))
 		return -EBUSY;
 	return gotrace_session_begin(dev, args, false);
 }
@@ -273,7 +279,7 @@ static void gotrace_session_close(struct gotrace_dev *dev,
 
 	lockdep_assert_held(&dev->lock);
 	gotrace_samples_stop(s);
-	if (s->v2)
+	if (s->v2)	/* only the format with generations has them */
 		gotrace_gens_stop(s);
 	gotrace_trig_stop(s->trig);
 	for_each_possible_cpu(cpu)
@@ -307,7 +313,7 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 	u64 ts;
 
 	lockdep_assert_held(&dev->lock);
-	if (s && s->state == GOTRACE_SESS_STOPPED && s->cont) {
+	if (s && s->state == GOTRACE_SESS_STOPPED && s->chain.on) {
 		gotrace_cont_cancel(dev, s);
 		return 0;
 	}
@@ -316,16 +322,16 @@ int gotrace_session_stop(struct gotrace_dev *dev)
 	ts = gotrace_clock(s);
 
 	xchg(&s->mode, GOTRACE_MODE_OFF);
-	s->cont = false;
+	s->chain.on = false;
 	/* After this, no probe is writing into @s nor will. */
-	gotrace_probes_publish(NULL);
+	gotrace_record_publish(NULL);
 	if (s->cut_ts)
 		ts = s->cut_ts;
 	gotrace_session_close(dev, s, ts);
 	return 0;
 }
 
-/**
+/*
  * gotrace_session_end_cut - end a cut trace now, still counting losses
  * @dev: the device, locked
  * @s: its session, recording, cut short
@@ -334,7 +340,8 @@ int gotrace_session_stop(struct gotrace_dev *dev)
  * only count the events they do not record, until the next session of a
  * GOTRACE_START_CONTINUE chain replaces it (continue.c).
  */
-void gotrace_session_end_cut(struct gotrace_dev *dev, struct gotrace_session *s)
+static void gotrace_session_end_cut(struct gotrace_dev *dev,
+				    struct gotrace_session *s)
 {
 	lockdep_assert_held(&dev->lock);
 	/*
@@ -346,6 +353,73 @@ void gotrace_session_end_cut(struct gotrace_dev *dev, struct gotrace_session *s)
 	gotrace_session_close(dev, s, READ_ONCE(s->cut_ts));
 }
 
+/* A cut in a chain's session: end its trace now (takes gotrace_dev.lock). */
+static void gotrace_session_cut_work(struct work_struct *work)
+{
+	struct gotrace_dev *dev = container_of(work, struct gotrace_dev, cut_work);
+	struct gotrace_session *s;
+
+	mutex_lock(&dev->lock);
+	s = gotrace_dev_sess(dev);
+	/* A stop or another start may have come first. */
+	if (s && s->chain.on && s->state == GOTRACE_SESS_TRACING &&
+	    READ_ONCE(s->mode) == GOTRACE_MODE_CUT)
+		gotrace_session_end_cut(dev, s);
+	mutex_unlock(&dev->lock);
+}
+
+/* The cut's notification (s->cut_notify), out of the scheduler's locks. */
+static void gotrace_session_cut_kick(struct irq_work *work)
+{
+	struct gotrace_dev *dev = container_of(work, struct gotrace_dev, cut_kick);
+
+	schedule_work(&dev->cut_work);
+}
+
+/**
+ * gotrace_session_init - set up the device's chain machinery, at module load
+ * @dev: the device
+ */
+void gotrace_session_init(struct gotrace_dev *dev)
+{
+	init_irq_work(&dev->cut_kick, gotrace_session_cut_kick);
+	INIT_WORK(&dev->cut_work, gotrace_session_cut_work);
+}
+
+/**
+ * gotrace_session_exit - wait for the chain machinery, at module unload
+ * @dev: the device, with no session the probes could cut
+ */
+void gotrace_session_exit(struct gotrace_dev *dev)
+{
+	/* The irq_work first: it queues the work. */
+	irq_work_sync(&dev->cut_kick);
+	cancel_work_sync(&dev->cut_work);
+}
+
+/*
+ * A chain's cut trace @s (stopped, GOTRACE_START_CONTINUE not cancelled)
+ * was read to its end: start the next. True if a new session replaced @s,
+ * which is freed; false if none could start (its error is kept in @s,
+ * which no probe sees any more).
+ */
+static bool gotrace_session_resume(struct gotrace_dev *dev,
+				   struct gotrace_session *s)
+{
+	int ret;
+
+	lockdep_assert_held(&dev->lock);
+	/* No probe writes into a cut session's buffers: make room. */
+	gotrace_cont_make_room(s);
+	ret = gotrace_session_begin(dev, &s->args, true);
+	if (!ret)
+		return true;
+	pr_warn("a cut trace could not be followed by the next one: %d\n", ret);
+	s->chain.resume_err = -ret;
+	gotrace_cont_cancel(dev, s);
+	return false;
+}
+
 /**
  * gotrace_session_done - the reader reached end of file: free the buffers
  * @dev: the device, locked
@@ -355,7 +429,7 @@ void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s)
 {
 	lockdep_assert_held(&dev->lock);
 	WRITE_ONCE(dev->read_to_end, dev->sessions);
-	if (s->cont && gotrace_cont_resume(dev, s))
+	if (s->chain.on && gotrace_session_resume(dev, s))
 		return;
 	gotrace_session_release(s);
 	WRITE_ONCE(s->state, GOTRACE_SESS_DONE);
@@ -377,13 +451,15 @@ void gotrace_session_reader_gone(struct gotrace_dev *dev)
 	struct gotrace_session *s = gotrace_dev_sess(dev);
 
 	lockdep_assert_held(&dev->lock);
-	if (s && s->flight) {
-		if (s->snap && READ_ONCE(s->rd_hdr))
+	if (s && s->flight.on) {
+		/* Part of this snapshot read: read.c rewinds for each. */
+		if (s->flight.snap && READ_ONCE(s->rd.snapshot) == s->flight.snapshots &&
+		    READ_ONCE(s->rd.hdr))
 			gotrace_flight_read_done(dev, s);
 		return;
 	}
-	if (s && s->state != GOTRACE_SESS_DONE && READ_ONCE(s->rd_hdr)) {
-		WRITE_ONCE(s->rd_broken, true);
+	if (s && s->state != GOTRACE_SESS_DONE && READ_ONCE(s->rd.hdr)) {
+		WRITE_ONCE(s->rd.broken, true);
 		WRITE_ONCE(dev->read_to_end, dev->sessions);
 	}
 }
@@ -399,7 +475,7 @@ void gotrace_session_destroy(struct gotrace_dev *dev)
 	lockdep_assert_held(&dev->lock);
 	if (!s)
 		return;
-	if (s->state == GOTRACE_SESS_TRACING || s->cont)
+	if (s->state == GOTRACE_SESS_TRACING || s->chain.on)
 		gotrace_session_stop(dev);
 	RCU_INIT_POINTER(dev->sess, NULL);
 	gotrace_session_free(s);
@@ -438,11 +514,11 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 		break;
 	}
 	st->flags = READ_ONCE(s->cut_ts) ? GOTRACE_STATUS_CUT : 0;
-	if (s->flight)
+	if (s->flight.on)
 		st->flags |= GOTRACE_STATUS_FLIGHT;
 	if (s->args.flags & GOTRACE_START_CONTINUE)
 		gotrace_cont_status(s, st);
-	st->snapshots = s->snapshots;
+	st->snapshots = s->flight.snapshots;
 	st->triggers = s->trig ? READ_ONCE(s->trig->fired) : 0;
 	if (gotrace_clock_unstable(s))
 		st->flags |= GOTRACE_STATUS_CLOCK_UNSTABLE;
@@ -450,11 +526,11 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 	st->format = s->format;
 	st->max_tid = s->max_tid;
 	st->buffer_size = s->buffer_size;
-	st->bytes = sizeof(s->header) + READ_ONCE(s->footer_bytes);
-	st->bytes_read = READ_ONCE(s->bytes_read);
+	st->bytes = sizeof(s->header) + READ_ONCE(s->footer.bytes);
+	st->bytes_read = READ_ONCE(s->rd.bytes);
 	st->snapshot_ns = s->snapshot_ns;
 	st->snapshot_threads = s->snapshot_threads;
-	st->generations = s->gen;
+	st->generations = s->gen.cur;
 	for_each_possible_cpu(cpu) {
 		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
 		u32 full = gotrace_buf_full(&c->ring);

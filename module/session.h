@@ -22,6 +22,24 @@
  * scheduler itself serialises every event of one thread (runqueue lock,
  * p->pi_lock, p->on_cpu release/acquire), so the probes touch an entry
  * without further locking.
+ *
+ * Ownership of a session's state
+ * -------------------------------
+ * struct gotrace_session keeps what every part reads (mode, buffers,
+ * thread table, clock, format) flat, and each feature's state in a struct
+ * of its own that one file writes; other files only read it, as its
+ * comments say:
+ *
+ *   struct gotrace_reader	read.c (under gotrace_dev.read_lock)
+ *   struct gotrace_footer	footer.c, for the reader (read_lock)
+ *   struct gotrace_gens	generations.c (formats 1.22 and later)
+ *   struct gotrace_chain	continue.c, run by session.c (gotrace_dev.lock)
+ *   struct gotrace_flight	flight.c (gotrace_dev.lock), read by read.c
+ *   struct gotrace_samples	samples.c
+ *
+ * A latency trigger (struct gotrace_trig, trigger.c) and a thread filter
+ * (struct gotrace_filter, filter.c) are objects of their own that the
+ * session points to; a cut and its notification are record.c's.
  */
 #ifndef _GOTRACE_SESSION_H
 #define _GOTRACE_SESSION_H
@@ -89,6 +107,138 @@ struct gotrace_start_args {
 };
 
 /**
+ * struct gotrace_reader - where the reader is in the trace (read.c)
+ * @hdr:	header bytes read.
+ * @cpu:	CPU whose chunk is being read.
+ * @off:	bytes of that chunk read.
+ * @footer:	footer bytes read.
+ * @gen:	formats 1.22 and later: the generation being read; read
+ *		locklessly by poll(), footer.c and samples.c.
+ * @bytes:	trace bytes returned by read().
+ * @snapshot:	a flight recorder's: the number (as gotrace_flight.snapshots
+ *		counts) of the snapshot the reader is set up for; read
+ *		locklessly by gotrace_session_reader_gone().
+ * @broken:	a reader closed the device after part of the trace: the
+ *		rest is not served. Written under gotrace_dev.lock; poll()
+ *		reads it locklessly.
+ *
+ * Under gotrace_dev.read_lock, except where said.
+ */
+struct gotrace_reader {
+	size_t hdr;
+	int cpu;
+	u32 off;
+	size_t footer;
+	u32 gen;
+	u64 bytes;
+	u64 snapshot;
+	bool broken;
+};
+
+/**
+ * struct gotrace_footer - the footer (formats 1.21 and older) or a
+ * generation's tables, generated a page at a time for the reader (footer.c)
+ * @page:	the page the footer is generated into.
+ * @len:	bytes in it.
+ * @phase:	footer generation state (enum in footer.h).
+ * @pos:	its position within the phase (samples.c's batch keeps its
+ *		CPU there).
+ * @bytes:	footer bytes generated so far; read by status.
+ * @tbl_progs:	programs the footer's strings name (kstacks.c reads it).
+ * @tbl_stacks:	stack ids the footer looks at.
+ * @tbl_ustrs:	user annotations' strings the footer writes.
+ *
+ * Written by the reader (gotrace_dev.read_lock), or by a stop before the
+ * reader may read it (formats 1.21 and older).
+ */
+struct gotrace_footer {
+	u8 *page;
+	size_t len;
+	u32 phase;
+	u32 pos;
+	u64 bytes;
+	u32 tbl_progs;
+	u32 tbl_stacks;
+	u32 tbl_ustrs;
+};
+
+/**
+ * struct gotrace_gens - formats 1.22 and later: generations (generations.c)
+ * @cur:	the current generation, from 1; read by every probe, written
+ *		by the generation work. 0 in the older formats.
+ * @closed:	the last generation whose batches are all committed: the
+ *		reader may write its tables. Written with release.
+ * @period:	jiffies between generations.
+ * @work:	starts the next generation.
+ * @kick:	a CPU's request for a new generation: its batches in the
+ *		current one reached the start's gen_bytes.
+ * @procs:	the last generation with its ProcsChange (gotrace_procs_set(),
+ *		transitions.c); claimed with cmpxchg.
+ * @tids_seen:	a bitmap of the thread ids that held a goroutine in this
+ *		trace, which the generation walk visits; set with set_bit()
+ *		by creations (transitions.c).
+ */
+struct gotrace_gens {
+	u32 cur;
+	u32 closed;
+	unsigned long period;
+	struct delayed_work work;
+	struct irq_work kick;
+	u32 procs;
+	unsigned long *tids_seen;
+};
+
+/**
+ * struct gotrace_chain - GOTRACE_START_CONTINUE (continue.c; session.c
+ * runs the chain). Under gotrace_dev.lock.
+ * @on:		a cut ends the trace at once, and a new one follows it once
+ *		it is read to its end; cleared by a stop.
+ * @gap_start_ns: a chain's session after the first: the previous one's
+ *		cut_ns...
+ * @gap_end_ns:	...this one's start_ns...
+ * @gap_events:	...and the events the previous one counted as lost.
+ * @resumes:	sessions of its chain that followed a cut, this one included.
+ * @resume_err:	the errno of the start that should have followed this cut
+ *		trace (the chain ended), or 0.
+ */
+struct gotrace_chain {
+	bool on;
+	u64 gap_start_ns;
+	u64 gap_end_ns;
+	u64 gap_events;
+	u32 resumes;
+	int resume_err;
+};
+
+/**
+ * struct gotrace_flight - a flight recorder's snapshots (flight.c)
+ * @on:		a flight recorder: rings overwrite, read() serves snapshots.
+ * @snap:	the snapshot for read() to serve, or NULL. Set under
+ *		gotrace_dev.lock while NULL (release), read by the reader
+ *		(acquire), freed and set to NULL by the reader under
+ *		gotrace_dev.lock; poll() tests it locklessly.
+ * @snapshots:	snapshots taken; under gotrace_dev.lock, read by the reader
+ *		while @snap is set (it changes only while @snap is NULL).
+ */
+struct gotrace_flight {
+	bool on;
+	struct gotrace_flight_snap *snap;
+	u64 snapshots;
+};
+
+/**
+ * struct gotrace_samples - CPU samples (samples.c)
+ * @events:	the perf event sampling each CPU, by CPU number (nr_cpu_ids
+ *		of them, NULL where none), or NULL. Under gotrace_dev.lock.
+ * @rings:	with generations, samples kept until the reader writes their
+ *		generation's batches, by CPU number, or NULL.
+ */
+struct gotrace_samples {
+	struct perf_event **events;
+	struct gotrace_sring *rings;
+};
+
+/**
  * struct gotrace_session - one trace, from start to its end of file
  * @mode:	enum gotrace_mode; written with cmpxchg/xchg, read by probes.
  * @state:	enum gotrace_sess_state; written under gotrace_dev.lock,
@@ -99,35 +249,19 @@ struct gotrace_start_args {
  * @nr_aliases:	aliases in use; written with atomics.
  * @max_tid:	thread ids the table covers.
  * @format:	GOTRACE_FORMAT_*, never the default.
- * @v2:		@format is 1.22 or later: generations, encode2.h's events.
- * @flight:	a flight recorder (flight.c): rings overwrite, read() serves
- *		snapshots.
- * @snap:	a flight recorder's snapshot for read() to serve, or NULL. Set
- *		under gotrace_dev.lock while NULL (release), read by the
- *		reader (acquire), freed and set to NULL by the reader under
- *		gotrace_dev.lock; poll() tests it locklessly.
- * @snapshots:	snapshots taken; under gotrace_dev.lock.
+ * @v2:		@format is 1.22 or later: generations, encode_tracev2.h's events.
  * @trig:	a flight recorder's latency trigger (trigger.c), or NULL; read
  *		by every probe.
- * @gen:	formats 1.22 and later: the current generation, from 1; read
- *		by every probe, written by the generation work. 0 otherwise.
- * @gen_closed:	the last generation whose batches are all committed: the
- *		reader may write its tables. Written with release.
- * @gen_period:	jiffies between generations.
- * @gen_work:	starts the next generation (generations.c).
- * @gen_kick:	a CPU's request for a new generation: its batches in the
- *		current one reached the start's gen_bytes.
- * @procs_gen:	formats 1.22 and later: the last generation with its
- *		ProcsChange (gotrace_procs_set()); claimed with cmpxchg.
- * @tids_seen:	formats 1.22 and later: a bitmap of the thread ids that held
- *		a goroutine in this trace, which the generation walk visits;
- *		set with set_bit() by creations.
+ * @gen:	generations (generations.c); @gen.cur is read by every probe.
  * @word_ids:	the string id of each reason's word, 0 until an event
  *		uses it (gotrace_word()); set with cmpxchg.
  * @nr_words:	word string ids handed out; written with atomics.
  * @wq:		the reader's wait queue, the device's.
  * @buffer_size: bytes per CPU.
  * @cut_ts:	when recording was cut short (valid in GOTRACE_MODE_CUT).
+ * @cut_notify:	queued by the cut (record.c), or NULL: a chain's
+ *		gotrace_dev.cut_kick (session.c). Set at start, read by
+ *		the probe that cuts.
  * @snapshot_ns: how long the start snapshot held every CPU.
  * @snapshot_threads: threads it recorded.
  * @clock:	GOTRACE_CLOCK_* of its time stamps (clock.c).
@@ -138,49 +272,21 @@ struct gotrace_start_args {
  * @kstacks:	kernel stacks, or NULL when neither block events
  *		(GOTRACE_START_KSTACKS) nor CPU samples write them.
  * @stacks:	the cheap stacks used.
- * @ann:	user annotations (annotations.c).
+ * @ann:	user annotations (annotate_events.c).
  * @reasons_used: reasons in those stacks (computed at stop).
- * @footer:	the page the footer is generated into.
- * @footer_len:	bytes in it.
- * @footer_phase: footer generation state (footer.c).
- * @footer_pos:	its position within the phase.
- * @footer_bytes: footer bytes generated so far.
- * @tbl_progs:	programs the footer's strings name.
- * @tbl_stacks:	stack ids the footer looks at.
- * @tbl_ustrs:	user annotations' strings the footer writes.
+ * @footer:	the footer or a generation's tables being generated (footer.c).
  * @end_ts:	when recording stopped.
- * @rd_hdr:	header bytes read.        Reader fields: gotrace_dev.read_lock.
- * @rd_cpu:	CPU whose chunk is being read.
- * @rd_off:	bytes of that chunk read.
- * @rd_footer:	footer bytes read.
- * @rd_gen:	formats 1.22 and later: the generation being read; read
- *		locklessly by poll().
- * @bytes_read:	trace bytes returned by read().
- * @rd_broken:	a reader closed the device after part of the trace: the
- *		rest is not served. Written under gotrace_dev.lock; poll()
- *		reads it locklessly.
+ * @rd:		the reader's position (read.c).
+ * @flight:	a flight recorder's state (flight.c).
  * @args:	what its start asked for: a GOTRACE_START_CONTINUE chain
  *		starts the next session with them.
  * @dev:	the device.
- * @cont:	GOTRACE_START_CONTINUE: a cut ends the trace at once, and a new
- *		one follows it once it is read to its end (continue.c);
- *		cleared by a stop. Under gotrace_dev.lock.
+ * @chain:	a GOTRACE_START_CONTINUE chain (continue.c, session.c).
  * @cut_ns:	CLOCK_MONOTONIC ns of the cut (with @cut_ts).
  * @start_ns:	CLOCK_MONOTONIC ns of the start snapshot.
- * @gap_start_ns: a chain's session after the first: the previous one's
- *		@cut_ns...
- * @gap_end_ns:	...this one's @start_ns...
- * @gap_events:	...and the events the previous one counted as lost.
- * @resumes:	sessions of its chain that followed a cut, this one included.
- * @resume_err:	the errno of the start that should have followed this cut
- *		trace (the chain ended), or 0.
  * @filter:	@args.filter, read by the probes: the threads it traces, or
- *		NULL for every thread.
- * @samplers:	CPU samples: the perf event sampling each CPU, by CPU number
- *		(nr_cpu_ids of them, NULL where none), or NULL (samples.c).
- *		Under gotrace_dev.lock.
- * @srings:	with generations, CPU samples kept until the reader writes
- *		their generation's batches, by CPU number (samples.c), or NULL.
+ *		NULL for every thread (filter.c).
+ * @samples:	CPU samples (samples.c).
  */
 struct gotrace_session {
 	int mode;
@@ -192,22 +298,14 @@ struct gotrace_session {
 	u32 max_tid;
 	u32 format;
 	bool v2;
-	bool flight;
-	struct gotrace_flight_snap *snap;
-	u64 snapshots;
 	struct gotrace_trig *trig;
-	u32 gen;
-	u32 gen_closed;
-	unsigned long gen_period;
-	struct delayed_work gen_work;
-	struct irq_work gen_kick;
-	u32 procs_gen;
-	unsigned long *tids_seen;
+	struct gotrace_gens gen;
 	u16 word_ids[GOTRACE_R_NR];
 	atomic_t nr_words;
 	wait_queue_head_t *wq;
 	u64 buffer_size;
 	u64 cut_ts;
+	struct irq_work *cut_notify;
 	u64 snapshot_ns;
 	u32 snapshot_threads;
 	u32 clock;
@@ -219,45 +317,25 @@ struct gotrace_session {
 	struct gotrace_stacks *stacks;
 	struct gotrace_ann *ann;
 	DECLARE_BITMAP(reasons_used, GOTRACE_R_NR);
-	u8 *footer;
-	size_t footer_len;
-	u32 footer_phase;
-	u32 footer_pos;
-	u64 footer_bytes;
-	u32 tbl_progs;
-	u32 tbl_stacks;
-	u32 tbl_ustrs;
+	struct gotrace_footer footer;
 	u64 end_ts;
-
-	size_t rd_hdr;
-	int rd_cpu;
-	u32 rd_off;
-	size_t rd_footer;
-	u32 rd_gen;
-	u64 bytes_read;
-	bool rd_broken;
+	struct gotrace_reader rd;
+	struct gotrace_flight flight;
 
 	struct gotrace_start_args args;
 	struct gotrace_dev *dev;
-	bool cont;
+	struct gotrace_chain chain;
 	u64 cut_ns;
 	u64 start_ns;
-	u64 gap_start_ns;
-	u64 gap_end_ns;
-	u64 gap_events;
-	u32 resumes;
-	int resume_err;
 	struct gotrace_filter *filter;
-	struct perf_event **samplers;
-	struct gotrace_sring *srings;
+	struct gotrace_samples samples;
 };
 
+void gotrace_session_init(struct gotrace_dev *dev);
+void gotrace_session_exit(struct gotrace_dev *dev);
 int gotrace_session_start(struct gotrace_dev *dev,
 			  const struct gotrace_start_args *args);
-int gotrace_session_begin(struct gotrace_dev *dev,
-			  const struct gotrace_start_args *args, bool resumed);
 int gotrace_session_stop(struct gotrace_dev *dev);
-void gotrace_session_end_cut(struct gotrace_dev *dev, struct gotrace_session *s);
 void gotrace_session_done(struct gotrace_dev *dev, struct gotrace_session *s);
 void gotrace_session_reader_gone(struct gotrace_dev *dev);
 void gotrace_session_destroy(struct gotrace_dev *dev);

@@ -24,8 +24,8 @@
 
 #include "buffer.h"
 #include "cpu.h"
-#include "encode.h"
-#include "encode2.h"
+#include "encode_oldtrace.h"
+#include "encode_tracev2.h"
 #include "filter.h"
 #include "programs.h"
 #include "reasons.h"
@@ -45,6 +45,7 @@ static bool gotrace2_put_status(struct gotrace_session *s,
 {
 	u64 args[4] = { gid, m, status };
 
+	/* GoStatusStack, which names the goroutine, came with Go 1.23. */
 	if (s->format < GOTRACE_FORMAT_1_23)
 		return gotrace_emit2(&c->ring, ts, GO2_EV_GO_STATUS, 3, args);
 	args[3] = gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD);
@@ -108,6 +109,7 @@ bool gotrace_proc_start_slow(struct gotrace_session *s, struct gotrace_cpu *c,
 {
 	u64 thread = c->cpu;
 
+	/* Since 1.22 a P's status, once a generation; ProcStart before. */
 	if (gotrace_v2(c))
 		return gotrace2_proc_status(s, c, ts);
 	if (!gotrace_emit(&c->ring, ts, GO_EV_PROC_START, 1, &thread, false))
@@ -129,7 +131,7 @@ bool gotrace_proc_start_slow(struct gotrace_session *s, struct gotrace_cpu *c,
  */
 bool gotrace_proc_gen(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 {
-	return gotrace_buf_new_gen(&c->ring, READ_ONCE(s->gen)) &&
+	return gotrace_buf_new_gen(&c->ring, READ_ONCE(s->gen.cur)) &&
 	       gotrace2_proc_status(s, c, ts);
 }
 
@@ -163,7 +165,7 @@ void gotrace_proc_close(struct gotrace_cpu *c, u64 ts)
  * Written twice, at the end of the start snapshot: modern Go takes the
  * first as the end of the snapshot and keeps only later ones, and its MMU
  * page needs one (golang/go#74146). With generations, a ProcsChange once
- * in each (@s->procs_gen), which Go takes only from a running goroutine
+ * in each (@s->gen.procs), which Go takes only from a running goroutine
  * (its viewer's MMU page fails on a trace with none): with a filter, the
  * thread this CPU runs (the snapshot's stopper, the walk's worker) may be
  * untraced; then the generation's first traced goroutine to run writes it
@@ -176,10 +178,11 @@ bool gotrace_procs_set(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 	u64 args[2] = { num_possible_cpus() };
 	u32 gen, old;
 
+	/* ProcsChange, once a generation, since 1.22; GoMaxProcs before. */
 	if (gotrace_v2(c)) {
 		gen = c->ring.gen;
-		old = READ_ONCE(s->procs_gen);
-		if (!c->cur_g || old == gen || cmpxchg(&s->procs_gen, old, gen) != old)
+		old = READ_ONCE(s->gen.procs);
+		if (!c->cur_g || old == gen || cmpxchg(&s->gen.procs, old, gen) != old)
 			return true;
 		return gotrace_emit2(&c->ring, ts, GO2_EV_PROCS_CHANGE, 2, args);
 	}
@@ -214,12 +217,13 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 	args[0] = gotrace_goid(p->pid, gen);
 	args[1] = gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD);
 	args[2] = creator;
+	/* The same GoCreate in each format's numbering. */
 	if (gotrace_v2(c) ? !gotrace_emit2(&c->ring, ts, GO2_EV_GO_CREATE, 3, args) :
 	    !gotrace_emit(&c->ring, ts, GO_EV_GO_CREATE, 3, args, false))
 		return false;
 	WRITE_ONCE(t->sgen, c->ring.gen);
-	if (s->tids_seen)
-		set_bit(p->pid, s->tids_seen);
+	if (s->gen.tids_seen)
+		set_bit(p->pid, s->gen.tids_seen);
 	t->gen = gen;
 	t->tag = gotrace_tag(p);
 	t->prog = prog;
@@ -275,6 +279,7 @@ bool gotrace_g_end(struct gotrace_session *s, struct gotrace_cpu *c,
 {
 	u64 stack = gotrace_stack(s->stacks, t->prog, GOTRACE_R_RENAME);
 
+	/* GoDestroy since 1.22; GoSysCall (for the stack) and GoEnd before. */
 	if (gotrace_v2(c)) {
 		if (!gotrace_emit2(&c->ring, ts, GO2_EV_GO_DESTROY, 0, NULL))
 			return false;
@@ -411,6 +416,7 @@ bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 	if (!t || t->state != GOTRACE_T_RUNNING)
 		return false;
 	args[1] = gotrace_stack(s->stacks, t->prog, GOTRACE_R_KERNEL);
+	/* GoBlock with its reason's word since 1.22; GoSleep before. */
 	if (gotrace_v2(c)) {
 		args[0] = gotrace_word(s, GOTRACE_R_KERNEL);
 		ok = gotrace_emit2(&c->ring, ts, GO2_EV_GO_BLOCK, 2, args);
@@ -498,7 +504,7 @@ static bool gotrace2_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
 {
 	u64 gid = gotrace_goid(p->pid, 0);
 
-	__set_bit(p->pid, s->tids_seen);	/* no probe runs yet */
+	__set_bit(p->pid, s->gen.tids_seen);	/* no probe runs yet */
 	t->gen = 0;
 	t->tag = gotrace_tag(p);
 	t->prog = prog;
@@ -533,7 +539,7 @@ static bool gotrace2_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
  * @p: the thread, not running its last switch and not new
  * @prog: its program id
  * @ts: the snapshot's time stamp: GoCreate is stamped 2 ticks before it,
- *	the goroutine's state 1 tick before (snapshot.c)
+ *	the goroutine's state 1 tick before (start_snapshot.c)
  *
  * GoCreate, then GoStart on its CPU if it runs there, or GoWaiting if it
  * is off its runqueue; with generations, its status (gotrace2_g_snap()).
@@ -544,6 +550,7 @@ bool gotrace_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
 		    struct gotrace_thread *t, struct task_struct *p, u32 prog,
 		    u64 ts)
 {
+	/* Since 1.22 a status says it all; GoCreate and more before. */
 	if (gotrace_v2(c))
 		return gotrace2_g_snap(s, c, t, p, prog, ts - 1);
 	if (!gotrace_g_create(s, c, t, p, prog, 0, ts - 2))

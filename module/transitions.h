@@ -4,10 +4,11 @@
  *
  * Every Go event about a goroutine or a P is written here or in
  * transitions.c, in the format of the CPU's ring: Go's pre-1.22 one
- * (encode.h), or with generations (encode2.h) when the ring has one. Each
- * transition writes its events on a CPU's buffer and updates the thread's
- * entry and the P only if they all fit; it returns false when the
- * buffer is full, and the caller then cuts the recording (gotrace_cut()).
+ * (encode_oldtrace.h), or with generations (encode_tracev2.h) when the
+ * ring has one. Each transition writes its events on a CPU's buffer and
+ * updates the thread's entry and the P only if they all fit; it returns
+ * false when the buffer is full, and the caller then cuts the recording
+ * (gotrace_cut()).
  *
  * This header holds the scheduler's hot path, a thread switching in and
  * out and woken: inline, so that each probe is one function, for they run
@@ -21,8 +22,8 @@
 
 #include "buffer.h"
 #include "cpu.h"
-#include "encode.h"
-#include "encode2.h"
+#include "encode_oldtrace.h"
+#include "encode_tracev2.h"
 #include "footer.h"
 #include "kstacks.h"
 #include "programs.h"

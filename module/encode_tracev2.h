@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Go's trace wire format since Go 1.22 (tracev2): event types and encoders. */
-#ifndef _GOTRACE_ENCODE2_H
-#define _GOTRACE_ENCODE2_H
+/* Go's trace format since 1.22 (Go's internal/trace/tracev2): event types, encoders. */
+#ifndef _GOTRACE_ENCODE_TRACEV2_H
+#define _GOTRACE_ENCODE_TRACEV2_H
 
 #include <linux/minmax.h>
 #include <linux/types.h>
@@ -57,7 +57,7 @@ enum gotrace2_ev {
  * @args: arguments after the time stamp
  *
  * The type byte, then unsigned LEB128 values: no argument count, no length.
- * Inline for the same reason as gotrace_put_event().
+ * Inline for the same reason as gotrace_put_event() (encode_oldtrace.h).
  *
  * Return: one past the last byte written.
  */
@@ -139,4 +139,4 @@ static inline u64 gotrace2_batch_gen(const u8 *p)
 	return gotrace2_batch_head(p, &ts);
 }
 
-#endif /* _GOTRACE_ENCODE2_H */
+#endif /* _GOTRACE_ENCODE_TRACEV2_H */

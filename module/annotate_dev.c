@@ -2,7 +2,7 @@
 /*
  * gotrace's second device node, /dev/gotrace-annotate: processes annotate
  * the trace being recorded with tasks, regions and log messages
- * (annotations.c records them; uapi/linux/gotrace.h says how).
+ * (annotate_events.c records them; uapi/linux/gotrace.h says how).
  *
  * Its mode is 0666: open() itself admits a process with CAP_PERFMON, or in
  * the group the module parameter annotate_gid names. The node has no read()
@@ -23,8 +23,8 @@
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
 
-#include "annotate.h"
-#include "annotations.h"
+#include "annotate_dev.h"
+#include "annotate_events.h"
 #include "dev.h"
 
 static int annotate_gid = -1;

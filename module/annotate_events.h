@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* User annotations: a session's tasks, regions and strings, and their events (annotations.c). */
-#ifndef _GOTRACE_ANNOTATIONS_H
-#define _GOTRACE_ANNOTATIONS_H
+/* User annotations: a session's tasks, regions, strings and their events (annotate_events.c). */
+#ifndef _GOTRACE_ANNOTATE_EVENTS_H
+#define _GOTRACE_ANNOTATE_EVENTS_H
 
 #include <linux/types.h>
 #include <linux/gotrace.h>
@@ -33,4 +33,4 @@ int gotrace_ann_region_end(const struct gotrace_ann_str *name);
 int gotrace_ann_log(u64 task, const struct gotrace_ann_str *category,
 		    const struct gotrace_ann_str *message);
 
-#endif /* _GOTRACE_ANNOTATIONS_H */
+#endif /* _GOTRACE_ANNOTATE_EVENTS_H */

@@ -28,14 +28,14 @@
 #include <linux/string.h>
 
 #include "buffer.h"
-#include "cpu.h"
 #include "clock.h"
 #include "compat.h"
+#include "cpu.h"
 #include "filter.h"
-#include "probes.h"
 #include "programs.h"
+#include "record.h"
 #include "session.h"
-#include "snapshot.h"
+#include "start_snapshot.h"
 #include "threads.h"
 #include "transitions.h"
 
@@ -117,7 +117,7 @@ static int gotrace_snapshot_stopped(void *data)
 		return -ENOSPC;
 
 	WRITE_ONCE(s->mode, GOTRACE_MODE_ON);
-	gotrace_probes_publish(s);
+	gotrace_record_publish(s);
 	s->start_ns = begin;
 	s->snapshot_ns = ktime_get_mono_fast_ns() - begin;
 	return 0;

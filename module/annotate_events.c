@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gotrace user annotations: tasks, regions and log messages that processes
- * record through /dev/gotrace-annotate (annotate.c), as Go's runtime/trace
+ * record through /dev/gotrace-annotate (annotate_dev.c), as Go's runtime/trace
  * records trace.NewTask, trace.WithRegion and trace.Log.
  *
  * Each session has a struct gotrace_ann, allocated with it: its strings
@@ -30,17 +30,18 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
-#include "annotations.h"
+#include "annotate_events.h"
 #include "buffer.h"
 #include "clock.h"
 #include "cpu.h"
-#include "encode.h"
-#include "encode2.h"
+#include "encode_oldtrace.h"
+#include "encode_tracev2.h"
 #include "footer.h"
 #include "gfp.h"
 #include "probes.h"
 #include "programs.h"
 #include "reasons.h"
+#include "record.h"
 #include "session.h"
 #include "stacks.h"
 #include "threads.h"
@@ -279,6 +280,7 @@ static bool gotrace_ann_emit(struct gotrace_session *s, struct gotrace_cpu *c,
 	u64 ts = gotrace_clock(s);
 	u8 *p;
 
+	/* Since Go 1.22 a value is a string of the tables, not in the event. */
 	if (s->v2)
 		return gotrace_emit2(r, ts, ev->type2, ev->nargs, ev->args);
 	if (!ev->value)
@@ -437,6 +439,7 @@ static void gotrace_ann_region_ev(struct gotrace_ann_ev *ev, bool v2, u64 task,
 	ev->type = GO_EV_USER_REGION;
 	ev->type2 = mode ? GO2_EV_USER_REGION_END : GO2_EV_USER_REGION_BEGIN;
 	ev->args[0] = task;
+	/* Since 1.22 the event type says begin or end; a mode before. */
 	if (v2) {
 		ev->args[1] = name;
 		ev->nargs = 3;

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The /dev/gotrace-annotate device: user annotations in (annotate_dev.c). */
+#ifndef _GOTRACE_ANNOTATE_DEV_H
+#define _GOTRACE_ANNOTATE_DEV_H
+
+int gotrace_annotate_register(void);
+void gotrace_annotate_deregister(void);
+
+#endif /* _GOTRACE_ANNOTATE_DEV_H */
