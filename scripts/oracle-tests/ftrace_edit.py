@@ -41,7 +41,9 @@ import re
 import subprocess
 import sys
 
-import gen_cut
+# gen_cut.py, the byte-level framing of Go 1.22+ traces, is in scripts/lib/.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import gen_cut  # noqa: E402 (after the path it is found by)
 
 STAMP = re.compile(r" (\d+)\.(\d{6}): ")
 # Go 1.22+ event types whose arguments are all varints (gotrace dump --wire prints them).

@@ -31,7 +31,9 @@ import os
 import subprocess
 import sys
 
-import gen_cut
+# gen_cut.py, the byte-level framing of Go 1.22+ traces, is in scripts/lib/.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import gen_cut  # noqa: E402 (after the path it is found by)
 
 EV_BATCH = 1
 EV_STACK = 3
