@@ -42,6 +42,7 @@ deps:
 
 # The test command: every test. Both halves run; it fails if either failed. The debug
 # kernel builds at idle priority meanwhile, in the CPU time check-stock's guests leave.
+# Documentation/testing.rst says what each test target runs and how to run one suite.
 check:
 	@scripts/setup/deps.sh
 	@bg=$$(scripts/setup/debug-kernel.sh --background) || exit 1; \
