@@ -26,7 +26,7 @@ DKMS_SRC = $(DESTDIR)/usr/src/gotrace-$(DKMS_VERSION)
 all: module userspace
 
 module:
-	@scripts/module-target.sh "$(KDIR)" "$(KVER)"
+	@scripts/kbuild/module-target.sh "$(KDIR)" "$(KVER)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 userspace:
@@ -37,59 +37,60 @@ selftests:
 
 # Install every Debian package the build, the VM tests and the Go checks need.
 deps:
-	scripts/deps.sh
-	scripts/kernels.sh
+	scripts/setup/deps.sh
+	scripts/setup/kernels.sh
 
 # The test command: every test. Both halves run; it fails if either failed. The debug
 # kernel builds at idle priority meanwhile, in the CPU time check-stock's guests leave.
+# Documentation/testing.rst says what each test target runs and how to run one suite.
 check:
-	@scripts/deps.sh
-	@bg=$$(scripts/debug-kernel.sh --background) || exit 1; \
+	@scripts/setup/deps.sh
+	@bg=$$(scripts/setup/debug-kernel.sh --background) || exit 1; \
 	trap 'kill -- -$$bg 2>/dev/null || true' EXIT; trap 'exit 1' INT TERM; \
-	rc=0; scripts/check.sh || rc=1; scripts/check-debug.sh || rc=1; exit $$rc
+	rc=0; scripts/run/check-stock.sh || rc=1; scripts/run/check-debug.sh || rc=1; exit $$rc
 
 # Host tests, then the suite on Debian's 6.1 and 6.12 kernels and Go's readers on every trace.
 .PHONY: check-stock check-debug debug-kernel
 check-stock:
-	scripts/check.sh
+	scripts/run/check-stock.sh
 
 # After make check: gotrace split of the long run's 1 GiB trace (build/check/long) in 64M
 # pieces, as make check does, each checked by gotrace check and by Go's reader (make check:
 # the first, a middle and the last). About 10 minutes, 5 GB of RAM.
 .PHONY: check-long
 check-long:
-	GO_PIECES=all scripts/split-check.sh build/check/long/stress-long-run.trace \
+	GO_PIECES=all scripts/suites/split-check.sh build/check/long/stress-long-run.trace \
 		build/check/long/pieces
 
 # Everything everywhere: make check's first half on the six kernels of Linux 5.10 to 7.3 that
 # Debian's suites ship (each built with its own compiler), then make check-debug. Hours.
 .PHONY: check-kernels
 check-kernels:
-	@scripts/deps.sh
-	scripts/check-kernels.sh
+	@scripts/setup/deps.sh
+	scripts/run/check-kernels.sh
 
 # The whole suite on the debug kernel (lockdep, KASAN, kmemleak) and on Debian's -rt kernel.
 check-debug:
-	scripts/check-debug.sh
+	scripts/run/check-debug.sh
 
 # Build (once; cached under /var/cache/gotrace) the debug kernel and print its KVER.
 debug-kernel:
-	scripts/debug-kernel.sh
+	scripts/setup/debug-kernel.sh
 
 # The README's two commands on a minimal fresh Debian 12 root (mmdebstrap), in a chroot.
 # CHECK_FRESH_ARGS=--demo-only runs make demo alone.
 .PHONY: check-fresh
 check-fresh:
-	scripts/check-fresh.sh $(CHECK_FRESH_ARGS)
+	scripts/run/check-fresh.sh $(CHECK_FRESH_ARGS)
 
 # The main job: boot a guest, record a workload, leave out.trace here.
 demo:
-	scripts/demo.sh
+	scripts/run/demo.sh
 
 # gotrace against ftrace in guest instructions, one 1-vCPU guest; results in build/bench.
-# BENCH_ARGS: scripts/bench.sh options, e.g. BENCH_ARGS="--rev HEAD~1 -- --rounds 5".
+# BENCH_ARGS: scripts/run/bench.sh options, e.g. BENCH_ARGS="--rev HEAD~1 -- --rounds 5".
 bench:
-	scripts/bench.sh $(BENCH_ARGS)
+	scripts/run/bench.sh $(BENCH_ARGS)
 
 install: module userspace
 	install -D -m 644 gotrace.ko $(MODDIR)/gotrace.ko
@@ -115,14 +116,14 @@ dkms-install: dkms-src
 	dkms build -m gotrace -v $(DKMS_VERSION) -k $(MOD_KVER)
 	dkms install -m gotrace -v $(DKMS_VERSION) -k $(MOD_KVER)
 
-# Debian packages gotrace-dkms and gotrace into build/deb/, lintian-clean (scripts/deb.sh).
+# Debian packages gotrace-dkms and gotrace into build/deb/, lintian-clean (scripts/package/deb.sh).
 deb:
-	scripts/deb.sh
+	scripts/package/deb.sh
 
 # Install them into a fresh Debian 12 root, record in a guest with the DKMS-built module,
-# purge them again (scripts/deb-check.sh, TAP).
+# purge them again (scripts/suites/deb-check.sh, TAP).
 deb-check: deb
-	scripts/deb-check.sh
+	scripts/suites/deb-check.sh
 
 # checkpatch --strict, then kernel-doc's verbose checks (every comment's parameters and
 # return value): both must print no warning.
@@ -136,7 +137,7 @@ sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 W=1 modules
 
 $(CHECKPATCH) $(KERNEL_DOC):
-	scripts/kernels.sh --source-only
+	scripts/setup/kernels.sh --source-only
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

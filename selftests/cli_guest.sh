@@ -4,10 +4,10 @@
 # errors, record (CMD's exit status, SIGINT, --duration, --force unload during a record,
 # --max-size, --continue), flight recorders (record --flight, start --flight, snapshot), latency
 # triggers (record --trigger-latency, trigger), status --json, CPU samples, user annotations (mark,
-# region). TAP on stdout, without a plan (scripts/cli-check.sh adds its own lines and the
+# region). TAP on stdout, without a plan (scripts/suites/cli-check.sh adds its own lines and the
 # plan).
 #
-# Runs as root in the busybox guest of scripts/vm.sh. Environment:
+# Runs as root in the busybox guest of scripts/vm/vm.sh. Environment:
 #   GOTRACE_CLI         the dynamic gotrace (load and unload dlopen() libkmod.so.2)
 #   GOTRACE_SYSROOT     the shared libraries it needs, libkmod.so.2 and its own, and the
 #                       dynamic loader, at their paths: copied into the guest's / first

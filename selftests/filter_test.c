@@ -10,7 +10,7 @@
  * until it, which reports every thread it makes as expected in the trace
  * or not. The trace, read with libgtrace in both formats (1.21 and 1.26),
  * must name exactly the expected threads; it is kept in GOTRACE_TRACE_DIR
- * for the host's Go readers (scripts/go-check.sh).
+ * for the host's Go readers (scripts/oracles/go-check.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>

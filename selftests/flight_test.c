@@ -8,7 +8,7 @@
  * generations from the one GOTRACE_SNAPSHOT names, in order, each with its
  * tables) and by libgtrace's reader (every rule of Go's parser, as `gotrace
  * check`); some are kept (keep_all()) in GOTRACE_TRACE_DIR, where the
- * host's scripts/go-check.sh parses them with every Go that reads their
+ * host's scripts/oracles/go-check.sh parses them with every Go that reads their
  * version. Also the latency trigger (GOTRACE_TRIGGER) of a flight recorder.
  */
 #define _GNU_SOURCE

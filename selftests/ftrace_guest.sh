@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of the ftrace oracle: each workload recorded by gotrace and ftrace at once.
 #
-# Runs in the busybox guest as root (scripts/ftrace-oracle.sh boots it). Environment:
+# Runs in the busybox guest as root (scripts/oracles/ftrace-oracle.sh boots it). Environment:
 #   KVER                the kernel the guest must be running
 #   GOTRACE_KO          gotrace.ko built for it
 #   GOTRACE_BIN         directory of the static gotrace CLI and oracle_workload
@@ -28,7 +28,7 @@
 # mutex storm, a snapshot asked by gotrace snapshot, a ping-pong, and the snapshot at the end; the snapshots are
 # oracle-flight-N.trace, ftrace's text of the whole flight.ftrace. Besides the checks
 # above: at least 3 snapshots, chunks overwritten, each snapshot starting at a generation
-# past 1 (scripts/ftrace-compare.py compares each with ftrace inside its window).
+# past 1 (scripts/oracles/ftrace-compare.py compares each with ftrace inside its window).
 
 BIN=${GOTRACE_BIN:-$(dirname "$0")}
 WORKLOADS=${GOTRACE_ORACLE_WORKLOADS:-pingpong mutex sleepers tcp reuse flight}

@@ -6,7 +6,7 @@
  * Each trace is checked at the wire level (gt_check_gens(): every event
  * decodes, generations 1 to GOTRACE_STATUS's count in order, one sync batch,
  * string and stack batches after the events of each, 1.26's EndOfGeneration)
- * and kept in GOTRACE_TRACE_DIR, where the host's scripts/go-check.sh parses
+ * and kept in GOTRACE_TRACE_DIR, where the host's scripts/oracles/go-check.sh parses
  * it with every Go that reads its version, also cut at each generation.
  */
 #define _GNU_SOURCE
@@ -212,7 +212,7 @@ TEST_F_TIMEOUT(gens, workloads, 120)
  * below 128, a byte each, however often its thread runs in a generation:
  * 2000 round trips in one generation would number them up to 4000. The
  * module sets them back with GoStatus events, which Go's readers (the
- * host's scripts/go-check.sh on the kept trace) must accept.
+ * host's scripts/oracles/go-check.sh on the kept trace) must accept.
  */
 TEST_F_TIMEOUT(gens, seq_one_byte, 120)
 {

@@ -15,7 +15,7 @@
 #   the traces are PREFIX.trace and PREFIX-1.26.trace, generated if missing; EVICT is
 #   tests/evict.c built.
 # Environment: GO119 (Go 1.19's root, default /usr/lib/go-1.19), GO127_TRACE
-# (Go 1.27's trace tool, default the one scripts/go-fetch.sh builds).
+# (Go 1.27's trace tool, default the one scripts/setup/go-fetch.sh builds).
 set -eu
 
 GOTRACE=$1

@@ -13,8 +13,8 @@ set -u
 GOTRACE=$1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# shellcheck source=scripts/tap-lib.sh
-. "$(dirname "$0")/../../scripts/tap-lib.sh"
+# shellcheck source=scripts/lib/tap-lib.sh
+. "$(dirname "$0")/../../scripts/lib/tap-lib.sh"
 
 # shown OK DESCRIPTION: the result of a gotrace run, with its stderr and stdout if it failed.
 shown() {

@@ -99,7 +99,7 @@ constructed() {
 }
 
 if [ ! -x "$GO119/bin/go" ] || [ ! -x "$GO121/bin/go" ]; then
-	echo "1..0 # SKIP Go 1.19 and 1.21 are needed (golang-go, golang-1.21-go: scripts/deps.sh)"
+	echo "1..0 # SKIP Go 1.19 and 1.21 are needed (golang-go, golang-1.21-go: scripts/setup/deps.sh)"
 	exit 0
 fi
 traces=0

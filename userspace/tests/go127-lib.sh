@@ -5,7 +5,7 @@
 #   bail MESSAGE...
 #       "Bail out! SCRIPT: MESSAGE" and exit 1.
 #   go127_setup
-#       set GO (a Go 1.27 go binary: $GO_1_27, or the one scripts/go-fetch.sh fetches
+#       set GO (a Go 1.27 go binary: $GO_1_27, or the one scripts/setup/go-fetch.sh fetches
 #       into build/go/1.27) and TOOL (its trace tool); export an offline Go
 #       environment (GOCACHE in build/go/cache); build tests/wire_traces.go into
 #       $TMP/wire_traces.
@@ -24,8 +24,8 @@ go127_setup() {
 		GO=$GO_1_27
 		TOOL=
 	else
-		out=$("$ROOT/scripts/go-fetch.sh" --print) ||
-			bail "scripts/go-fetch.sh could not fetch Go 1.27; or set GO_1_27"
+		out=$("$ROOT/scripts/setup/go-fetch.sh" --print) ||
+			bail "scripts/setup/go-fetch.sh could not fetch Go 1.27; or set GO_1_27"
 		GO=$(echo "$out" | sed -n 1p)
 		TOOL=$(echo "$out" | sed -n 2p)/trace
 	fi

@@ -20,8 +20,8 @@ TRACE=$2
 NOKMOD=$3
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# shellcheck source=scripts/tap-lib.sh
-. "$(dirname "$0")/../../scripts/tap-lib.sh"
+# shellcheck source=scripts/lib/tap-lib.sh
+. "$(dirname "$0")/../../scripts/lib/tap-lib.sh"
 
 # files ARGS...: gotrace ARGS under LD_DEBUG=files, the loader's lines (setpriv's too) in
 # $TMP/ld; RC is its exit status, $TMP/err its own stderr.

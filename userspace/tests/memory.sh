@@ -19,8 +19,8 @@ RUSAGE=$2
 EVICT=$3
 TRACE=$4
 HEADER=$TRACE.header
-# shellcheck source=scripts/tap-lib.sh
-. "$(dirname "$0")/../../scripts/tap-lib.sh"
+# shellcheck source=scripts/lib/tap-lib.sh
+. "$(dirname "$0")/../../scripts/lib/tap-lib.sh"
 
 # peak FILE ARGS...: the peak RSS (KiB) of gotrace ARGS FILE.
 peak() {

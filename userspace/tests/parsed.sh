@@ -23,8 +23,8 @@ GOTRACE=$1
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# shellcheck source=scripts/tap-lib.sh
-. "$ROOT/scripts/tap-lib.sh"
+# shellcheck source=scripts/lib/tap-lib.sh
+. "$ROOT/scripts/lib/tap-lib.sh"
 # shellcheck source=userspace/tests/go127-lib.sh
 . "$ROOT/userspace/tests/go127-lib.sh"
 go127_setup

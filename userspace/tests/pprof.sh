@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # gotrace pprof on the module's sample traces (TAP output): tests/samples-1.19, 1.21, 1.23 and
 # 1.26.trace, recorded by selftests/samples_test.c (1 s of read() of /dev/zero at 1000 Hz).
-# Go's pprof (Go 1.21's, and Go 1.27's when scripts/go-fetch.sh has built it) reads each
+# Go's pprof (Go 1.21's, and Go 1.27's when scripts/setup/go-fetch.sh has built it) reads each
 # profile, not compressed; its samples add up to the trace's CPUSample events (gotrace dump's,
 # and Go 1.27's go tool trace -d=parsed's when built), and vfs_read's cumulative count is the
 # number of samples whose stack has it, most of them.
@@ -17,8 +17,8 @@ GEN=$2
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# shellcheck source=scripts/tap-lib.sh
-. "$ROOT/scripts/tap-lib.sh"
+# shellcheck source=scripts/lib/tap-lib.sh
+. "$ROOT/scripts/lib/tap-lib.sh"
 export PPROF_TMPDIR="$TMP" HOME="$TMP"
 
 echo "TAP version 13"
@@ -27,13 +27,13 @@ for p in /usr/lib/go-1.21/pkg/tool/linux_amd64/pprof "$ROOT/build/go/1.27/tool/p
 	if [ -x "$p" ]; then
 		PPROFS="$PPROFS $p"
 	else
-		echo "# $p is missing: not checked with it (scripts/go-fetch.sh builds Go 1.27's)"
+		echo "# $p is missing: not checked with it (scripts/setup/go-fetch.sh builds Go 1.27's)"
 	fi
 done
 TRACE127=$ROOT/build/go/1.27/tool/trace
 [ -x "$TRACE127" ] || echo "# $TRACE127 is missing: the counts are gotrace dump's alone"
 if [ -z "$PPROFS" ]; then
-	echo "Bail out! no Go pprof: install golang-1.21 (scripts/deps.sh)"
+	echo "Bail out! no Go pprof: install golang-1.21 (scripts/setup/deps.sh)"
 	exit 1
 fi
 

@@ -16,8 +16,8 @@ GEN=$2
 FEED=$3
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# shellcheck source=scripts/tap-lib.sh
-. "$(dirname "$0")/../../scripts/tap-lib.sh"
+# shellcheck source=scripts/lib/tap-lib.sh
+. "$(dirname "$0")/../../scripts/lib/tap-lib.sh"
 
 # events FILE: gotrace check FILE; EVENTS gets Go's events in it, GENS its generations.
 events() {

@@ -6,7 +6,7 @@
 # trace's (a header each), and their events add up to the trace's: gotrace check counts
 # Go's events, and each trace has one Sync event more than its generations, so the pieces
 # hold pieces-1 events more. With Go 1.27's trace tool (GO127_TRACE, default the one
-# scripts/go-fetch.sh builds), the pieces of each generation alone and of the 1.25 trace
+# scripts/setup/go-fetch.sh builds), the pieces of each generation alone and of the 1.25 trace
 # are also parsed by it. Then what each way of
 # cutting picks: --every 1ns gives each generation alone, whose sizes and times the other
 # splits are held to (--max-size: pieces as large as fit; --every: a piece from the first
@@ -24,8 +24,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TOOL127=${GO127_TRACE:-$ROOT/build/go/1.27/tool/trace}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# shellcheck source=scripts/tap-lib.sh
-. "$ROOT/scripts/tap-lib.sh"
+# shellcheck source=scripts/lib/tap-lib.sh
+. "$ROOT/scripts/lib/tap-lib.sh"
 
 
 # split NAME TRACE ARGS...: gotrace split TRACE ARGS -o $TMP/NAME; its lines in $TMP/NAME.out,

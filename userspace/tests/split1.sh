@@ -29,8 +29,8 @@ GO119=$GOROOT119/bin/go
 GO121=$GOROOT121/bin/go
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# shellcheck source=scripts/tap-lib.sh
-. "$ROOT/scripts/tap-lib.sh"
+# shellcheck source=scripts/lib/tap-lib.sh
+. "$ROOT/scripts/lib/tap-lib.sh"
 
 # Events split makes up (opening and closing state) are of these kinds only.
 SYNTH_KINDS='^(GoCreate|GoWaiting|GoSysCall|GoSysBlock|ProcStart|ProcStop|GoStart|GoSched|GCStart|GCSTWStart|STWStart|GCSweepStart|Gomaxprocs)$'
@@ -213,7 +213,7 @@ samples() {
 		"$TMP/why" eval '[ -s "$TMP/want" ] && cmp -s "$TMP/want" "$TMP/got"'
 }
 
-# go_pages NAME: scripts/go-check.sh passes each piece: Go's parsers, and every page of
+# go_pages NAME: scripts/oracles/go-check.sh passes each piece: Go's parsers, and every page of
 # go tool trace, Go 1.27's rewritten viewer's too (its MMU page crashes on a trace of one
 # Gomaxprocs, golang/go#74146: a piece's opening state has two).
 go_pages() {
@@ -223,8 +223,8 @@ go_pages() {
 		return
 	fi
 	# shellcheck disable=SC2046 # one argument per piece
-	"$ROOT/scripts/go-check.sh" $(awk '{ print $1 }' "$TMP/$1.pieces") > "$TMP/why" 2>&1
-	result $? "$1: scripts/go-check.sh passes every piece, Go 1.27's pages too" "$TMP/why"
+	"$ROOT/scripts/oracles/go-check.sh" $(awk '{ print $1 }' "$TMP/$1.pieces") > "$TMP/why" 2>&1
+	result $? "$1: scripts/oracles/go-check.sh passes every piece, Go 1.27's pages too" "$TMP/why"
 }
 
 # refuse DESCRIPTION PATTERN ARGS...: gotrace split ARGS exits 1, stderr matching PATTERN,

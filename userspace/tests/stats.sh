@@ -18,8 +18,8 @@ GEN=$2
 GEN2=$3
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# shellcheck source=scripts/tap-lib.sh
-. "$(dirname "$0")/../../scripts/tap-lib.sh"
+# shellcheck source=scripts/lib/tap-lib.sh
+. "$(dirname "$0")/../../scripts/lib/tap-lib.sh"
 
 T=$TMP/stats.trace
 

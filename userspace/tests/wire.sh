@@ -17,7 +17,7 @@
 #
 # Usage: tests/wire.sh GOTRACE [KEEP_DIR]
 #   KEEP_DIR receives the small made-up traces and Go's (seeds for make fuzz).
-# Environment: GO_1_27 = a Go 1.27 go binary (default: the one scripts/go-fetch.sh
+# Environment: GO_1_27 = a Go 1.27 go binary (default: the one scripts/setup/go-fetch.sh
 # fetches into build/go/1.27, instant once it is there). Builds offline, with
 # GOCACHE in build/go/cache.
 set -u
@@ -27,8 +27,8 @@ KEEP=${2:-}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# shellcheck source=scripts/tap-lib.sh
-. "$ROOT/scripts/tap-lib.sh"
+# shellcheck source=scripts/lib/tap-lib.sh
+. "$ROOT/scripts/lib/tap-lib.sh"
 
 # shellcheck source=userspace/tests/go127-lib.sh
 . "$ROOT/userspace/tests/go127-lib.sh"
