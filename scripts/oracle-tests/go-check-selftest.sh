@@ -25,6 +25,8 @@
 #     every piece of it cut at a generation boundary); the same trace cut in half (inside a
 #     batch) fails all 4, and with one batch's size field grown by one byte (the framing
 #     broken) fails all 4 too;
+#   - a timeline without an execution slice fails the page check once its Goroutines counter
+#     counts one running, and passes, naming no goroutine, when none ever runs;
 #   - no trace server is left running.
 set -eu
 
@@ -217,7 +219,29 @@ st=0
 [ "$RC" -eq 1 ] && [ "$(grep -c '^not ok ' "$OUT")" -eq 4 ] || st=1
 result $st "that trace with its first batch one byte longer (framing broken) fails all 4 checks" "$OUT"
 
-# 13. No trace server survives the runs above.
+# 13. The timeline check: a timeline without an execution slice fails, unless no goroutine ever
+# runs in it (a filter that traces only sleeping threads), which passes with no goroutine named.
+page_check() { # JSON: what go_pages.py answers for a jsontrace body
+	printf '%s\n' "$1" >"$TMP/page.json"
+	printf 'JSON\tjsontrace\t%s\n' "$TMP/page.json" |
+		python3 "$HERE/../lib/page_client.py" 10 "$HERE/../lib/go_pages.py"
+}
+counter='{"name":"Goroutines","ph":"C","ts":0,"pid":1,"tid":0,"args":{"Running":%d,"Runnable":0}}'
+slice='{"name":"G7 sh","ph":"X","ts":1,"dur":2,"pid":0,"tid":0}'
+# shellcheck disable=SC2059
+idle=$(printf "$counter" 0) busy=$(printf "$counter" 1)
+st=0
+{
+	page_check "{\"traceEvents\":[$idle],\"stackFrames\":{}}"
+	page_check "{\"traceEvents\":[$idle,$busy],\"stackFrames\":{}}"
+	page_check "{\"traceEvents\":[$busy,$slice],\"stackFrames\":{}}"
+} >"$TMP/page.out" 2>&1
+printf 'ok\t\nbad\ttraceEvents has 2 events but no execution slice (ph X): the timeline would be empty\nok\t7\n' |
+	cmp -s - "$TMP/page.out" || st=1
+result $st "timeline check: no slice fails once a goroutine runs; passes, naming none, if none does" \
+	"$TMP/page.out"
+
+# 14. No trace server survives the runs above.
 st=0
 ps -eo args >"$TMP/ps.out"
 if grep -F -- "-http=127.0.0.1:0 $TMP/" "$TMP/ps.out" >"$TMP/stray.out"; then
