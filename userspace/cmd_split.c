@@ -15,11 +15,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "gtrace2.h"
 #include "msg.h"
 #include "parse.h"
 #include "split.h"
 #include "trace_file.h"
+#include "tracev2.h"
 
 #define CMD		SPLIT_CMD
 #define SUFFIX		".trace"

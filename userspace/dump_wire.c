@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "dump_wire.h"
-#include "gtrace2.h"
 #include "trace_file.h"
+#include "tracev2.h"
 
 int dump_wire(const char *path)
 {

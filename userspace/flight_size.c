@@ -23,11 +23,11 @@
 
 #include "device.h"
 #include "flight.h"
-#include "gtrace2.h"
 #include "msg.h"
 #include "record.h"
 #include "session.h"
 #include "trace_file.h"
+#include "tracev2.h"
 
 #define MEASURE_SECONDS	1.0
 #define POLL_MS		100

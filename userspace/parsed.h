@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "gtrace2.h"
+#include "tracev2.h"
 
 /* The Go 1.22+ trace at @path, or NULL (silently) if it is not one. */
 struct gt2_trace *parsed_open(const char *path);

@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal2.h"
-#include "map.h"
+#include "common/map.h"
 #include "pb.h"
+#include "tracev2/internal.h"
 
 /* A function: its name and file, string ids. */
 struct pprof_func {

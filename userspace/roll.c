@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal2.h"
 #include "msg.h"
 #include "roll.h"
+#include "tracev2/internal.h"
 
 #define CMD		"record"
 #define HEADER		16

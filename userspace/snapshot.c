@@ -18,10 +18,10 @@
 
 #include "device.h"
 #include "flight.h"
-#include "gtrace2.h"
 #include "msg.h"
 #include "output.h"
 #include "session.h"
+#include "tracev2.h"
 
 #define MIB (1024.0 * 1024.0)
 /* The span of a snapshot another program took: the file does not say when it was taken. */

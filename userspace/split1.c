@@ -19,10 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "map.h"
+#include "common/map.h"
+#include "common/table.h"
 #include "msg.h"
 #include "split.h"
-#include "table.h"
 #include "trace_file.h"
 
 enum { G_DEAD, G_RUNNABLE, G_RUNNING, G_WAITING };

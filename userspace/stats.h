@@ -3,9 +3,9 @@
 #ifndef GOTRACE_STATS_H
 #define GOTRACE_STATS_H
 
+#include "common/table.h"
 #include "gtrace.h"
-#include "gtrace2.h"
-#include "table.h"
+#include "tracev2.h"
 
 enum stats_reason { R_SYNC, R_NET, R_SYSCALL, R_SLEEP, R_OTHER, NR_REASONS };
 

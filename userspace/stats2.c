@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal2.h"
 #include "stats.h"
+#include "tracev2/internal.h"
 
 enum { G_UND, G_NOT_EXIST, G_RUNNABLE, G_RUNNING, G_WAITING, G_SYSCALL };	/* GoState */
 

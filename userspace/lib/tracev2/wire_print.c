@@ -2,7 +2,7 @@
 /* Go 1.22+ trace events as text, as Go's raw.Event.String() writes them. */
 #include <inttypes.h>
 
-#include "internal2.h"
+#include "internal.h"
 #include "printable.h"
 
 /* Go's utf8.DecodeRune(): the length of the rune at @s, 0 when it is not valid. */

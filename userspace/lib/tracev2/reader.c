@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal2.h"
+#include "internal.h"
 
 /* One M's events of the generation (Go's batchCursor). */
 struct cursor {

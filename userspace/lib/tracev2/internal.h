@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* libgtrace internals for Go 1.22+ traces (gtrace2.h), shared between its files. */
-#ifndef GTRACE_INTERNAL2_H
-#define GTRACE_INTERNAL2_H
+/* libgtrace internals for Go 1.22+ traces (tracev2.h), shared between its files. */
+#ifndef GTRACE_TRACEV2_INTERNAL_H
+#define GTRACE_TRACEV2_INTERNAL_H
 
-#include "gtrace2.h"
-#include "internal.h"
+#include "common/common.h"
+#include "tracev2.h"
 
 struct gt2_trace {
 	const uint8_t *data;	/* the trace (gt2_open_mem()) or, for the wire level, its mapping */
@@ -15,7 +15,7 @@ struct gt2_trace {
 };
 
 /*
- * trace2.c: the trace's bytes [@off, @off + @len) (inside it) into @buf, read
+ * open.c: the trace's bytes [@off, @off + @len) (inside it) into @buf, read
  * from the file (pread) or copied from memory: 0, or -1 with @err set. The
  * parsed level reads all it needs this way, into buffers of its own: the
  * memory it takes does not depend on the page cache's folios.
@@ -36,18 +36,18 @@ struct gt2_spec {
 	uint8_t exp;		/* Experiment (1: AllocFree) */
 };
 
-/* wire2.c: Go's tracev2.Specs()[type], NULL past its end. */
+/* wire.c: Go's tracev2.Specs()[type], NULL past its end. */
 const struct gt2_spec *gt2_spec(unsigned int type);
-/* wire2.c: the highest event type of @ver's table (Go's version.Specs()). */
+/* wire.c: the highest event type of @ver's table (Go's version.Specs()). */
 unsigned int gt2_max_type(int ver);
-/* wire2.c: Go's binary.Uvarint() on @buf[*@off..@size): false (and *@off kept) if invalid. */
+/* wire.c: Go's binary.Uvarint() on @buf[*@off..@size): false (and *@off kept) if invalid. */
 bool gt2_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v);
 /*
- * wire2.c: Go's binary.ReadUvarint() at *@off: NULL, or its error's text ("EOF" when
+ * wire.c: Go's binary.ReadUvarint() at *@off: NULL, or its error's text ("EOF" when
  * no byte is left, "unexpected EOF" when the file ends inside the varint).
  */
 const char *gt2_read_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v);
-/* wire2_print.c: @s as Go's strconv.Quote() (and so %q) writes it. */
+/* wire_print.c: @s as Go's strconv.Quote() (and so %q) writes it. */
 void gt2_quote(FILE *f, const uint8_t *s, uint64_t n);
 /* The same without the quotes around. */
 void gt2_quote_runes(FILE *f, const uint8_t *s, uint64_t n);
@@ -67,10 +67,10 @@ struct gt2_intern {
 	struct gt_map ids;	/* content hash (probed) -> id */
 };
 
-/* strings2.c: FNV-1a of @n bytes at @p, from @h (GT2_HASH_SEED to start). */
+/* strings.c: FNV-1a of @n bytes at @p, from @h (GT2_HASH_SEED to start). */
 #define GT2_HASH_SEED	0xcbf29ce484222325ULL
 uint64_t gt2_hash(uint64_t h, const void *p, size_t n);
-/* strings2.c: the id (from 1) of the copy of @s (not empty) in @x, 0 if out of memory. */
+/* strings.c: the id (from 1) of the copy of @s (not empty) in @x, 0 if out of memory. */
 uint64_t gt2_intern(struct gt2_intern *x, struct gt2_str s);
 void gt2_intern_free(struct gt2_intern *x);
 
@@ -82,7 +82,7 @@ struct gt2_stack {
 	uint64_t id;
 	size_t first;		/* in gen->pcs */
 	uint64_t n;
-	/* A cache parsed2_print.c fills through the const gen: its frames as printed. */
+	/* A cache parsed_print.c fills through the const gen: its frames as printed. */
 	char *text;
 	size_t text_len;
 };
@@ -146,11 +146,11 @@ struct gt2_gen {
 	uint64_t snap_time, snap_mono, snap_sec, snap_nsec;
 };
 
-/* tables2.c: Go's dataTable.get(): id 0 is always there (empty). */
+/* tables.c: Go's dataTable.get(): id 0 is always there (empty). */
 bool gt2_gen_string(const struct gt2_gen *g, uint64_t id, struct gt2_str *s);
 const struct gt2_stack *gt2_gen_stack(const struct gt2_gen *g, uint64_t id, bool *ok);
 const struct gt2_frame *gt2_gen_frame(const struct gt2_gen *g, uint64_t pc);
-/* tables2.c: the batches of strings, stacks, CPU samples and the sync batch. */
+/* tables.c: the batches of strings, stacks, CPU samples and the sync batch. */
 int gt2_add_strings(struct gt2_gen *g, const struct gt2_batch *b, struct gt_error *err);
 int gt2_add_stacks(struct gt2_gen *g, const struct gt2_batch *b, struct gt_error *err);
 int gt2_add_samples(struct gt2_gen *g, const struct gt2_batch *b, struct gt_error *err);
@@ -158,7 +158,7 @@ int gt2_set_sync(struct gt2_gen *g, const struct gt2_batch *b, int ver, struct g
 int gt2_validate_stacks(const struct gt2_gen *g, struct gt_error *err);
 void gt2_fix_samples(struct gt2_gen *g);
 
-/* gen2.c: reading generations as Go's readGeneration(WithSpill)(). */
+/* generation.c: reading generations as Go's readGeneration(WithSpill)(). */
 struct gt2_gens {
 	const struct gt2_trace *t;
 	uint64_t pos;			/* the next batch */
@@ -190,7 +190,7 @@ struct gt2_base {
 /* The arguments of a timed event after dt; Go's extra() are the ones after them. */
 unsigned int gt2_timed_args(uint8_t type);
 
-/* order2.c: Go's ordering, the state machines of goroutines, Ps, Ms, GC and tasks. */
+/* order.c: Go's ordering, the state machines of goroutines, Ps, Ms, GC and tasks. */
 struct gt2_order;
 
 struct gt2_order *gt2_order_new(int ver);
@@ -203,4 +203,4 @@ bool gt2_order_next(struct gt2_order *o, struct gt2_event *ev);
 /* Go's dumpOrdering(). */
 void gt2_order_dump(FILE *f, const struct gt2_order *o);
 
-#endif /* GTRACE_INTERNAL2_H */
+#endif /* GTRACE_TRACEV2_INTERNAL_H */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal2.h"
+#include "internal.h"
 
 #define MAX_FRAMES	128	/* Go's tracev2.MaxFramesPerStack */
 #define MAX_STRING	1024	/* tracev2.MaxEventTrailerDataSize */

@@ -24,8 +24,8 @@
  * by the Ms of a generation (64 KiB each at most) and its tables, neither by
  * the file nor by how the page cache holds it.
  */
-#ifndef GTRACE2_H
-#define GTRACE2_H
+#ifndef GTRACE_TRACEV2_H
+#define GTRACE_TRACEV2_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -183,4 +183,4 @@ uint64_t gt2_reader_generations(const struct gt2_reader *r);
 /* @ev as Go's Event.String() writes it, and a newline; -1 if @f has an error. */
 int gt2_event_print(FILE *f, const struct gt2_event *ev);
 
-#endif /* GTRACE2_H */
+#endif /* GTRACE_TRACEV2_H */

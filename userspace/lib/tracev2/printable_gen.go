@@ -4,7 +4,7 @@
 // accepts, as ranges, for gt2_wire_print()'s quoting. Run with the Go whose
 // output gotrace matches (tests/wire.sh checks the file is current):
 //
-//	go run lib/printable_gen.go > lib/printable.h
+//	go run lib/tracev2/printable_gen.go > lib/tracev2/printable.h
 
 //go:build ignore
 

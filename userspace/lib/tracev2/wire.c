@@ -2,7 +2,7 @@
 /* Go 1.22+ traces, the wire level: events one at a time, as Go's raw.Reader reads them. */
 #include <string.h>
 
-#include "internal2.h"
+#include "internal.h"
 
 #define EV(n, ...)	{ .name = n, .args = { __VA_ARGS__ } }
 /* A timed event: its arguments (after dt), then Go's other facts about it. */

@@ -1,20 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The wire format: header, varints and one event at a time (Go's readTrace). */
-#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
-
-void gt_fail(struct gt_error *err, enum gt_phase phase, uint64_t off, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->phase = phase;
-	err->off = off;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
 
 /* Go's parseHeader(): "go 1.N trace" or "go 1.NN trace", NUL padded. */
 int gt_parse_header(const uint8_t *buf, size_t size, int *ver, struct gt_error *err)

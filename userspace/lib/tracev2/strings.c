@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal2.h"
+#include "internal.h"
 
 uint64_t gt2_hash(uint64_t h, const void *p, size_t n)
 {

@@ -1,23 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* libgtrace internals shared between its files. */
-#ifndef GTRACE_INTERNAL_H
-#define GTRACE_INTERNAL_H
+/* libgtrace internals for Go's format before 1.22 (gtrace.h), shared between its files. */
+#ifndef GTRACE_OLDTRACE_INTERNAL_H
+#define GTRACE_OLDTRACE_INTERNAL_H
 
-#include <stdarg.h>
 #include <stdio.h>
 
-#include "gtrace.h"
-#include "idset.h"
-#include "map.h"
-#include "table.h"
+#include "common/common.h"
 
 #define GT_HEADER_SIZE	16
 #define GT_RAW_ARGS	5	/* time stamp + 3 arguments + stack id */
 #define GT_MAX_FRAMES	1000
 #define GT_MAX_STRING	1000000
-
-/* The first (highest) version whose parser rules apply, as Go writes it. */
-#define GT_VER(minor)	(1000 + (minor))
 
 /* One event as encoded: what Go's readTrace() produces. */
 struct gt_raw {
@@ -52,16 +45,6 @@ int gt_wire_next(const uint8_t *buf, size_t size, uint64_t off, int ver,
 		 struct gt_raw *raw, struct gt_error *err);
 /* A varint at *off; false when the data ends or it has over 10 bytes. */
 bool gt_uvarint(const uint8_t *buf, size_t size, uint64_t *off, uint64_t *v);
-
-void gt_fail(struct gt_error *err, enum gt_phase phase, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/*
- * reader.c: maps @path (*data NULL for an empty file); -1 with @err set. With
- * @fd, the file stays open there.
- */
-int gt_map_file(const char *path, const void **data, size_t *size, int *fd,
-		struct gt_error *err);
 
 /* A P's events: the batches (Batch headers) of that P, in file order. */
 struct gt_batch {
@@ -244,4 +227,4 @@ void gt_state_g_free(struct gt_state_g *g);
  */
 bool gt_state_g_gone(const struct gt_state_g *g);
 
-#endif /* GTRACE_INTERNAL_H */
+#endif /* GTRACE_OLDTRACE_INTERNAL_H */

@@ -2,7 +2,7 @@
 /* Go 1.22+ traces: where each generation is in the file and when it ran (gt2_spans_*). */
 #include <stdlib.h>
 
-#include "internal2.h"
+#include "internal.h"
 
 struct gt2_spans {
 	struct gt2_gens gens;

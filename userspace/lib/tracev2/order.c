@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal2.h"
+#include "internal.h"
 
 #define NONE	(-1)	/* Go's NoGoroutine, NoProc, NoThread */
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal2.h"
+#include "internal.h"
 
 enum kind {
 	K_BAD, K_SYNC, K_METRIC, K_LABEL, K_STACK_SAMPLE, K_RANGE_BEGIN, K_RANGE_ACTIVE,

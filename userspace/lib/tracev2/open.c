@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal2.h"
+#include "internal.h"
 
 /* Input as fmt.Fscanf() reads it: UTF-8 runes from a position. */
 struct scan {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal2.h"
+#include "internal.h"
 
 #define MAX_BATCH	(64 << 10)	/* Go's tracev2.MaxBatchSize */
 
