@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "device.h"
-#include "msg.h"
+#include "util/device.h"
+#include "util/msg.h"
 
 static int cmd_help(int argc, char *argv[]);
 
