@@ -99,16 +99,6 @@ static void assign_g(struct gt_cursor *c, struct gt_event *ev)
 	case GT_EV_GO_STOP:
 	case GT_EV_GO_SCHED:
 	case GT_EV_GO_PREEMPT:
-	case GT_EV_GO_SLEEP:
-	case GT_EV_GO_BLOCK:
-	case GT_EV_GO_BLOCK_SEND:
-	case GT_EV_GO_BLOCK_RECV:
-	case GT_EV_GO_BLOCK_SELECT:
-	case GT_EV_GO_BLOCK_SYNC:
-	case GT_EV_GO_BLOCK_COND:
-	case GT_EV_GO_BLOCK_NET:
-	case GT_EV_GO_SYSBLOCK:
-	case GT_EV_GO_BLOCK_GC:
 		c->last_g = 0;
 		break;
 	case GT_EV_GO_SYSEXIT:
@@ -116,6 +106,9 @@ static void assign_g(struct gt_cursor *c, struct gt_event *ev)
 	case GT_EV_GO_IN_SYSCALL:
 		ev->g = ev->args[0];
 		break;
+	default:
+		if (gt_descs[ev->type].block)
+			c->last_g = 0;
 	}
 }
 

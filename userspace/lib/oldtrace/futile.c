@@ -68,12 +68,8 @@ static bool futile_event(struct gt_table *gs, struct gt_map *drop, const struct 
 			return false;
 		g->futile |= ev->type == GT_EV_FUTILE_WAKEUP;
 		return seq_add(g, ev->off);
-	case GT_EV_GO_BLOCK:
-	case GT_EV_GO_BLOCK_SEND:
-	case GT_EV_GO_BLOCK_RECV:
-	case GT_EV_GO_BLOCK_SELECT:
-	case GT_EV_GO_BLOCK_SYNC:
-	case GT_EV_GO_BLOCK_COND:
+	}
+	if (gt_descs[ev->type].block == GT_BLOCK_SYNC) {
 		g = gt_table_add(gs, ev->g);
 		return g && seq_end(drop, g, ev->off);
 	}

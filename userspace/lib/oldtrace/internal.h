@@ -24,6 +24,19 @@ struct gt_raw {
 	uint8_t type;
 };
 
+/*
+ * Whether an event blocks its goroutine: it stops running and waits (Go's
+ * parser: the goroutine's next event on its P has none, the merge moves it
+ * from running to waiting, the state machine checks it ran). Of those, the
+ * ones Go's removeFutile() ends a run of wakeups at: GoBlock and the blocks
+ * on a channel, select, sync or cond.
+ */
+enum gt_block {
+	GT_BLOCK_NONE,
+	GT_BLOCK_WAIT,		/* sleep, network, syscall, GC */
+	GT_BLOCK_SYNC,		/* GoBlock, Send, Recv, Select, Sync, Cond */
+};
+
 /* Per event type: the table of Go's EventDescriptions, plus merge facts. */
 struct gt_desc {
 	const char *name;
@@ -31,6 +44,7 @@ struct gt_desc {
 	const char *sargs[3];
 	uint16_t min_ver;
 	bool stack;		/* last argument is a stack id */
+	uint8_t block;		/* enum gt_block */
 };
 
 extern const struct gt_desc gt_descs[GT_EV_COUNT];

@@ -79,18 +79,6 @@ static void transition_of(const struct gt_event *ev, struct trans *tr)
 	case GT_EV_GO_START_LOCAL:
 		*tr = (struct trans){ ev->g, NOSEQ, SEQINC, G_RUNNABLE, G_RUNNING };
 		return;
-	case GT_EV_GO_BLOCK:
-	case GT_EV_GO_BLOCK_SEND:
-	case GT_EV_GO_BLOCK_RECV:
-	case GT_EV_GO_BLOCK_SELECT:
-	case GT_EV_GO_BLOCK_SYNC:
-	case GT_EV_GO_BLOCK_COND:
-	case GT_EV_GO_BLOCK_NET:
-	case GT_EV_GO_SLEEP:
-	case GT_EV_GO_SYSBLOCK:
-	case GT_EV_GO_BLOCK_GC:
-		*tr = (struct trans){ ev->g, NOSEQ, NOSEQ, G_RUNNING, G_WAITING };
-		return;
 	case GT_EV_GO_SCHED:
 	case GT_EV_GO_PREEMPT:
 		*tr = (struct trans){ ev->g, NOSEQ, NOSEQ, G_RUNNING, G_RUNNABLE };
@@ -105,6 +93,10 @@ static void transition_of(const struct gt_event *ev, struct trans *tr)
 		return;
 	case GT_EV_GC_START:
 		*tr = (struct trans){ GARBAGE, a[0], a[0] + 1, G_DEAD, G_DEAD };
+		return;
+	}
+	if (gt_descs[ev->type].block) {
+		*tr = (struct trans){ ev->g, NOSEQ, NOSEQ, G_RUNNING, G_WAITING };
 		return;
 	}
 	*tr = (struct trans){ .g = UNORDERED };

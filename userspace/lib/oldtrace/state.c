@@ -372,17 +372,6 @@ static int go_event(struct gt_state *s, struct state_p *p, struct gt_state_g *g,
 	case GT_EV_GO_SCHED:
 	case GT_EV_GO_PREEMPT:
 		return go_stop(s, p, g, ev, G_RUNNABLE, err);
-	case GT_EV_GO_SLEEP:
-	case GT_EV_GO_BLOCK:
-	case GT_EV_GO_BLOCK_SEND:
-	case GT_EV_GO_BLOCK_RECV:
-	case GT_EV_GO_BLOCK_SELECT:
-	case GT_EV_GO_BLOCK_SYNC:
-	case GT_EV_GO_BLOCK_COND:
-	case GT_EV_GO_BLOCK_NET:
-	case GT_EV_GO_BLOCK_GC:
-	case GT_EV_GO_SYSBLOCK:
-		return go_stop(s, p, g, ev, G_WAITING, err);
 	case GT_EV_GO_UNBLOCK:
 		return go_unblock(s, p, g, arg, ev, err);
 	case GT_EV_GO_SYSCALL:
@@ -407,6 +396,8 @@ static int go_event(struct gt_state *s, struct state_p *p, struct gt_state_g *g,
 	case GT_EV_PROC_STOP:
 		return proc_event(s, p, ev, err);
 	}
+	if (gt_descs[ev->type].block)
+		return go_stop(s, p, g, ev, G_WAITING, err);
 	return gc_event(s, p, ev, err);
 }
 
