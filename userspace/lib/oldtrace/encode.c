@@ -4,18 +4,6 @@
 
 #include "internal.h"
 
-size_t gt_put_uvarint(uint8_t *buf, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		buf[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	buf[n++] = (uint8_t)v;
-	return n;
-}
-
 /* The type byte, then @n values: inline for up to 3, else after their byte length. */
 static size_t put_values(uint8_t *buf, unsigned int type, const uint64_t *v, unsigned int n)
 {
