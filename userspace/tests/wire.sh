@@ -153,7 +153,8 @@ fi
 
 "$GO" run "$ROOT/userspace/lib/tracev2/printable_gen.go" > "$TMP/printable.h" 2>&1
 cmp "$TMP/printable.h" "$ROOT/userspace/lib/tracev2/printable.h" > "$TMP/why" 2>&1
-result $? "lib/tracev2/printable.h is what lib/tracev2/printable_gen.go writes with $("$GO" env GOVERSION)" "$TMP/why"
+result $? "lib/tracev2/printable.h is what printable_gen.go writes with $("$GO" env GOVERSION)" \
+	"$TMP/why"
 
 # Every type of the version's table, then 4 more events (Stack and String odd cases).
 same "$TMP/synth/all-1.22.trace" 48
