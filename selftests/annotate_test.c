@@ -20,7 +20,7 @@
 #include "kselftest_harness.h"
 
 #include "gotrace_util.h"
-#include "gtrace2.h"
+#include "tracev2.h"
 #include "../userspace/gotrace_annotate.h"
 
 #define ANN_GID		4242		/* annotate_gid in the group test */

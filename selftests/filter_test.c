@@ -36,7 +36,7 @@
 #include "kselftest_harness.h"
 
 #include "gotrace_util.h"
-#include "gtrace2.h"
+#include "tracev2.h"
 
 #define FT_CGROUP_ROOT	"/sys/fs/cgroup"
 #define FT_CGROUP	FT_CGROUP_ROOT "/gotrace-filter"

@@ -24,8 +24,8 @@
 #include "kselftest_harness.h"
 
 #include "gotrace_util.h"
-#include "gtrace2.h"
 #include "stall.h"
+#include "tracev2.h"
 #include "workload.h"
 
 #define PERIOD_NS	100000000ULL	/* 100 ms generations */

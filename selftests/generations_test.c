@@ -21,7 +21,7 @@
 #include "kselftest_harness.h"
 
 #include "gotrace_util.h"
-#include "gtrace2.h"
+#include "tracev2.h"
 #include "workload.h"
 
 #define GEN_PERIOD_NS	50000000ULL	/* 50 ms */

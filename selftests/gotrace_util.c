@@ -17,7 +17,7 @@
 #include <linux/capability.h>
 
 #include "gotrace_util.h"
-#include "gtrace2.h"
+#include "tracev2.h"
 
 int gt_dev_open(int flags)
 {
@@ -514,7 +514,7 @@ static int gt_gen_close(struct gt_gen_walk *w, __u64 off)
 
 /*
  * Check a whole Go 1.22+ trace recorded in @format at the wire level, with
- * libgtrace's gt2 reader (userspace/lib/gtrace2.h): every event decodes;
+ * libgtrace's gt2 reader (userspace/lib/tracev2.h): every event decodes;
  * outside batches there are only batch headers (and, in 1.26, the
  * EndOfGeneration byte); batch generations start at 1 (at g->first_gen
  * for a flight recorder's snapshot) and never go back or skip one; each generation has exactly one Frequency (Sync since 1.25)

@@ -23,7 +23,7 @@
 
 #include "kselftest_harness.h"
 #include "gotrace_util.h"
-#include "gtrace2.h"
+#include "tracev2.h"
 
 #define SAMPLE_HZ	1000
 #define BUSY_MS		1000

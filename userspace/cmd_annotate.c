@@ -23,7 +23,7 @@
 
 #include "cli.h"
 #include "gotrace_annotate.h"
-#include "msg.h"
+#include "util/msg.h"
 
 /* The device, or -1 after saying why it cannot be opened. */
 static int annotate_open(const char *cmd)

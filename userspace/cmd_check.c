@@ -9,9 +9,9 @@
 
 #include "cli.h"
 #include "gtrace.h"
-#include "msg.h"
-#include "parsed.h"
-#include "trace_file.h"
+#include "report/parsed.h"
+#include "util/msg.h"
+#include "util/trace_file.h"
 
 static void check_help(void)
 {

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "dump_wire.h"
 #include "gtrace.h"
-#include "msg.h"
-#include "parsed.h"
-#include "trace_file.h"
+#include "report/dump_wire.h"
+#include "report/parsed.h"
+#include "util/msg.h"
+#include "util/trace_file.h"
 
 #define MAX_FRAMES 1000
 

@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "device.h"
-#include "load.h"
-#include "msg.h"
-#include "parse.h"
+#include "kmod/load.h"
 #include "session.h"
+#include "util/device.h"
+#include "util/msg.h"
+#include "util/parse.h"
 
 /* How long unload --force waits for readers to take the rest of the trace. */
 #define FORCE_WAIT_MS 10000

@@ -21,11 +21,11 @@
 
 #include "cli.h"
 #include "gtrace.h"
-#include "msg.h"
-#include "parse.h"
-#include "parsed.h"
-#include "pprof.h"
-#include "trace_file.h"
+#include "report/parsed.h"
+#include "report/pprof.h"
+#include "util/msg.h"
+#include "util/parse.h"
+#include "util/trace_file.h"
 
 /* Samples' stacks resolved once: stack id -> where its location ids are in @locs. */
 struct stack_cache {

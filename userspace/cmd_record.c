@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "device.h"
-#include "load.h"
-#include "msg.h"
-#include "parse.h"
-#include "record.h"
+#include "kmod/load.h"
+#include "record/record.h"
 #include "session.h"
+#include "util/device.h"
+#include "util/msg.h"
+#include "util/parse.h"
 
 static void record_help(void)
 {

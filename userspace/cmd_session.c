@@ -13,11 +13,11 @@
 #include <linux/gotrace.h>
 
 #include "cli.h"
-#include "device.h"
-#include "flight.h"
-#include "msg.h"
-#include "parse.h"
+#include "flight/flight.h"
 #include "session.h"
+#include "util/device.h"
+#include "util/msg.h"
+#include "util/parse.h"
 
 #define PID_MAX_FILE "/proc/sys/kernel/pid_max"
 

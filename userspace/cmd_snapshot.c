@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "device.h"
-#include "flight.h"
-#include "msg.h"
-#include "parse.h"
+#include "flight/flight.h"
+#include "util/device.h"
+#include "util/msg.h"
+#include "util/parse.h"
 
 #define CMD		"snapshot"
 #define COPY_SIZE	(1 << 20)

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gotrace split: a Go 1.22+ trace cut into traces of whole generations (split1.c: older ones). */
+/*
+ * gotrace split: a Go 1.22+ trace cut into traces of whole generations
+ * (report/split_oldtrace.c: older ones).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -15,11 +18,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "gtrace2.h"
-#include "msg.h"
-#include "parse.h"
-#include "split.h"
-#include "trace_file.h"
+#include "report/split.h"
+#include "tracev2.h"
+#include "util/msg.h"
+#include "util/parse.h"
+#include "util/trace_file.h"
 
 #define CMD		SPLIT_CMD
 #define SUFFIX		".trace"

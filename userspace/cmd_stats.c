@@ -11,11 +11,11 @@
 
 #include "cli.h"
 #include "gtrace.h"
-#include "json.h"
-#include "msg.h"
-#include "parsed.h"
-#include "stats.h"
-#include "trace_file.h"
+#include "report/parsed.h"
+#include "report/stats.h"
+#include "util/json.h"
+#include "util/msg.h"
+#include "util/trace_file.h"
 
 #define TOP_THREADS	20
 #define TOP_STACKS	10

@@ -14,10 +14,10 @@
 #include <linux/gotrace.h>
 
 #include "cli.h"
-#include "device.h"
-#include "json.h"
-#include "msg.h"
 #include "session.h"
+#include "util/device.h"
+#include "util/json.h"
+#include "util/msg.h"
 
 static const char *state_name(uint32_t state)
 {

@@ -18,11 +18,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "device.h"
-#include "flight.h"
-#include "json.h"
-#include "msg.h"
-#include "parse.h"
+#include "flight/flight.h"
+#include "util/device.h"
+#include "util/json.h"
+#include "util/msg.h"
+#include "util/parse.h"
 
 #define CMD		"trigger"
 #define POLL_MS		1000

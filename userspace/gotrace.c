@@ -1,5 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gotrace: the command line front end; dispatches to the subcommands. */
+/*
+ * gotrace: the command line front end; dispatches to the subcommands.
+ *
+ * Beside it, a cmd_*.c per subcommand (cli.h); their parts in folders:
+ * record/ (record and start: the stream, the output files, CMD, progress,
+ * --max-size, --continue), flight/ (the flight recorder: record --flight,
+ * snapshots, the latency trigger, buffer sizing), report/ (stats, split,
+ * dump --wire, Go 1.22+ parsed events, pprof), kmod/ (load and unload),
+ * util/ (messages, option values, the device, trace files, JSON); lib/ is
+ * the trace reader: common/, oldtrace/ (Go before 1.22, gtrace.h) and
+ * tracev2/ (Go 1.22 and later, tracev2.h).
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -7,8 +18,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "device.h"
-#include "msg.h"
+#include "util/device.h"
+#include "util/msg.h"
 
 static int cmd_help(int argc, char *argv[]);
 

@@ -10,7 +10,7 @@
  * batches and checks every event; gt_replay() delivers the events in
  * exactly the order Go's parser returns them.
  *
- * Go 1.22 and later traces are another format: see gtrace2.h.
+ * Go 1.22 and later traces are another format: see tracev2.h.
  */
 #ifndef GTRACE_H
 #define GTRACE_H

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "gtrace.h"
-#include "gtrace2.h"
+#include "tracev2.h"
 
 static int visit(void *ctx, const struct gt_trace *t, const struct gt_event *ev)
 {

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "gen_trace.h"
-#include "gtrace2.h"
 #include "tracebuf.h"
+#include "tracev2.h"
 
 #define BATCH_BYTES	(63 << 10)	/* an event more stays under Go's 64 KiB */
 #define NR_STACKS	8

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# record --max-size's framer (roll.c, through tests/roll_feed.c) on generated go 1.26 and
-# 1.25 traces of 1 MiB generations, fed in reads of 1 byte to 64 KiB as /dev/gotrace gives
-# them (TAP output). For each run: at least 2 files, each valid (gotrace check) with the
+# record --max-size's framer (record/generation_framer.c, by tests/roll_feed.c) on generated go
+# 1.26 and 1.25 traces of 1 MiB generations, fed in reads of 1 byte to 64 KiB as /dev/gotrace
+# gives them (TAP output). For each run: at least 2 files, each valid (gotrace check) with the
 # generations its line says and within the size unless it holds one generation, the
 # generations contiguous across the files, their bytes the trace's once the repeated
 # headers are dropped, and their events the trace's plus a Sync event per file after the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * record --max-size's framer (roll.c) on a trace file fed in reads of CHUNK
+ * record --max-size's framer (generation_framer.c) on a trace file fed in reads of CHUNK
  * bytes, as record feeds it what it reads from /dev/gotrace: the files go to
  * PREFIX.1.trace, PREFIX.2.trace, ..., and a line per file says
  * "PATH FIRST_GEN GENS BYTES".
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "roll.h"
+#include "record/generation_framer.h"
 
 struct files {
 	const char *prefix;

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gtrace2.h"
 #include "tracebuf.h"
+#include "tracev2.h"
 
 enum { S_LINUX = 1, S_MAIN, S_IDLE, S_WORKER, S_WORKER2, S_FUTEX, S_SYNC, S_NET, S_EPOLL,
        S_PREEMPT, S_SLEEP, S_FAULT, NR_STRS };

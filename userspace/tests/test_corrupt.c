@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "oldtrace/internal.h"
 #include "tap.h"
 
 #define CUTS	200

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "oldtrace/internal.h"
 #include "tap.h"
 
 /* What a sink saw: a hash of its events in order, how many, and on which thread. */

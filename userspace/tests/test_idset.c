@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The set of ended goroutine ids (lib/idset.h): ids in runs and in words,
+ * The set of ended goroutine ids (lib/common/idset.h): ids in runs and in words,
  * the extremes of the id space, a word freed when its last id goes, a run
  * taking in the words next in line, and ids spread as the module numbers a
  * thread's incarnations.
  */
 #include <stdint.h>
 
-#include "idset.h"
+#include "common/idset.h"
 #include "tap.h"
 
 #define INCARNATION	4194304ULL	/* goroutine id of a thread's next life: + this */

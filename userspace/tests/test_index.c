@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "oldtrace/internal.h"
 #include "tap.h"
 
 #define EVERY_OFFSET	(8 << 10)	/* smaller traces: a start at every offset */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The parsed level of Go 1.22+ traces (gtrace2.h's gt2_reader) on 1.26 traces
+ * The parsed level of Go 1.22+ traces (tracev2.h's gt2_reader) on 1.26 traces
  * built here: the text of each event kind as Go's Event.String(), the Sync
  * events, the time fix-up, a trace that starts at a later generation, and
  * Go's errors from the generation and order levels. (tests/parsed.sh compares
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gtrace2.h"
 #include "tap.h"
 #include "tracebuf.h"
+#include "tracev2.h"
 
 /* A batch of generation @gen on M @m at @time, holding @body. */
 static void batch(struct tbuf *b, uint64_t gen, uint64_t m, uint64_t time, struct tbuf *body)

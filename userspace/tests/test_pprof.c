@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pb.h"
-#include "pprof.h"
+#include "report/pb.h"
+#include "report/pprof.h"
 #include "tap.h"
 
 static bool bytes_are(const struct pb *b, const uint8_t *want, size_t n)

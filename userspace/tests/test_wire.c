@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The Go 1.22+ wire decoder (gtrace2.h) on traces built here byte by byte:
+ * The Go 1.22+ wire decoder (tracev2.h) on traces built here byte by byte:
  * headers as Go's fmt.Fscanf reads them, every event type of every version,
  * varint limits, a trace cut at every offset (the exact error, naming the
  * event's offset) and the text of events as Go's raw.Event.String().
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gtrace2.h"
 #include "tap.h"
+#include "tracev2.h"
 
 struct buf {
 	uint8_t b[4096];

@@ -13,7 +13,7 @@
 #   a string: it takes that end of file for the trace's end);
 # - a bad varint, an unknown event type, bad headers, data cut short: the exact
 #   error text;
-# - lib/printable.h is what lib/printable_gen.go writes with this Go.
+# - lib/tracev2/printable.h is what lib/tracev2/printable_gen.go writes with this Go.
 #
 # Usage: tests/wire.sh GOTRACE [KEEP_DIR]
 #   KEEP_DIR receives the small made-up traces and Go's (seeds for make fuzz).
@@ -151,9 +151,10 @@ if [ -n "$KEEP" ]; then
 	mkdir -p "$KEEP" && cp "$TMP"/synth/all-*.trace "$TMP"/godata/*.trace "$KEEP"/
 fi
 
-"$GO" run "$ROOT/userspace/lib/printable_gen.go" > "$TMP/printable.h" 2>&1
-cmp "$TMP/printable.h" "$ROOT/userspace/lib/printable.h" > "$TMP/why" 2>&1
-result $? "lib/printable.h is what lib/printable_gen.go writes with $("$GO" env GOVERSION)" "$TMP/why"
+"$GO" run "$ROOT/userspace/lib/tracev2/printable_gen.go" > "$TMP/printable.h" 2>&1
+cmp "$TMP/printable.h" "$ROOT/userspace/lib/tracev2/printable.h" > "$TMP/why" 2>&1
+result $? "lib/tracev2/printable.h is what printable_gen.go writes with $("$GO" env GOVERSION)" \
+	"$TMP/why"
 
 # Every type of the version's table, then 4 more events (Stack and String odd cases).
 same "$TMP/synth/all-1.22.trace" 48
