@@ -383,7 +383,10 @@ out:
 	return ret;
 }
 
-/* A trace whose header names Go's format before 1.22 goes to split1(); else gt2_open()'s @err. */
+/*
+ * A trace whose header names Go's format before 1.22 goes to split_oldtrace(); else
+ * gt2_open()'s @err.
+ */
 static int split_old(const struct split_opts *o, const struct gt_error *err)
 {
 	struct gt_trace *t;
@@ -403,7 +406,7 @@ static int split_old(const struct split_opts *o, const struct gt_error *err)
 	t = trace_open(CMD, o->path);
 	if (!t)
 		return EXIT_FAILURE;
-	ret = split1(o, t);
+	ret = split_oldtrace(o, t);
 	gt_close(t);
 	return ret;
 }

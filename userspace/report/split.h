@@ -29,6 +29,6 @@ bool split_piece_path(const struct split_opts *o, size_t i, char *buf, size_t si
 /* Whether piece @path may be written: never over the trace (@in), else only --force. */
 bool split_path_free(const struct split_opts *o, const char *path, const struct stat *in);
 /* Splits a trace of Go's format before 1.22 (split_oldtrace.c); EXIT_SUCCESS or EXIT_FAILURE. */
-int split1(const struct split_opts *o, struct gt_trace *t);
+int split_oldtrace(const struct split_opts *o, struct gt_trace *t);
 
 #endif /* GOTRACE_SPLIT_H */

@@ -60,7 +60,7 @@ struct piece1 {
 	int64_t first, last;		/* ns since the trace's first event */
 };
 
-struct split1 {
+struct split_oldtrace {
 	const struct split_opts *o;
 	struct gt_trace *t;
 	struct stat in;
@@ -97,7 +97,7 @@ static int oom(void)
 }
 
 /* The P of id @id, created as not running. */
-static struct s1_p *p_get(struct split1 *sp, int64_t id)
+static struct s1_p *p_get(struct split_oldtrace *sp, int64_t id)
 {
 	struct s1_p *p, **list;
 
@@ -120,7 +120,7 @@ static struct s1_p *p_get(struct split1 *sp, int64_t id)
 }
 
 /* Bytes of string @id in the piece's footer if it is not there yet; @add puts it there. */
-static uint64_t need_string(struct split1 *sp, uint64_t id, bool add)
+static uint64_t need_string(struct split_oldtrace *sp, uint64_t id, bool add)
 {
 	uint8_t head[GT_ENCODE_MAX];
 	size_t len;
@@ -135,7 +135,7 @@ static uint64_t need_string(struct split1 *sp, uint64_t id, bool add)
 }
 
 /* As need_string(), for stack @id and the strings of its frames. */
-static uint64_t need_stack(struct split1 *sp, uint64_t id, bool add)
+static uint64_t need_stack(struct split_oldtrace *sp, uint64_t id, bool add)
 {
 	unsigned int n, i;
 	uint64_t bytes;
@@ -163,7 +163,7 @@ static uint64_t need_stack(struct split1 *sp, uint64_t id, bool add)
 }
 
 /* What @e adds to the piece's footer: its stacks and strings not there yet. */
-static uint64_t need_footer(struct split1 *sp, const struct gt_event *e, bool add)
+static uint64_t need_footer(struct split_oldtrace *sp, const struct gt_event *e, bool add)
 {
 	uint64_t bytes = need_stack(sp, e->stk, add);
 
@@ -180,7 +180,7 @@ static uint64_t need_footer(struct split1 *sp, const struct gt_event *e, bool ad
 	return bytes;
 }
 
-static size_t batch_head(const struct split1 *sp, const struct s1_p *p, uint8_t *buf)
+static size_t batch_head(const struct split_oldtrace *sp, const struct s1_p *p, uint8_t *buf)
 {
 	struct gt_event b = { .type = GT_EV_BATCH, .args = { (uint64_t)p->id,
 							      (uint64_t)p->batch_ts } };
@@ -189,7 +189,7 @@ static size_t batch_head(const struct split1 *sp, const struct s1_p *p, uint8_t 
 }
 
 /* P @p's batch into the piece's file. */
-static void flush(struct split1 *sp, struct s1_p *p)
+static void flush(struct split_oldtrace *sp, struct s1_p *p)
 {
 	uint8_t head[GT_ENCODE_MAX];
 
@@ -210,7 +210,7 @@ static uint64_t delta(const struct s1_p *p, const struct gt_event *e, int64_t ts
 }
 
 /* Event @e at @ts into P @p's batch of the piece; -1 if out of memory. */
-static int put(struct split1 *sp, struct s1_p *p, const struct gt_event *e, int64_t ts)
+static int put(struct split_oldtrace *sp, struct s1_p *p, const struct gt_event *e, int64_t ts)
 {
 	uint8_t head[GT_ENCODE_MAX];
 	size_t need = p->len + GT_ENCODE_MAX + e->str_len, cap;
@@ -241,7 +241,7 @@ static int put(struct split1 *sp, struct s1_p *p, const struct gt_event *e, int6
 }
 
 /* A made-up event on @p at @ts: the piece's opening or closing state. */
-static int synth(struct split1 *sp, struct s1_p *p, int64_t ts, uint8_t type, uint64_t a0,
+static int synth(struct split_oldtrace *sp, struct s1_p *p, int64_t ts, uint8_t type, uint64_t a0,
 		 uint64_t a1, uint64_t stk)
 {
 	struct gt_event e = { .type = type, .args = { a0, a1 }, .stk = stk };
@@ -271,7 +271,7 @@ static int snap_cmp(const void *a, const void *b)
 }
 
 /* A live goroutine created, and waiting if it is (not in a syscall: snap_syscalls()). */
-static int snap_g(struct split1 *sp, struct s1_p *p, uint64_t id, struct s1_g *g)
+static int snap_g(struct split_oldtrace *sp, struct s1_p *p, uint64_t id, struct s1_g *g)
 {
 	g->seq = 1;
 	if (synth(sp, p, sp->synth_ts, GT_EV_GO_CREATE, id, g->new_stk, g->stk))
@@ -290,7 +290,8 @@ static int snap_g(struct split1 *sp, struct s1_p *p, uint64_t id, struct s1_g *g
  * goroutine no thread, and Go 1.27's thread view then crashes on its exit
  * ("non-executing goroutine stopped").
  */
-static int snap_syscalls(struct split1 *sp, struct s1_p *p, const struct snap_g *gs, size_t n)
+static int snap_syscalls(struct split_oldtrace *sp, struct s1_p *p, const struct snap_g *gs,
+			 size_t n)
 {
 	int64_t ts = sp->synth_ts;
 	struct s1_g *g;
@@ -313,7 +314,7 @@ static int snap_syscalls(struct split1 *sp, struct s1_p *p, const struct snap_g 
 }
 
 /* The live goroutines, by id (the same order whatever the table's history), on @p. */
-static int snap_gs(struct split1 *sp, struct s1_p *p)
+static int snap_gs(struct split_oldtrace *sp, struct s1_p *p)
 {
 	size_t i, n = gt_table_len(&sp->gs);
 	struct snap_g *gs = malloc((n ? n : 1) * sizeof(*gs)), *next = gs;
@@ -332,7 +333,7 @@ static int snap_gs(struct split1 *sp, struct s1_p *p)
 }
 
 /* Each P started, sweeping and running its goroutine, if it was. */
-static int snap_ps(struct split1 *sp)
+static int snap_ps(struct split_oldtrace *sp)
 {
 	int64_t ts = sp->synth_ts;
 	struct s1_p *p;
@@ -358,7 +359,7 @@ static int snap_ps(struct split1 *sp)
 }
 
 /* The piece's opening state, on P @p (that of its first event) but for what is per P. */
-static int snapshot(struct split1 *sp, struct s1_p *p)
+static int snapshot(struct split_oldtrace *sp, struct s1_p *p)
 {
 	int64_t ts = sp->synth_ts;
 
@@ -378,13 +379,13 @@ static int snapshot(struct split1 *sp, struct s1_p *p)
 	return 0;
 }
 
-static int64_t ns(const struct split1 *sp, int64_t ts)
+static int64_t ns(const struct split_oldtrace *sp, int64_t ts)
 {
 	return gt_ns(sp->t, ts);
 }
 
 /* The next piece's record and its file under a temporary name. */
-static int piece_create(struct split1 *sp)
+static int piece_create(struct split_oldtrace *sp)
 {
 	char path[PATH_MAX];
 	struct piece1 *v;
@@ -420,7 +421,7 @@ static int piece_create(struct split1 *sp)
 }
 
 /* Starts a piece with event @ev: its header and opening state. */
-static int piece_open(struct split1 *sp, const struct gt_event *ev, struct s1_p *p)
+static int piece_open(struct split_oldtrace *sp, const struct gt_event *ev, struct s1_p *p)
 {
 	char head[32] = "";
 	size_t i;
@@ -447,7 +448,7 @@ static int piece_open(struct split1 *sp, const struct gt_event *ev, struct s1_p 
 	return snapshot(sp, p);
 }
 
-static void write_strings(struct split1 *sp)
+static void write_strings(struct split_oldtrace *sp)
 {
 	uint8_t head[GT_ENCODE_MAX];
 	const struct gt_map *m = &sp->strings;
@@ -464,7 +465,7 @@ static void write_strings(struct split1 *sp)
 }
 
 /* Strings before the stacks that name them (Go 1.19 looks them up as it reads a stack). */
-static void write_footer(struct split1 *sp)
+static void write_footer(struct split_oldtrace *sp)
 {
 	uint8_t buf[GT_ENCODE_MAX];
 	const struct gt_map *m = &sp->stacks;
@@ -487,7 +488,7 @@ static void write_footer(struct split1 *sp)
 }
 
 /* Running goroutines stopped and Ps stopped, as Go's StopTrace leaves them. */
-static int close_state(struct split1 *sp)
+static int close_state(struct split_oldtrace *sp)
 {
 	struct s1_p *p;
 	size_t i;
@@ -503,7 +504,7 @@ static int close_state(struct split1 *sp)
 }
 
 /* Ends the piece being written: closing state, batches, footer. */
-static int piece_close(struct split1 *sp)
+static int piece_close(struct split_oldtrace *sp)
 {
 	char path[PATH_MAX];
 	FILE *out = sp->out;
@@ -532,7 +533,7 @@ static int piece_close(struct split1 *sp)
 }
 
 /* --max-size: whether @ev makes the piece too large, so that it starts the next. */
-static bool too_large(struct split1 *sp, const struct gt_event *ev, const struct s1_p *p)
+static bool too_large(struct split_oldtrace *sp, const struct gt_event *ev, const struct s1_p *p)
 {
 	uint8_t buf[GT_ENCODE_MAX + 8];
 	uint64_t size;
@@ -549,7 +550,8 @@ static bool too_large(struct split1 *sp, const struct gt_event *ev, const struct
 }
 
 /* --from/--to: whether @ev (at @t ns) is in the piece, which it may start or end. */
-static int place_range(struct split1 *sp, const struct gt_event *ev, struct s1_p *p, int64_t t)
+static int place_range(struct split_oldtrace *sp, const struct gt_event *ev, struct s1_p *p,
+		       int64_t t)
 {
 	if (t > sp->end)
 		sp->end = t;
@@ -559,7 +561,7 @@ static int place_range(struct split1 *sp, const struct gt_event *ev, struct s1_p
 }
 
 /* Whether @ev belongs in a piece (1), and in a new one; -1 after a message. */
-static int place(struct split1 *sp, const struct gt_event *ev, struct s1_p *p)
+static int place(struct split_oldtrace *sp, const struct gt_event *ev, struct s1_p *p)
 {
 	const struct split_opts *o = sp->o;
 	bool cut;
@@ -577,7 +579,7 @@ static int place(struct split1 *sp, const struct gt_event *ev, struct s1_p *p)
 	return 1;
 }
 
-static struct s1_g *g_get(struct split1 *sp, uint64_t id)
+static struct s1_g *g_get(struct split_oldtrace *sp, uint64_t id)
 {
 	return gt_table_get(&sp->gs, id);
 }
@@ -591,7 +593,7 @@ static void g_status(struct s1_g *g, struct s1_p *p, uint8_t status)
 }
 
 /* Goroutine events: @e's sequence numbers renumbered for the piece, the state tracked. */
-static int go_event(struct split1 *sp, struct gt_event *e, struct s1_p *p)
+static int go_event(struct split_oldtrace *sp, struct gt_event *e, struct s1_p *p)
 {
 	struct s1_g *g;
 
@@ -660,7 +662,7 @@ static int go_event(struct split1 *sp, struct gt_event *e, struct s1_p *p)
 }
 
 /* A stop-the-world starts or ends: one at a time, or one per P before go 1.10 (as Go). */
-static void stw_event(struct split1 *sp, const struct gt_event *e, struct s1_p *p)
+static void stw_event(struct split_oldtrace *sp, const struct gt_event *e, struct s1_p *p)
 {
 	bool start = e->type == GT_EV_STW_START;
 
@@ -674,7 +676,7 @@ static void stw_event(struct split1 *sp, const struct gt_event *e, struct s1_p *
 }
 
 /* P, GC and stop-the-world events: the state tracked, GCStart's sequence renumbered. */
-static void proc_event(struct split1 *sp, struct gt_event *e, struct s1_p *p)
+static void proc_event(struct split_oldtrace *sp, struct gt_event *e, struct s1_p *p)
 {
 	switch (e->type) {
 	case GT_EV_PROC_START:
@@ -710,7 +712,7 @@ static void proc_event(struct split1 *sp, struct gt_event *e, struct s1_p *p)
  * in, which it may start or end as any event, in the batch of its P (P 0 if the trace has
  * no such P), its time again its first argument. It changes no state.
  */
-static int sample(struct split1 *sp, struct gt_event *e)
+static int sample(struct split_oldtrace *sp, struct gt_event *e)
 {
 	struct s1_p *p = gt_table_get(&sp->ps, (uint64_t)e->wire_p);
 	int in;
@@ -730,7 +732,7 @@ static int sample(struct split1 *sp, struct gt_event *e)
 /* gt_check's sink: each event of the trace, in Go's merge order. */
 static int sink(void *ctx, const struct gt_trace *t, const struct gt_event *ev)
 {
-	struct split1 *sp = ctx;
+	struct split_oldtrace *sp = ctx;
 	struct gt_event e = *ev;
 	struct s1_p *p;
 	int in;
@@ -757,7 +759,7 @@ static int sink(void *ctx, const struct gt_trace *t, const struct gt_event *ev)
 }
 
 /* After a valid trace: every piece under its name, and its line. */
-static int finish(struct split1 *sp)
+static int finish(struct split_oldtrace *sp)
 {
 	char path[PATH_MAX];
 	const struct piece1 *pc;
@@ -792,7 +794,7 @@ static int finish(struct split1 *sp)
 	return 0;
 }
 
-static int split1_init(struct split1 *sp)
+static int split_oldtrace_init(struct split_oldtrace *sp)
 {
 	if (stat(sp->o->path, &sp->in)) {
 		msg_err(SPLIT_CMD, "%s: cannot open: %s", sp->o->path, strerror(errno));
@@ -812,7 +814,7 @@ static int split1_init(struct split1 *sp)
 }
 
 /* Removes what is left of the pieces: their temporary files after a failure. */
-static void split1_free(struct split1 *sp)
+static void split_oldtrace_free(struct split_oldtrace *sp)
 {
 	size_t i;
 
@@ -835,13 +837,13 @@ static void split1_free(struct split1 *sp)
 	gt_map_free(&sp->strings);
 }
 
-int split1(const struct split_opts *o, struct gt_trace *t)
+int split_oldtrace(const struct split_opts *o, struct gt_trace *t)
 {
-	struct split1 sp = { .o = o, .t = t };
+	struct split_oldtrace sp = { .o = o, .t = t };
 	struct gt_error err;
 	int r, ret = EXIT_FAILURE;
 
-	if (split1_init(&sp))
+	if (split_oldtrace_init(&sp))
 		goto out;
 	r = gt_check_apart(t, sink, &sp, &err);
 	if (r < 0)
@@ -849,6 +851,6 @@ int split1(const struct split_opts *o, struct gt_trace *t)
 	else if (!r && !piece_close(&sp) && !finish(&sp))
 		ret = EXIT_SUCCESS;
 out:
-	split1_free(&sp);
+	split_oldtrace_free(&sp);
 	return ret;
 }

@@ -4,7 +4,7 @@
  * with NPROCS Ps and NGS goroutines that run, yield, block on the usual
  * reasons, wake each other and make blocking syscalls, one global clock,
  * per-P batches of 32 KiB as the Go runtime writes them. With -f 26, a
- * Go 1.26 trace instead (gen_trace2.c), of generations of GEN_MIB (4) each;
+ * Go 1.26 trace instead (gen_tracev2.c), of generations of GEN_MIB (4) each;
  * with -f 25, the same as a Go 1.25 trace. With -e PCT (go 1.19), PCT % of
  * the goroutines that stop end instead, after creating the goroutine that
  * takes their place (a new id, as for a thread that renames itself).
@@ -282,7 +282,7 @@ int main(int argc, char *argv[])
 		return EXIT_FAILURE;
 	}
 	if (o.minor != 19)
-		gen_trace2(&o);
+		gen_tracev2(&o);
 	else
 		gen_trace(&o);
 	return fclose(o.out) ? EXIT_FAILURE : EXIT_SUCCESS;

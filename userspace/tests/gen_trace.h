@@ -26,7 +26,7 @@ static inline uint64_t gen_rnd(uint64_t *x, uint64_t n)
 	return *x % n;
 }
 
-/* gen_trace2.c: a Go 1.26 (or 1.25) trace. */
-void gen_trace2(const struct gen_opts *o);
+/* gen_tracev2.c: a Go 1.26 (or 1.25) trace. */
+void gen_tracev2(const struct gen_opts *o);
 
 #endif /* GOTRACE_GEN_TRACE_H */

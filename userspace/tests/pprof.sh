@@ -130,7 +130,7 @@ refuse() {
 
 NOSAMPLES="no CPU samples in the trace: record it with --cpu-samples HZ (gotrace record \
 --cpu-samples 1000 ..., format 1.19 or later)"
-OLD=$ROOT/userspace/tests/split1-pingpong-1.21.trace
+OLD=$ROOT/userspace/tests/split-oldtrace-pingpong-1.21.trace
 refuse "a go 1.21 trace without samples" "$OLD: $NOSAMPLES" -o "$TMP/bad.pb" "$OLD"
 "$GEN" -f 26 "$TMP/plain.trace" 1 >/dev/null
 refuse "a go 1.26 trace without samples" "$TMP/plain.trace: $NOSAMPLES" -o "$TMP/bad.pb" \

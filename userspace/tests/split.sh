@@ -12,7 +12,7 @@
 # splits are held to (--max-size: pieces as large as fit; --every: a piece from the first
 # generation DURATION after the last piece's start; --from/--to: the generations that
 # overlap). Bad inputs exit 1 with their message and write nothing. (Traces of Go's format
-# before 1.22: tests/split1.sh.)
+# before 1.22: tests/split_oldtrace.sh.)
 #
 # Usage: tests/split.sh GOTRACE GEN_TRACE
 # shellcheck disable=SC2016 # awk programs in single quotes

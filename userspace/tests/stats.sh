@@ -8,8 +8,8 @@
 #
 # gotrace stats on a go 1.26 trace: the same accounting from Go's state transitions, exact.
 #
-# Usage: tests/stats.sh GOTRACE STATS_TRACE STATS_TRACE2
-#   STATS_TRACE and STATS_TRACE2 are tests/stats_trace.c and tests/stats_trace2.c built: they
+# Usage: tests/stats.sh GOTRACE STATS_TRACE STATS_TRACEV2
+#   STATS_TRACE and STATS_TRACEV2 are tests/stats_trace.c and tests/stats_tracev2.c built: they
 #   write the traces (see there for their shapes).
 set -u
 
@@ -134,10 +134,10 @@ printf 'stack 152\n\t0x100 futex linux:0\n\t0x104b idle-50 linux:0\n' > "$TMP/wa
 expect "--all-stacks: the last lines are stack 152 (an idle program's block stack) and its 2 frames" \
 	"$TMP/all-stacks" cmp -s "$TMP/want" "$TMP/got"
 
-# A go 1.26 trace: every number of --json, computed by hand from stats_trace2.c's times.
+# A go 1.26 trace: every number of --json, computed by hand from stats_tracev2.c's times.
 T2=$TMP/stats2.trace
 "$GEN2" "$T2" > "$TMP/gen2.out" 2>&1
-result $? "stats_trace2 writes the go 1.26 trace" "$TMP/gen2.out"
+result $? "stats_tracev2 writes the go 1.26 trace" "$TMP/gen2.out"
 rc=0
 "$GOTRACE" stats --json "$T2" > "$TMP/json2" 2>&1 || rc=$?
 result "$rc" "gotrace stats --json on a go 1.26 trace exits 0" "$TMP/json2"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # gotrace split on traces of Go's format before 1.22 (TAP output): a generated go 1.19 trace
-# (gen_trace, 4 MiB) and two recorded by the module, kept here (tests/split1-*.trace: a
+# (gen_trace, 4 MiB) and two recorded by the module, kept here (tests/split-oldtrace-*.trace: a
 # go 1.21 ping-pong, a go 1.19 one with kernel stacks), each cut with --max-size, --every
 # and --from/--to. For each split: every piece valid (gotrace check) and parsed by Go's old
 # reader of its version ('go tool trace -d' of Go 1.19 or 1.21; skipped when missing), each
@@ -14,7 +14,7 @@
 # reads the pieces' profiles (gotrace pprof) together as the trace's. Go's own test traces
 # of 1.7, 1.10 and 1.21 (GC, stops of the world, user tasks) are cut too, when installed.
 #
-# Usage: tests/split1.sh GOTRACE GEN_TRACE
+# Usage: tests/split_oldtrace.sh GOTRACE GEN_TRACE
 # Environment: GO119, GO121 (Go 1.19's and 1.21's roots, default /usr/lib/go-1.NN).
 # shellcheck disable=SC2016 # awk programs in single quotes
 set -u
@@ -247,10 +247,10 @@ echo "TAP version 13"
 trace "$TMP/gen.trace"
 modes gen 1000000 10ms 7ms 15.5ms
 
-trace "$HERE/split1-pingpong-1.21.trace"
+trace "$HERE/split-oldtrace-pingpong-1.21.trace"
 modes pingpong 20000 300ms 500ms 1200ms
 
-trace "$HERE/split1-kstacks-1.19.trace"
+trace "$HERE/split-oldtrace-kstacks-1.19.trace"
 modes kstacks 3000 10ms 5ms 30ms
 # Its pieces open with threads blocked in system calls: Go 1.27's thread view crashed on
 # their exits when the opening state had them in GoInSyscall (no thread).

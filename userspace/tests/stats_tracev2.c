@@ -7,7 +7,7 @@
  * is woken by 11, which is preempted; 10 blocks on the network, 11 runs,
  * wakes 10 and exits; 10 creates a new 11 ("worker2"), sleeps, and 11
  * blocks in a page fault. Blocks carry [call, program] stacks.
- * Usage: stats_trace2 FILE
+ * Usage: stats_tracev2 FILE
  */
 #include <stdio.h>
 #include <string.h>
@@ -100,7 +100,7 @@ int main(int argc, char *argv[])
 	FILE *f;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: stats_trace2 FILE\n");
+		fprintf(stderr, "usage: stats_tracev2 FILE\n");
 		return 2;
 	}
 	tb_header(&b, 26);

@@ -331,7 +331,7 @@ static void setup(struct sim *s)
 	s->next_id = o->ngs + 1;
 }
 
-void gen_trace2(const struct gen_opts *o)
+void gen_tracev2(const struct gen_opts *o)
 {
 	struct sim s = { .o = o, .rng = 0x2545f4914f6cdd1dULL, .now = 1000, .gen = 1 };
 	struct tbuf hdr = { 0 };
