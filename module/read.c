@@ -151,6 +151,31 @@ static bool gotrace_read_stopped(struct gotrace_session *s)
 }
 
 /*
+ * A flight recorder's reader: whether a snapshot is there to read, set up to
+ * be read from its start the first time; sets @eof when there is none and
+ * the session has stopped.
+ */
+static bool gotrace_read_snapshot(struct gotrace_session *s, bool *eof)
+{
+	/* Pairs with the release in gotrace_flight_snapshot(): copy first. */
+	struct gotrace_flight_snap *snap = smp_load_acquire(&s->flight.snap);
+
+	if (!snap) {
+		*eof = gotrace_read_stopped(s);
+		return false;
+	}
+	/*
+	 * A snapshot not read yet: from its start. @s->flight.snapshots
+	 * changes only while no snapshot is set.
+	 */
+	if (s->rd.snapshot != s->flight.snapshots) {
+		gotrace_read_rewind(s, snap->first_gen);
+		WRITE_ONCE(s->rd.snapshot, s->flight.snapshots);
+	}
+	return true;
+}
+
+/*
  * Copy what is available now. Returns the bytes copied or -EFAULT; sets
  * @eof when the whole trace has been read.
  */
@@ -159,23 +184,8 @@ static ssize_t gotrace_copy(struct gotrace_session *s, char __user *buf,
 {
 	size_t done = 0;
 
-	if (s->flight.on) {
-		/* Pairs with the release in gotrace_flight_snapshot(): copy first. */
-		struct gotrace_flight_snap *snap = smp_load_acquire(&s->flight.snap);
-
-		if (!snap) {
-			*eof = gotrace_read_stopped(s);
-			return 0;
-		}
-		/*
-		 * A snapshot not read yet: from its start. @s->flight.snapshots
-		 * changes only while no snapshot is set.
-		 */
-		if (s->rd.snapshot != s->flight.snapshots) {
-			gotrace_read_rewind(s, snap->first_gen);
-			WRITE_ONCE(s->rd.snapshot, s->flight.snapshots);
-		}
-	}
+	if (s->flight.on && !gotrace_read_snapshot(s, eof))
+		return 0;
 	while (done < count) {
 		/* A snapshot is served whole; else as soon as stopped. */
 		bool stopped = s->flight.on || gotrace_read_stopped(s);
