@@ -11,6 +11,7 @@
 
 #include <linux/atomic.h>
 #include <linux/irq_work.h>
+#include <linux/ktime.h>
 #include <linux/rcupdate.h>
 #include <linux/timekeeping.h>
 

@@ -87,7 +87,7 @@ ngood=$(find "$TMP/good" -name '*.trace' | wc -l)
 nmmu=$(find "$TMP/mmu" -name '*.trace' | wc -l)
 
 echo "TAP version 13"
-echo "1..$((4 + nmmu + 13))"
+echo "1..$((4 + nmmu + 14))"
 
 # 1. Go's good samples pass everything.
 run good "$TMP/good"
