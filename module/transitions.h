@@ -3,12 +3,12 @@
  * gotrace transitions: what goroutines and Ps do, as Go events.
  *
  * Every Go event about a goroutine or a P is written here or in
- * transitions.c, in the format of the CPU's ring: Go's pre-1.22 one
- * (encode_oldtrace.h), or with generations (encode_tracev2.h) when the
- * ring has one. Each transition writes its events on a CPU's buffer and
- * updates the thread's entry and the P only if they all fit; it returns
- * false when the buffer is full, and the caller then cuts the recording
- * (gotrace_cut()).
+ * transitions.c: these say what happens to the goroutine and the P, and
+ * events.h how that is written in the format of the CPU's ring, Go's
+ * pre-1.22 one (encode_oldtrace.h) or with generations (encode_tracev2.h).
+ * Each transition writes its events on a CPU's buffer and updates the
+ * thread's entry and the P only if they all fit; it returns false when the
+ * buffer is full, and the caller then cuts the recording (gotrace_cut()).
  *
  * This header holds the scheduler's hot path, a thread switching in and
  * out and woken: inline, so that each probe is one function, for they run
@@ -24,6 +24,7 @@
 #include "cpu.h"
 #include "encode_oldtrace.h"
 #include "encode_tracev2.h"
+#include "events.h"
 #include "footer.h"
 #include "kstacks.h"
 #include "programs.h"
@@ -109,23 +110,6 @@ gotrace_classify(struct task_struct *p, bool preempt, unsigned int prev_state,
 static __always_inline bool gotrace_v2(const struct gotrace_cpu *c)
 {
 	return c->ring.gen;
-}
-
-u16 gotrace_word_slow(struct gotrace_session *s, u32 reason);
-
-/**
- * gotrace_word - the string id of a reason's word, the reason a GoBlock or
- * GoStop of the format of Go 1.22 and later carries
- * @s: session
- * @reason: enum gotrace_reason or a system call number
- *
- * Return: its string id, given at its first use (gotrace_word_slow()).
- */
-static __always_inline u64 gotrace_word(struct gotrace_session *s, u32 reason)
-{
-	u16 id = READ_ONCE(s->word_ids[reason]);
-
-	return likely(id) ? id : gotrace_word_slow(s, reason);
 }
 
 bool gotrace_proc_start_slow(struct gotrace_session *s, struct gotrace_cpu *c,
@@ -223,11 +207,8 @@ static __always_inline void gotrace_g_running(struct gotrace_cpu *c,
  * @v2: the session writes generations (a constant: one copy of the probes
  *	per format)
  *
- * GoSysExit if it blocked in a system call (GoSysBlock), else GoUnblock
- * charged to its waker's stack, as GoUnblockLocal if it blocked on this P.
- * (GoSysExitLocal is no use here: Go takes its goroutine from the P, which
- * does not run the exiting one.) With generations, always GoUnblock: it
- * names its waker, wherever the goroutine blocked.
+ * Its events: gotrace_emit_unblock(). With generations, its status in the
+ * CPU's generation comes first.
  *
  * Return: false if the buffer is full.
  */
@@ -236,28 +217,12 @@ static __always_inline bool gotrace_g_unblock(struct gotrace_session *s,
 					      struct gotrace_thread *t,
 					      pid_t tid, u64 ts, const bool v2)
 {
-	bool sys = t->state == GOTRACE_T_SYSCALL;
-	u64 args[3] = { gotrace_gid(t, tid) };
-	bool ok;
+	u64 gid = gotrace_gid(t, tid);
 
+	/* Generations (tracev2 only): its status first, once in each. */
 	if (v2 && !gotrace_g_known(s, c, t, tid, ts))
 		return false;
-	args[1] = t->seq;
-	/* One emit per event type: each writes a constant number of args. */
-	if (v2) {
-		args[2] = READ_ONCE(t->wake_stack);
-		ok = gotrace_emit2(&c->ring, ts, GO2_EV_GO_UNBLOCK, 3, args);
-	} else if (sys) {
-		args[2] = 0;		/* the real time stamp: this one */
-		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_SYSEXIT, 3, args, false);
-	} else if (t->last_cpu == c->cpu) {
-		args[1] = READ_ONCE(t->wake_stack);
-		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_UNBLOCK_LOCAL, 2, args, false);
-	} else {
-		args[2] = READ_ONCE(t->wake_stack);
-		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_UNBLOCK, 3, args, false);
-	}
-	if (!ok)
+	if (!gotrace_emit_unblock(c, t, ts, gid, v2))
 		return false;
 	t->seq++;
 	t->state = GOTRACE_T_RUNNABLE;
@@ -267,35 +232,6 @@ static __always_inline bool gotrace_g_unblock(struct gotrace_session *s,
 	 */
 	t->last_cpu = c->cpu;
 	return true;
-}
-
-/*
- * With generations, a goroutine's sequence number (of its GoStart and
- * GoUnblock events) is a varint of one byte below 128. Go's readers set it
- * back to 0 at a GoStatus of the goroutine, which they accept wherever it
- * repeats the state they know, and which its viewers skip as a change from
- * a state to itself: one after a GoStart of a number this high keeps every
- * number at one byte (the next GoStart follows at most a GoUnblock), at the
- * cost of a GoStatus of 5 to 7 bytes every 63 or more round trips of a
- * thread.
- */
-#define GOTRACE2_SEQ_RESET	126
-
-/*
- * GoStatus of the goroutine @gid that @t's GoStart just made the one
- * running on this CPU's M: the number after it is 1.
- */
-static __always_inline u8 *gotrace2_put_seq_reset(struct gotrace_cpu *c,
-						  struct gotrace_thread *t,
-						  u64 gid, u8 *p,
-						  unsigned int *n)
-{
-	u64 args[3] = { gid, c->cpu, GO2_G_RUNNING };
-
-	p = gotrace2_put_event(p, GO2_EV_GO_STATUS, 0, 3, args);
-	(*n)++;
-	t->seq = 0;	/* gotrace_g_running() makes it the next one, 1 */
-	return p;
 }
 
 /* Events gotrace_put_stop() and gotrace_put_run() write at most, together. */
@@ -311,9 +247,8 @@ static __always_inline u8 *gotrace2_put_seq_reset(struct gotrace_cpu *c,
  * @n: events written so far; counts these
  * @v2: the session writes generations (see gotrace_g_unblock())
  *
- * GoStart, or GoStartLocal if the goroutine became runnable on this P;
- * after the P's ProcStart if it has stopped (at a blocking system call).
- * With generations, GoStart, its status known (gotrace_run_fast()).
+ * Its events: gotrace_put_start(). With generations, its status is known
+ * (gotrace_run_fast()).
  *
  * Return: one past the last byte written.
  */
@@ -322,32 +257,10 @@ static __always_inline u8 *gotrace_put_run(struct gotrace_cpu *c,
 					   u8 *p, u64 *dt, unsigned int *n,
 					   const bool v2)
 {
-	u64 args[2] = { gotrace_gid(t, tid), t->seq };
-	u64 thread;
+	u64 gid = gotrace_gid(t, tid);
 
-	if (v2) {
-		p = gotrace2_put_event(p, GO2_EV_GO_START, *dt, 2, args);
-		*dt = 0;
-		(*n)++;
-		if (unlikely(args[1] >= GOTRACE2_SEQ_RESET))
-			p = gotrace2_put_seq_reset(c, t, args[0], p, n);
-		gotrace_g_running(c, t, args[0]);
-		return p;
-	}
-	if (!c->proc_started) {
-		thread = c->cpu;
-		p = gotrace_put_event(p, GO_EV_PROC_START, *dt, 1, &thread);
-		c->proc_started = true;
-		*dt = 0;
-		(*n)++;
-	}
-	if (t->last_cpu == c->cpu)
-		p = gotrace_put_event(p, GO_EV_GO_START_LOCAL, *dt, 1, args);
-	else
-		p = gotrace_put_event(p, GO_EV_GO_START, *dt, 2, args);
-	*dt = 0;
-	(*n)++;
-	gotrace_g_running(c, t, args[0]);
+	p = gotrace_put_start(c, t, gid, p, dt, n, v2);
+	gotrace_g_running(c, t, gid);
 	return p;
 }
 
