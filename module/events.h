@@ -12,18 +12,25 @@
  * copy per format, so that each copy holds only its format's events; the
  * slow paths pass gotrace_v2().
  *
- * They take values (ids, sequence numbers, stack ids) and the session's
- * tables, never a thread's entry or a P's state: those are the
- * transitions'. Each returns false when the ring is full and nothing was
- * written, or writes at room its caller reserved.
+ * They read the thread's entry and the P, and write them only where the
+ * format's events say more than the transition: the older format's P stops
+ * at a blocking system call (gotrace1_put_stop()) and starts again with a
+ * ProcStart (gotrace1_put_start()); tracev2's GoStatus sets a goroutine's
+ * sequence number back (gotrace2_put_seq_reset()); and a stop sets what
+ * the goroutine is then, which the formats see differently
+ * (gotrace_put_stop()). Each returns false when the ring is full and
+ * nothing was written, or writes at room its caller reserved.
  */
 #ifndef _GOTRACE_EVENTS_H
 #define _GOTRACE_EVENTS_H
+
+#include <linux/sched/signal.h>
 
 #include "buffer.h"
 #include "cpu.h"
 #include "encode_oldtrace.h"
 #include "encode_tracev2.h"
+#include "kstacks.h"
 #include "session.h"
 #include "stacks.h"
 #include "threads.h"
@@ -199,6 +206,261 @@ static __always_inline u8 *gotrace_put_start(struct gotrace_cpu *c,
 	if (v2)
 		return gotrace2_put_start(c, t, gid, p, dt, n);
 	return gotrace1_put_start(c, t, gid, p, dt, n);
+}
+
+/**
+ * gotrace_still_runnable - whether a switched-out thread stays on its runqueue
+ * @preempt: sched_switch's preempt
+ * @prev: the thread
+ * @prev_state: sched_switch's prev_state
+ *
+ * __schedule() dequeues a task only on a voluntary switch with a sleeping
+ * state and no signal that would wake it; @prev_state is the state it read
+ * before clearing it for such a signal. Calling a blocked task runnable is
+ * harmless (its wakeup is then ignored); the reverse would leave it waiting
+ * for a wakeup that never comes.
+ *
+ * Return: true if @prev was preempted, is still in a running state, or has a
+ * signal pending that wakes it; false if __schedule() dequeues it.
+ */
+static __always_inline bool gotrace_still_runnable(bool preempt,
+						   struct task_struct *prev,
+						   unsigned int prev_state)
+{
+	return preempt || !prev_state || signal_pending_state(prev_state, prev);
+}
+
+/**
+ * gotrace_classify - the Go event that ends a run, and its reason
+ * @p: the thread switching out
+ * @preempt: sched_switch's preempt
+ * @prev_state: sched_switch's prev_state
+ * @reason: set to enum gotrace_reason or a system call number
+ *
+ * Return: GoEnd, GoPreempt, GoSched (sched_yield), GoBlockSync, GoBlockNet,
+ * GoSleep, GoSysBlock (for GoSysCall + GoSysBlock) or GoBlock.
+ */
+static __always_inline enum gotrace_ev
+gotrace_classify(struct task_struct *p, bool preempt, unsigned int prev_state,
+		 u32 *reason)
+{
+	int nr = gotrace_syscall_of(p);
+
+	if (prev_state & TASK_DEAD) {
+		/* The call it exits in (exit, exit_group), or none. */
+		*reason = nr >= 0 ? nr : GOTRACE_R_NR;
+		return GO_EV_GO_END;
+	}
+	if (gotrace_still_runnable(preempt, p, prev_state)) {
+		if (!preempt && nr == __NR_sched_yield) {
+			*reason = nr;
+			return GO_EV_GO_SCHED;
+		}
+		*reason = GOTRACE_R_PREEMPT;
+		return GO_EV_GO_PREEMPT;
+	}
+	if (nr < 0) {
+		*reason = p->flags & PF_KTHREAD ? GOTRACE_R_KERNEL : GOTRACE_R_FAULT;
+		return GO_EV_GO_SLEEP;
+	}
+	*reason = nr;
+	switch (gotrace_syscalls[nr].class) {
+	case GOTRACE_C_SYNC:
+		return GO_EV_GO_BLOCK_SYNC;
+	case GOTRACE_C_NET:
+		return GO_EV_GO_BLOCK_NET;
+	case GOTRACE_C_SLEEP:
+		return GO_EV_GO_SLEEP;
+	default:
+		return GO_EV_GO_SYSBLOCK;
+	}
+}
+
+/**
+ * gotrace2_put_stop - gotrace_put_stop() with generations
+ * @s: session
+ * @c: the CPU's buffer; its P runs @p
+ * @t: @p's entry, GOTRACE_T_RUNNING
+ * @p: the thread
+ * @preempt: sched_switch's preempt
+ * @prev_state: sched_switch's prev_state
+ * @buf: where to write, with room for an event
+ * @dt: time stamp delta of the next event; 0 after this
+ * @n: events written so far; counts this one
+ *
+ * GoDestroy when @p exits; else GoStop (still runnable) or GoBlock, with
+ * the reason's word and the stack [reason, program]. A thread blocked in
+ * a system call is a blocked goroutine like any other: a goroutine in
+ * Go's syscall state is bound to its M, here a CPU that goes on running
+ * others, and the waker's GoUnblock then names who woke it.
+ *
+ * Return: one past the last byte written.
+ */
+static __always_inline u8 *gotrace2_put_stop(struct gotrace_session *s,
+					     struct gotrace_cpu *c,
+					     struct gotrace_thread *t,
+					     struct task_struct *p, bool preempt,
+					     unsigned int prev_state, u8 *buf,
+					     u64 *dt, unsigned int *n)
+{
+	u32 reason = 0;
+	enum gotrace_ev ev = gotrace_classify(p, preempt, prev_state, &reason);
+	u8 state = GOTRACE_T_WAITING;
+	u64 args[2];
+
+	(*n)++;
+	c->cur_g = 0;
+	if (ev == GO_EV_GO_END) {
+		buf = gotrace2_put_event(buf, GO2_EV_GO_DESTROY, *dt, 0, NULL);
+		*dt = 0;
+		if (gotrace_is_alias(s, t)) {
+			gotrace_thread_unalias(s, t);
+			return buf;
+		}
+		t->state = GOTRACE_T_DEAD;
+		return buf;
+	}
+	args[0] = gotrace_word(s, reason);
+	args[1] = gotrace_stack(s->stacks, t->prog, reason);
+	if (ev == GO_EV_GO_PREEMPT || ev == GO_EV_GO_SCHED) {
+		buf = gotrace2_put_event(buf, GO2_EV_GO_STOP, *dt, 2, args);
+		state = GOTRACE_T_RUNNABLE;
+	} else {
+		buf = gotrace2_put_event(buf, GO2_EV_GO_BLOCK, *dt, 2, args);
+	}
+	*dt = 0;
+	t->state = state;
+	t->last_cpu = c->cpu;
+	return buf;
+}
+
+/**
+ * gotrace1_put_stop - gotrace_put_stop() without generations
+ * @s: session
+ * @c: the CPU's buffer; its P runs @p
+ * @t: @p's entry, GOTRACE_T_RUNNING
+ * @p: the thread
+ * @preempt: sched_switch's preempt
+ * @prev_state: sched_switch's prev_state
+ * @buf: where to write, with room for 3 events
+ * @dt: time stamp delta of the next event; 0 after this
+ * @n: events written so far; counts these
+ *
+ * GoEnd (after a GoSysCall with the stack it exits in, if any) when @p
+ * exits; GoSysCall, GoSysBlock and ProcStop, which stops the P, when it
+ * blocks in a system call; else GoPreempt or GoSched (still runnable),
+ * GoBlockSync, GoBlockNet, GoSleep or GoBlock, with the stack [reason,
+ * program] or, with kernel stacks, where it blocks.
+ *
+ * Return: one past the last byte written.
+ */
+static __always_inline u8 *gotrace1_put_stop(struct gotrace_session *s,
+					     struct gotrace_cpu *c,
+					     struct gotrace_thread *t,
+					     struct task_struct *p, bool preempt,
+					     unsigned int prev_state, u8 *buf,
+					     u64 *dt, unsigned int *n)
+{
+	u32 reason = 0;
+	enum gotrace_ev ev = gotrace_classify(p, preempt, prev_state, &reason);
+	u64 stack = 0;
+	u8 state = GOTRACE_T_WAITING;
+
+	/* Where it blocks, if kernel stacks are on and have room. */
+	if ((s->args.flags & GOTRACE_START_KSTACKS) && ev != GO_EV_GO_END &&
+	    ev != GO_EV_GO_PREEMPT && ev != GO_EV_GO_SCHED)
+		stack = gotrace_kstack(s, t->prog);
+	if (!stack && reason != GOTRACE_R_NR)
+		stack = gotrace_stack(s->stacks, t->prog, reason);
+
+	switch (ev) {
+	case GO_EV_GO_END:
+		/*
+		 * GoEnd has no stack. A thread that exits in a system call
+		 * says so first (a GoSysCall that does not block): Go 1.22+
+		 * readers name a goroutine of the start snapshot after the
+		 * first stack of its transitions, and the viewer labels a
+		 * run when it ends.
+		 */
+		if (stack) {
+			buf = gotrace_put_event(buf, GO_EV_GO_SYSCALL, *dt, 1,
+						&stack);
+			*dt = 0;
+			(*n)++;
+		}
+		buf = gotrace_put_event(buf, ev, *dt, 0, NULL);
+		(*n)++;
+		state = GOTRACE_T_DEAD;
+		if (gotrace_is_alias(s, t)) {
+			*dt = 0;
+			c->cur_g = 0;
+			gotrace_thread_unalias(s, t);
+			return buf;
+		}
+		break;
+	case GO_EV_GO_SYSBLOCK:
+		/*
+		 * As Go's runtime hands off a P whose goroutine blocks in a
+		 * system call: the P stops, and restarts with its next event.
+		 * Go 1.23's viewer ends the goroutine's slice at that stop.
+		 * All three or none (the caller reserved room for them): cut
+		 * after GoSysBlock, the trace's P would run nothing while
+		 * c->cur_g still names the goroutine.
+		 */
+		buf = gotrace_put_event(buf, GO_EV_GO_SYSCALL, *dt, 1, &stack);
+		buf = gotrace_put_event(buf, ev, 0, 0, NULL);
+		buf = gotrace_put_event(buf, GO_EV_PROC_STOP, 0, 0, NULL);
+		*n += 3;
+		c->proc_started = false;
+		state = GOTRACE_T_SYSCALL;
+		break;
+	case GO_EV_GO_PREEMPT:
+	case GO_EV_GO_SCHED:
+		state = GOTRACE_T_RUNNABLE;
+		fallthrough;
+	default:
+		buf = gotrace_put_event(buf, ev, *dt, 1, &stack);
+		(*n)++;
+	}
+	*dt = 0;
+	t->state = state;
+	t->last_cpu = c->cpu;
+	c->cur_g = 0;
+	return buf;
+}
+
+/**
+ * gotrace_put_stop - @p switches out: end of its run, and why, at room reserved
+ * @s: session
+ * @c: the CPU's buffer; its P runs @p, and nothing after this
+ * @t: @p's entry, GOTRACE_T_RUNNING; set to what its goroutine is then
+ * @p: the thread
+ * @preempt: sched_switch's preempt
+ * @prev_state: sched_switch's prev_state
+ * @buf: where to write, with room for 3 events
+ * @dt: time stamp delta of the next event; 0 after this
+ * @n: events written so far; counts these
+ * @v2: write generations' events (a constant in the hot probes)
+ *
+ * Unlike the other writers here, a stop's set the goroutine's state too:
+ * the formats see it differently (a thread blocked in a system call is in
+ * the older format's syscall state, until its GoSysExit; with generations,
+ * a blocked goroutine like any other).
+ *
+ * Return: one past the last byte written.
+ */
+static __always_inline u8 *gotrace_put_stop(struct gotrace_session *s,
+					    struct gotrace_cpu *c,
+					    struct gotrace_thread *t,
+					    struct task_struct *p, bool preempt,
+					    unsigned int prev_state, u8 *buf,
+					    u64 *dt, unsigned int *n,
+					    const bool v2)
+{
+	if (v2)
+		return gotrace2_put_stop(s, c, t, p, preempt, prev_state, buf,
+					 dt, n);
+	return gotrace1_put_stop(s, c, t, p, preempt, prev_state, buf, dt, n);
 }
 
 /**
