@@ -584,6 +584,24 @@ static inline bool gotrace_emit_sleep(struct gotrace_session *s,
 	return gotrace_emit2(r, ts, GO2_EV_GO_BLOCK, 2, args);
 }
 
+/*
+ * The older format's start snapshot: a goroutine it created runs (GoStart,
+ * with its sequence number @seq), or waits (GoWaiting). With generations,
+ * its status says either (gotrace2_emit_status()).
+ */
+static inline bool gotrace1_emit_start(struct gotrace_ring *r, u64 ts, u64 gid,
+				       u64 seq)
+{
+	u64 args[2] = { gid, seq };
+
+	return gotrace_emit(r, ts, GO_EV_GO_START, 2, args, false);
+}
+
+static inline bool gotrace1_emit_waiting(struct gotrace_ring *r, u64 ts, u64 gid)
+{
+	return gotrace_emit(r, ts, GO_EV_GO_WAITING, 1, &gid, false);
+}
+
 /**
  * gotrace2_emit_status - with generations: GoStatus of a goroutine, with
  * the stack it is named after ([program]) from format 1.23 on

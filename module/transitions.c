@@ -419,12 +419,12 @@ static bool gotrace_g_snap_running(struct gotrace_session *s,
 				   struct gotrace_cpu *c,
 				   struct gotrace_thread *t, pid_t tid, u64 ts)
 {
-	u64 args[2] = { gotrace_gid(t, tid), t->seq };
+	u64 gid = gotrace_gid(t, tid);
 
 	if (!gotrace_proc_start(s, c, ts) ||
-	    !gotrace_emit(&c->ring, ts, GO_EV_GO_START, 2, args, false))
+	    !gotrace1_emit_start(&c->ring, ts, gid, t->seq))
 		return false;
-	gotrace_g_running(c, t, args[0]);
+	gotrace_g_running(c, t, gid);
 	return true;
 }
 
@@ -434,7 +434,7 @@ static bool gotrace_g_snap_waiting(struct gotrace_cpu *c,
 {
 	u64 gid = gotrace_gid(t, tid);
 
-	if (!gotrace_emit(&c->ring, ts, GO_EV_GO_WAITING, 1, &gid, false))
+	if (!gotrace1_emit_waiting(&c->ring, ts, gid))
 		return false;
 	t->seq++;
 	t->state = GOTRACE_T_WAITING;
