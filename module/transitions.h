@@ -20,13 +20,9 @@
 
 #include "buffer.h"
 #include "cpu.h"
-#include "encode_oldtrace.h"
-#include "encode_tracev2.h"
 #include "events.h"
 #include "footer.h"
-#include "kstacks.h"
 #include "programs.h"
-#include "reasons.h"
 #include "session.h"
 #include "stacks.h"
 #include "threads.h"
