@@ -17,8 +17,8 @@
  * at a blocking system call (gotrace1_put_stop()) and starts again with a
  * ProcStart (gotrace1_put_start()); tracev2's GoStatus sets a goroutine's
  * sequence number back (gotrace2_put_seq_reset()); and a stop sets what
- * the goroutine is then, which the formats see differently
- * (gotrace_put_stop()). Each returns false when the ring is full and
+ * the goroutine is then, which the formats see differently, and that the P
+ * runs nothing (gotrace_put_stop()). Each returns false when the ring is full and
  * nothing was written, or writes at room its caller reserved.
  */
 #ifndef _GOTRACE_EVENTS_H
