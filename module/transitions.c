@@ -5,10 +5,10 @@
  *
  * With transitions.h, this is the one place that writes Go events about a
  * goroutine or a P: the probes, the start snapshot, the generations and the
- * stop say what happened; these functions choose the events and update the
- * thread's entry and the P's state only if all of a transition's events
- * fit. Each returns false when the buffer is full; its caller then cuts the
- * recording.
+ * stop say what happened; these functions write it with events.h's writers
+ * for the session's format and update the thread's entry and the P's state
+ * only if all of a transition's events fit. Each returns false when the
+ * buffer is full; its caller then cuts the recording.
  *
  * With generations (formats 1.22 and later), each generation must give the
  * status of every P and goroutine before their other events in it, as
