@@ -427,7 +427,7 @@ static __always_inline void gotrace_wakeup(struct gotrace_session *s,
 	if (!found || !gotrace_proc_start(s, c, ts) ||
 	    !gotrace_g_unblock(s, c, t, p->pid, ts, v2))
 		gotrace_cut(s, c, ts);
-	else if (v2 && unlikely(s->trig))
+	else if (v2 && unlikely(s->trig))	/* flight recorders: generations only */
 		gotrace_trig_ready(s->trig, p->pid, ts);
 out:
 	local_irq_restore(flags);

@@ -17,7 +17,7 @@
  * the generation each holder goes by (@gen).
  *
  * What a goroutine does, and the entry's changes that go with it, is
- * written by transitions.c and transitions.h.
+ * written by transitions.c and transitions.h (with events.h's writers).
  */
 
 #include <linux/slab.h>

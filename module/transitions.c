@@ -5,10 +5,10 @@
  *
  * With transitions.h, this is the one place that writes Go events about a
  * goroutine or a P: the probes, the start snapshot, the generations and the
- * stop say what happened; these functions choose the events and update the
- * thread's entry and the P's state only if all of a transition's events
- * fit. Each returns false when the buffer is full; its caller then cuts the
- * recording.
+ * stop say what happened; these functions write it with events.h's writers
+ * for the session's format and update the thread's entry and the P's state
+ * only if all of a transition's events fit. Each returns false when the
+ * buffer is full; its caller then cuts the recording.
  *
  * With generations (formats 1.22 and later), each generation must give the
  * status of every P and goroutine before their other events in it, as
@@ -26,6 +26,7 @@
 #include "cpu.h"
 #include "encode_oldtrace.h"
 #include "encode_tracev2.h"
+#include "events.h"
 #include "filter.h"
 #include "programs.h"
 #include "reasons.h"
@@ -35,41 +36,19 @@
 #include "transitions.h"
 
 /*
- * With generations: GoStatus of goroutine @gid, with the stack it is named
- * after ([program]) from format 1.23 on (GoStatusStack): the first status
- * of a goroutine that a trace shows then names it.
+ * With generations: the status of the goroutine the P runs, after the P's
+ * own, at the start of the CPU's events in a generation.
  */
-static bool gotrace2_put_status(struct gotrace_session *s,
-				struct gotrace_cpu *c, u64 gid, u64 m,
-				u64 status, u32 prog, u64 ts)
+static bool gotrace2_proc_g_status(struct gotrace_session *s,
+				   struct gotrace_cpu *c, u64 ts)
 {
-	u64 args[4] = { gid, m, status };
-
-	/* GoStatusStack, which names the goroutine, came with Go 1.23. */
-	if (s->format < GOTRACE_FORMAT_1_23)
-		return gotrace_emit2(&c->ring, ts, GO2_EV_GO_STATUS, 3, args);
-	args[3] = gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD);
-	return gotrace_emit2(&c->ring, ts, GO2_EV_GO_STATUS_STACK, 4, args);
-}
-
-/*
- * With generations: the P's status, running (it never stops), and that of
- * the goroutine it runs, at the start of the CPU's events in a generation.
- */
-static bool gotrace2_proc_status(struct gotrace_session *s,
-				 struct gotrace_cpu *c, u64 ts)
-{
-	u64 args[2] = { c->cpu, GO2_P_RUNNING };
 	struct gotrace_thread *t;
 
-	if (!gotrace_emit2(&c->ring, ts, GO2_EV_PROC_STATUS, 2, args))
-		return false;
-	c->proc_started = true;
 	if (!c->cur_g)
 		return true;
 	t = gotrace_thread_of_gid(s, c->cur_g);
-	if (!t || !gotrace2_put_status(s, c, c->cur_g, c->cpu, GO2_G_RUNNING,
-				       READ_ONCE(t->prog), ts))
+	if (!t || !gotrace2_emit_status(s, &c->ring, ts, c->cur_g, c->cpu,
+					GO2_G_RUNNING, READ_ONCE(t->prog)))
 		return false;
 	/* No one else writes a running thread's status (gotrace_g_walk()). */
 	WRITE_ONCE(t->sgen, c->ring.gen);
@@ -107,15 +86,11 @@ u16 gotrace_word_slow(struct gotrace_session *s, u32 reason)
 bool gotrace_proc_start_slow(struct gotrace_session *s, struct gotrace_cpu *c,
 			     u64 ts)
 {
-	u64 thread = c->cpu;
-
-	/* Since 1.22 a P's status, once a generation; ProcStart before. */
-	if (gotrace_v2(c))
-		return gotrace2_proc_status(s, c, ts);
-	if (!gotrace_emit(&c->ring, ts, GO_EV_PROC_START, 1, &thread, false))
+	if (!gotrace_emit_proc_start(&c->ring, ts, c->cpu, gotrace_v2(c)))
 		return false;
 	c->proc_started = true;
-	return true;
+	/* Generations (tracev2 only) give the P's goroutine's status too. */
+	return !gotrace_v2(c) || gotrace2_proc_g_status(s, c, ts);
 }
 
 /**
@@ -131,8 +106,11 @@ bool gotrace_proc_start_slow(struct gotrace_session *s, struct gotrace_cpu *c,
  */
 bool gotrace_proc_gen(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 {
-	return gotrace_buf_new_gen(&c->ring, READ_ONCE(s->gen.cur)) &&
-	       gotrace2_proc_status(s, c, ts);
+	if (!gotrace_buf_new_gen(&c->ring, READ_ONCE(s->gen.cur)) ||
+	    !gotrace_emit_proc_start(&c->ring, ts, c->cpu, true))
+		return false;
+	c->proc_started = true;
+	return gotrace2_proc_g_status(s, c, ts);
 }
 
 /**
@@ -145,14 +123,10 @@ bool gotrace_proc_gen(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
  */
 void gotrace_proc_close(struct gotrace_cpu *c, u64 ts)
 {
-	u64 stack = 0;
-
-	/* With generations, a trace may end with goroutines running. */
+	/* With generations (tracev2), a trace may end with goroutines running. */
 	if (!c->proc_started || gotrace_v2(c))
 		return;
-	if (c->cur_g)
-		WARN_ON_ONCE(!gotrace_emit(&c->ring, ts, GO_EV_GO_SCHED, 1, &stack, true));
-	WARN_ON_ONCE(!gotrace_emit(&c->ring, ts, GO_EV_PROC_STOP, 0, NULL, true));
+	WARN_ON_ONCE(!gotrace1_emit_close(&c->ring, ts, c->cur_g));
 	c->cur_g = 0;
 }
 
@@ -175,19 +149,14 @@ void gotrace_proc_close(struct gotrace_cpu *c, u64 ts)
  */
 bool gotrace_procs_set(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 {
-	u64 args[2] = { num_possible_cpus() };
-	u32 gen, old;
+	u32 gen = c->ring.gen, old = READ_ONCE(s->gen.procs);
 
-	/* ProcsChange, once a generation, since 1.22; GoMaxProcs before. */
-	if (gotrace_v2(c)) {
-		gen = c->ring.gen;
-		old = READ_ONCE(s->gen.procs);
-		if (!c->cur_g || old == gen || cmpxchg(&s->gen.procs, old, gen) != old)
-			return true;
-		return gotrace_emit2(&c->ring, ts, GO2_EV_PROCS_CHANGE, 2, args);
-	}
-	return gotrace_emit(&c->ring, ts, GO_EV_GOMAXPROCS, 2, args, false) &&
-	       gotrace_emit(&c->ring, ts, GO_EV_GOMAXPROCS, 2, args, false);
+	/* Generations (tracev2 only): once in each, by a running goroutine. */
+	if (gotrace_v2(c) &&
+	    (!c->cur_g || old == gen || cmpxchg(&s->gen.procs, old, gen) != old))
+		return true;
+	return gotrace_emit_procs(&c->ring, ts, num_possible_cpus(),
+				  gotrace_v2(c));
 }
 
 /**
@@ -210,16 +179,11 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 		      u32 prog, u32 creator, u64 ts)
 {
 	u16 gen;
-	u64 args[3];
 
-	if (!gotrace_thread_next_gen(s, t, p->pid, &gen))
-		return false;
-	args[0] = gotrace_goid(p->pid, gen);
-	args[1] = gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD);
-	args[2] = creator;
-	/* The same GoCreate in each format's numbering. */
-	if (gotrace_v2(c) ? !gotrace_emit2(&c->ring, ts, GO2_EV_GO_CREATE, 3, args) :
-	    !gotrace_emit(&c->ring, ts, GO_EV_GO_CREATE, 3, args, false))
+	if (!gotrace_thread_next_gen(s, t, p->pid, &gen) ||
+	    !gotrace_emit_create(&c->ring, ts, gotrace_goid(p->pid, gen),
+				 gotrace_stack(s->stacks, prog, GOTRACE_R_THREAD),
+				 creator, gotrace_v2(c)))
 		return false;
 	WRITE_ONCE(t->sgen, c->ring.gen);
 	if (s->gen.tids_seen)
@@ -279,14 +243,8 @@ bool gotrace_g_end(struct gotrace_session *s, struct gotrace_cpu *c,
 {
 	u64 stack = gotrace_stack(s->stacks, t->prog, GOTRACE_R_RENAME);
 
-	/* GoDestroy since 1.22; GoSysCall (for the stack) and GoEnd before. */
-	if (gotrace_v2(c)) {
-		if (!gotrace_emit2(&c->ring, ts, GO2_EV_GO_DESTROY, 0, NULL))
-			return false;
-	} else if (!gotrace_emit(&c->ring, ts, GO_EV_GO_SYSCALL, 1, &stack, false) ||
-		   !gotrace_emit(&c->ring, ts, GO_EV_GO_END, 0, NULL, false)) {
+	if (!gotrace_emit_end(&c->ring, ts, stack, gotrace_v2(c)))
 		return false;
-	}
 	c->cur_g = 0;
 	t->state = state;
 	WRITE_ONCE(t->renamed, 0);
@@ -410,20 +368,11 @@ bool gotrace_g_refilter(struct gotrace_session *s, struct gotrace_cpu *c,
 bool gotrace_g_lost(struct gotrace_session *s, struct gotrace_cpu *c, u64 ts)
 {
 	struct gotrace_thread *t = gotrace_thread_of_gid(s, c->cur_g);
-	u64 args[2];
-	bool ok;
 
-	if (!t || t->state != GOTRACE_T_RUNNING)
-		return false;
-	args[1] = gotrace_stack(s->stacks, t->prog, GOTRACE_R_KERNEL);
-	/* GoBlock with its reason's word since 1.22; GoSleep before. */
-	if (gotrace_v2(c)) {
-		args[0] = gotrace_word(s, GOTRACE_R_KERNEL);
-		ok = gotrace_emit2(&c->ring, ts, GO2_EV_GO_BLOCK, 2, args);
-	} else {
-		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_SLEEP, 1, &args[1], false);
-	}
-	if (!ok)
+	if (!t || t->state != GOTRACE_T_RUNNING ||
+	    !gotrace_emit_sleep(s, &c->ring, ts, GOTRACE_R_KERNEL,
+				gotrace_stack(s->stacks, t->prog, GOTRACE_R_KERNEL),
+				gotrace_v2(c)))
 		return false;
 	t->state = GOTRACE_T_WAITING;
 	t->last_cpu = c->cpu;
@@ -470,12 +419,12 @@ static bool gotrace_g_snap_running(struct gotrace_session *s,
 				   struct gotrace_cpu *c,
 				   struct gotrace_thread *t, pid_t tid, u64 ts)
 {
-	u64 args[2] = { gotrace_gid(t, tid), t->seq };
+	u64 gid = gotrace_gid(t, tid);
 
 	if (!gotrace_proc_start(s, c, ts) ||
-	    !gotrace_emit(&c->ring, ts, GO_EV_GO_START, 2, args, false))
+	    !gotrace1_emit_start(&c->ring, ts, gid, t->seq))
 		return false;
-	gotrace_g_running(c, t, args[0]);
+	gotrace_g_running(c, t, gid);
 	return true;
 }
 
@@ -485,7 +434,7 @@ static bool gotrace_g_snap_waiting(struct gotrace_cpu *c,
 {
 	u64 gid = gotrace_gid(t, tid);
 
-	if (!gotrace_emit(&c->ring, ts, GO_EV_GO_WAITING, 1, &gid, false))
+	if (!gotrace1_emit_waiting(&c->ring, ts, gid))
 		return false;
 	t->seq++;
 	t->state = GOTRACE_T_WAITING;
@@ -515,7 +464,8 @@ static bool gotrace2_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
 	if (READ_ONCE(p->on_cpu)) {
 		c = per_cpu_ptr(s->cpus, task_cpu(p));
 		if (!gotrace_proc_start(s, c, ts) ||
-		    !gotrace2_put_status(s, c, gid, c->cpu, GO2_G_RUNNING, prog, ts))
+		    !gotrace2_emit_status(s, &c->ring, ts, gid, c->cpu,
+					  GO2_G_RUNNING, prog))
 			return false;
 		gotrace_g_running(c, t, gid);
 		t->seq = 1;
@@ -523,12 +473,12 @@ static bool gotrace2_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
 	}
 	if (READ_ONCE(p->on_rq)) {
 		t->state = GOTRACE_T_RUNNABLE;
-		return gotrace2_put_status(s, c, gid, GO2_NO_THREAD,
-					   GO2_G_RUNNABLE, prog, ts);
+		return gotrace2_emit_status(s, &c->ring, ts, gid, GO2_NO_THREAD,
+					    GO2_G_RUNNABLE, prog);
 	}
 	t->state = GOTRACE_T_WAITING;
-	return gotrace2_put_status(s, c, gid, GO2_NO_THREAD, GO2_G_WAITING,
-				   prog, ts);
+	return gotrace2_emit_status(s, &c->ring, ts, gid, GO2_NO_THREAD,
+				    GO2_G_WAITING, prog);
 }
 
 /**
@@ -587,8 +537,8 @@ bool gotrace_g_status(struct gotrace_session *s, struct gotrace_cpu *c,
 
 	if (old != (gen | GOTRACE_SGEN_WALKED) &&
 	    cmpxchg(&t->sgen, old, gen) == old) {
-		if (!gotrace2_put_status(s, c, gotrace_gid(t, tid), GO2_NO_THREAD,
-					 status, READ_ONCE(t->prog), ts))
+		if (!gotrace2_emit_status(s, &c->ring, ts, gotrace_gid(t, tid),
+					  GO2_NO_THREAD, status, READ_ONCE(t->prog)))
 			return false;
 	}
 	WRITE_ONCE(t->sgen, gen);
@@ -624,8 +574,8 @@ bool gotrace_g_walk(struct gotrace_session *s, struct gotrace_cpu *c,
 	if ((old & ~GOTRACE_SGEN_WALKED) == gen ||
 	    cmpxchg(&t->sgen, old, gen | GOTRACE_SGEN_WALKED) != old)
 		return true;
-	return gotrace2_put_status(s, c, gotrace_gid(t, tid), GO2_NO_THREAD,
-				   state == GOTRACE_T_RUNNABLE ?
-				   GO2_G_RUNNABLE : GO2_G_WAITING,
-				   READ_ONCE(t->prog), ts);
+	return gotrace2_emit_status(s, &c->ring, ts, gotrace_gid(t, tid),
+				    GO2_NO_THREAD, state == GOTRACE_T_RUNNABLE ?
+				    GO2_G_RUNNABLE : GO2_G_WAITING,
+				    READ_ONCE(t->prog));
 }

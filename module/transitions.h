@@ -3,12 +3,12 @@
  * gotrace transitions: what goroutines and Ps do, as Go events.
  *
  * Every Go event about a goroutine or a P is written here or in
- * transitions.c, in the format of the CPU's ring: Go's pre-1.22 one
- * (encode_oldtrace.h), or with generations (encode_tracev2.h) when the
- * ring has one. Each transition writes its events on a CPU's buffer and
- * updates the thread's entry and the P only if they all fit; it returns
- * false when the buffer is full, and the caller then cuts the recording
- * (gotrace_cut()).
+ * transitions.c: these say what happens to the goroutine and the P, and
+ * events.h how that is written in the format of the CPU's ring, Go's
+ * pre-1.22 one (encode_oldtrace.h) or with generations (encode_tracev2.h).
+ * Each transition writes its events on a CPU's buffer and updates the
+ * thread's entry and the P only if they all fit; it returns false when the
+ * buffer is full, and the caller then cuts the recording (gotrace_cut()).
  *
  * This header holds the scheduler's hot path, a thread switching in and
  * out and woken: inline, so that each probe is one function, for they run
@@ -18,87 +18,14 @@
 #ifndef _GOTRACE_TRANSITIONS_H
 #define _GOTRACE_TRANSITIONS_H
 
-#include <linux/sched/signal.h>
-
 #include "buffer.h"
 #include "cpu.h"
-#include "encode_oldtrace.h"
-#include "encode_tracev2.h"
+#include "events.h"
 #include "footer.h"
-#include "kstacks.h"
 #include "programs.h"
-#include "reasons.h"
 #include "session.h"
 #include "stacks.h"
 #include "threads.h"
-
-/**
- * gotrace_still_runnable - whether a switched-out thread stays on its runqueue
- * @preempt: sched_switch's preempt
- * @prev: the thread
- * @prev_state: sched_switch's prev_state
- *
- * __schedule() dequeues a task only on a voluntary switch with a sleeping
- * state and no signal that would wake it; @prev_state is the state it read
- * before clearing it for such a signal. Calling a blocked task runnable is
- * harmless (its wakeup is then ignored); the reverse would leave it waiting
- * for a wakeup that never comes.
- *
- * Return: true if @prev was preempted, is still in a running state, or has a
- * signal pending that wakes it; false if __schedule() dequeues it.
- */
-static __always_inline bool gotrace_still_runnable(bool preempt,
-						   struct task_struct *prev,
-						   unsigned int prev_state)
-{
-	return preempt || !prev_state || signal_pending_state(prev_state, prev);
-}
-
-/**
- * gotrace_classify - the Go event that ends a run, and its reason
- * @p: the thread switching out
- * @preempt: sched_switch's preempt
- * @prev_state: sched_switch's prev_state
- * @reason: set to enum gotrace_reason or a system call number
- *
- * Return: GoEnd, GoPreempt, GoSched (sched_yield), GoBlockSync, GoBlockNet,
- * GoSleep, GoSysBlock (for GoSysCall + GoSysBlock) or GoBlock.
- */
-static __always_inline enum gotrace_ev
-gotrace_classify(struct task_struct *p, bool preempt, unsigned int prev_state,
-		 u32 *reason)
-{
-	int nr = gotrace_syscall_of(p);
-
-	if (prev_state & TASK_DEAD) {
-		/* The call it exits in (exit, exit_group), or none. */
-		*reason = nr >= 0 ? nr : GOTRACE_R_NR;
-		return GO_EV_GO_END;
-	}
-	if (gotrace_still_runnable(preempt, p, prev_state)) {
-		if (!preempt && nr == __NR_sched_yield) {
-			*reason = nr;
-			return GO_EV_GO_SCHED;
-		}
-		*reason = GOTRACE_R_PREEMPT;
-		return GO_EV_GO_PREEMPT;
-	}
-	if (nr < 0) {
-		*reason = p->flags & PF_KTHREAD ? GOTRACE_R_KERNEL : GOTRACE_R_FAULT;
-		return GO_EV_GO_SLEEP;
-	}
-	*reason = nr;
-	switch (gotrace_syscalls[nr].class) {
-	case GOTRACE_C_SYNC:
-		return GO_EV_GO_BLOCK_SYNC;
-	case GOTRACE_C_NET:
-		return GO_EV_GO_BLOCK_NET;
-	case GOTRACE_C_SLEEP:
-		return GO_EV_GO_SLEEP;
-	default:
-		return GO_EV_GO_SYSBLOCK;
-	}
-}
 
 /**
  * gotrace_v2 - whether a CPU writes the format of Go 1.22 and later
@@ -109,23 +36,6 @@ gotrace_classify(struct task_struct *p, bool preempt, unsigned int prev_state,
 static __always_inline bool gotrace_v2(const struct gotrace_cpu *c)
 {
 	return c->ring.gen;
-}
-
-u16 gotrace_word_slow(struct gotrace_session *s, u32 reason);
-
-/**
- * gotrace_word - the string id of a reason's word, the reason a GoBlock or
- * GoStop of the format of Go 1.22 and later carries
- * @s: session
- * @reason: enum gotrace_reason or a system call number
- *
- * Return: its string id, given at its first use (gotrace_word_slow()).
- */
-static __always_inline u64 gotrace_word(struct gotrace_session *s, u32 reason)
-{
-	u16 id = READ_ONCE(s->word_ids[reason]);
-
-	return likely(id) ? id : gotrace_word_slow(s, reason);
 }
 
 bool gotrace_proc_start_slow(struct gotrace_session *s, struct gotrace_cpu *c,
@@ -223,11 +133,8 @@ static __always_inline void gotrace_g_running(struct gotrace_cpu *c,
  * @v2: the session writes generations (a constant: one copy of the probes
  *	per format)
  *
- * GoSysExit if it blocked in a system call (GoSysBlock), else GoUnblock
- * charged to its waker's stack, as GoUnblockLocal if it blocked on this P.
- * (GoSysExitLocal is no use here: Go takes its goroutine from the P, which
- * does not run the exiting one.) With generations, always GoUnblock: it
- * names its waker, wherever the goroutine blocked.
+ * Its events: gotrace_emit_unblock(). With generations, its status in the
+ * CPU's generation comes first.
  *
  * Return: false if the buffer is full.
  */
@@ -236,28 +143,12 @@ static __always_inline bool gotrace_g_unblock(struct gotrace_session *s,
 					      struct gotrace_thread *t,
 					      pid_t tid, u64 ts, const bool v2)
 {
-	bool sys = t->state == GOTRACE_T_SYSCALL;
-	u64 args[3] = { gotrace_gid(t, tid) };
-	bool ok;
+	u64 gid = gotrace_gid(t, tid);
 
+	/* Generations (tracev2 only): its status first, once in each. */
 	if (v2 && !gotrace_g_known(s, c, t, tid, ts))
 		return false;
-	args[1] = t->seq;
-	/* One emit per event type: each writes a constant number of args. */
-	if (v2) {
-		args[2] = READ_ONCE(t->wake_stack);
-		ok = gotrace_emit2(&c->ring, ts, GO2_EV_GO_UNBLOCK, 3, args);
-	} else if (sys) {
-		args[2] = 0;		/* the real time stamp: this one */
-		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_SYSEXIT, 3, args, false);
-	} else if (t->last_cpu == c->cpu) {
-		args[1] = READ_ONCE(t->wake_stack);
-		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_UNBLOCK_LOCAL, 2, args, false);
-	} else {
-		args[2] = READ_ONCE(t->wake_stack);
-		ok = gotrace_emit(&c->ring, ts, GO_EV_GO_UNBLOCK, 3, args, false);
-	}
-	if (!ok)
+	if (!gotrace_emit_unblock(c, t, ts, gid, v2))
 		return false;
 	t->seq++;
 	t->state = GOTRACE_T_RUNNABLE;
@@ -267,35 +158,6 @@ static __always_inline bool gotrace_g_unblock(struct gotrace_session *s,
 	 */
 	t->last_cpu = c->cpu;
 	return true;
-}
-
-/*
- * With generations, a goroutine's sequence number (of its GoStart and
- * GoUnblock events) is a varint of one byte below 128. Go's readers set it
- * back to 0 at a GoStatus of the goroutine, which they accept wherever it
- * repeats the state they know, and which its viewers skip as a change from
- * a state to itself: one after a GoStart of a number this high keeps every
- * number at one byte (the next GoStart follows at most a GoUnblock), at the
- * cost of a GoStatus of 5 to 7 bytes every 63 or more round trips of a
- * thread.
- */
-#define GOTRACE2_SEQ_RESET	126
-
-/*
- * GoStatus of the goroutine @gid that @t's GoStart just made the one
- * running on this CPU's M: the number after it is 1.
- */
-static __always_inline u8 *gotrace2_put_seq_reset(struct gotrace_cpu *c,
-						  struct gotrace_thread *t,
-						  u64 gid, u8 *p,
-						  unsigned int *n)
-{
-	u64 args[3] = { gid, c->cpu, GO2_G_RUNNING };
-
-	p = gotrace2_put_event(p, GO2_EV_GO_STATUS, 0, 3, args);
-	(*n)++;
-	t->seq = 0;	/* gotrace_g_running() makes it the next one, 1 */
-	return p;
 }
 
 /* Events gotrace_put_stop() and gotrace_put_run() write at most, together. */
@@ -311,9 +173,8 @@ static __always_inline u8 *gotrace2_put_seq_reset(struct gotrace_cpu *c,
  * @n: events written so far; counts these
  * @v2: the session writes generations (see gotrace_g_unblock())
  *
- * GoStart, or GoStartLocal if the goroutine became runnable on this P;
- * after the P's ProcStart if it has stopped (at a blocking system call).
- * With generations, GoStart, its status known (gotrace_run_fast()).
+ * Its events: gotrace_put_start(). With generations, its status is known
+ * (gotrace_run_fast()).
  *
  * Return: one past the last byte written.
  */
@@ -322,32 +183,10 @@ static __always_inline u8 *gotrace_put_run(struct gotrace_cpu *c,
 					   u8 *p, u64 *dt, unsigned int *n,
 					   const bool v2)
 {
-	u64 args[2] = { gotrace_gid(t, tid), t->seq };
-	u64 thread;
+	u64 gid = gotrace_gid(t, tid);
 
-	if (v2) {
-		p = gotrace2_put_event(p, GO2_EV_GO_START, *dt, 2, args);
-		*dt = 0;
-		(*n)++;
-		if (unlikely(args[1] >= GOTRACE2_SEQ_RESET))
-			p = gotrace2_put_seq_reset(c, t, args[0], p, n);
-		gotrace_g_running(c, t, args[0]);
-		return p;
-	}
-	if (!c->proc_started) {
-		thread = c->cpu;
-		p = gotrace_put_event(p, GO_EV_PROC_START, *dt, 1, &thread);
-		c->proc_started = true;
-		*dt = 0;
-		(*n)++;
-	}
-	if (t->last_cpu == c->cpu)
-		p = gotrace_put_event(p, GO_EV_GO_START_LOCAL, *dt, 1, args);
-	else
-		p = gotrace_put_event(p, GO_EV_GO_START, *dt, 2, args);
-	*dt = 0;
-	(*n)++;
-	gotrace_g_running(c, t, args[0]);
+	p = gotrace_put_start(c, t, gid, p, dt, n, v2);
+	gotrace_g_running(c, t, gid);
 	return p;
 }
 
@@ -385,6 +224,7 @@ static __always_inline bool gotrace_run_fast(const struct gotrace_cpu *c,
 					     const struct gotrace_thread *t,
 					     const bool v2)
 {
+	/* Generations (tracev2 only): and its status in the CPU's one. */
 	return t->state == GOTRACE_T_RUNNABLE && !READ_ONCE(t->renamed) &&
 	       (!v2 || READ_ONCE(t->sgen) == c->ring.gen);
 }
@@ -417,6 +257,7 @@ static __always_inline bool gotrace_g_start(struct gotrace_session *s,
 	if ((!gotrace_alive(t) || gotrace_waiting(t)) &&
 	    !gotrace_proc_start(s, c, ts))
 		return false;
+	/* Generations (tracev2 only): a live goroutine's status first. */
 	if (v2 && gotrace_alive(t) && !gotrace_g_known(s, c, t, p->pid, ts))
 		return false;
 	if (!gotrace_alive(t)) {
@@ -437,159 +278,6 @@ static __always_inline bool gotrace_g_start(struct gotrace_session *s,
 	default:
 		return gotrace_g_reincarnate(s, c, t, p, READ_ONCE(t->prog), ts);
 	}
-}
-
-/**
- * gotrace2_put_stop - gotrace_put_stop() with generations
- * @s: session
- * @c: the CPU's buffer; its P runs @p
- * @t: @p's entry, GOTRACE_T_RUNNING
- * @p: the thread
- * @preempt: sched_switch's preempt
- * @prev_state: sched_switch's prev_state
- * @buf: where to write, with room for an event
- * @dt: time stamp delta of the next event; 0 after this
- * @n: events written so far; counts this one
- *
- * GoDestroy when @p exits; else GoStop (still runnable) or GoBlock, with
- * the reason's word and the stack [reason, program]. A thread blocked in
- * a system call is a blocked goroutine like any other: a goroutine in
- * Go's syscall state is bound to its M, here a CPU that goes on running
- * others, and the waker's GoUnblock then names who woke it.
- *
- * Return: one past the last byte written.
- */
-static __always_inline u8 *gotrace2_put_stop(struct gotrace_session *s,
-					     struct gotrace_cpu *c,
-					     struct gotrace_thread *t,
-					     struct task_struct *p, bool preempt,
-					     unsigned int prev_state, u8 *buf,
-					     u64 *dt, unsigned int *n)
-{
-	u32 reason = 0;
-	enum gotrace_ev ev = gotrace_classify(p, preempt, prev_state, &reason);
-	u8 state = GOTRACE_T_WAITING;
-	u64 args[2];
-
-	(*n)++;
-	c->cur_g = 0;
-	if (ev == GO_EV_GO_END) {
-		buf = gotrace2_put_event(buf, GO2_EV_GO_DESTROY, *dt, 0, NULL);
-		*dt = 0;
-		if (gotrace_is_alias(s, t)) {
-			gotrace_thread_unalias(s, t);
-			return buf;
-		}
-		t->state = GOTRACE_T_DEAD;
-		return buf;
-	}
-	args[0] = gotrace_word(s, reason);
-	args[1] = gotrace_stack(s->stacks, t->prog, reason);
-	if (ev == GO_EV_GO_PREEMPT || ev == GO_EV_GO_SCHED) {
-		buf = gotrace2_put_event(buf, GO2_EV_GO_STOP, *dt, 2, args);
-		state = GOTRACE_T_RUNNABLE;
-	} else {
-		buf = gotrace2_put_event(buf, GO2_EV_GO_BLOCK, *dt, 2, args);
-	}
-	*dt = 0;
-	t->state = state;
-	t->last_cpu = c->cpu;
-	return buf;
-}
-
-/**
- * gotrace_put_stop - @p switches out: end of its run, and why, at room reserved
- * @s: session
- * @c: the CPU's buffer; its P runs @p
- * @t: @p's entry, GOTRACE_T_RUNNING
- * @p: the thread
- * @preempt: sched_switch's preempt
- * @prev_state: sched_switch's prev_state
- * @buf: where to write, with room for 3 events
- * @dt: time stamp delta of the next event; 0 after this
- * @n: events written so far; counts these
- * @v2: the session writes generations (see gotrace_g_unblock())
- *
- * Return: one past the last byte written.
- */
-static __always_inline u8 *gotrace_put_stop(struct gotrace_session *s,
-					    struct gotrace_cpu *c,
-					    struct gotrace_thread *t,
-					    struct task_struct *p, bool preempt,
-					    unsigned int prev_state, u8 *buf,
-					    u64 *dt, unsigned int *n,
-					    const bool v2)
-{
-	u32 reason = 0;
-	enum gotrace_ev ev;
-	u64 stack = 0;
-	u8 state = GOTRACE_T_WAITING;
-
-	if (v2)
-		return gotrace2_put_stop(s, c, t, p, preempt, prev_state, buf,
-					 dt, n);
-	ev = gotrace_classify(p, preempt, prev_state, &reason);
-	/* Where it blocks, if kernel stacks are on and have room. */
-	if ((s->args.flags & GOTRACE_START_KSTACKS) && ev != GO_EV_GO_END &&
-	    ev != GO_EV_GO_PREEMPT && ev != GO_EV_GO_SCHED)
-		stack = gotrace_kstack(s, t->prog);
-	if (!stack && reason != GOTRACE_R_NR)
-		stack = gotrace_stack(s->stacks, t->prog, reason);
-
-	switch (ev) {
-	case GO_EV_GO_END:
-		/*
-		 * GoEnd has no stack. A thread that exits in a system call
-		 * says so first (a GoSysCall that does not block): Go 1.22+
-		 * readers name a goroutine of the start snapshot after the
-		 * first stack of its transitions, and the viewer labels a
-		 * run when it ends.
-		 */
-		if (stack) {
-			buf = gotrace_put_event(buf, GO_EV_GO_SYSCALL, *dt, 1,
-						&stack);
-			*dt = 0;
-			(*n)++;
-		}
-		buf = gotrace_put_event(buf, ev, *dt, 0, NULL);
-		(*n)++;
-		state = GOTRACE_T_DEAD;
-		if (gotrace_is_alias(s, t)) {
-			*dt = 0;
-			c->cur_g = 0;
-			gotrace_thread_unalias(s, t);
-			return buf;
-		}
-		break;
-	case GO_EV_GO_SYSBLOCK:
-		/*
-		 * As Go's runtime hands off a P whose goroutine blocks in a
-		 * system call: the P stops, and restarts with its next event.
-		 * Go 1.23's viewer ends the goroutine's slice at that stop.
-		 * All three or none (the caller reserved room for them): cut
-		 * after GoSysBlock, the trace's P would run nothing while
-		 * c->cur_g still names the goroutine.
-		 */
-		buf = gotrace_put_event(buf, GO_EV_GO_SYSCALL, *dt, 1, &stack);
-		buf = gotrace_put_event(buf, ev, 0, 0, NULL);
-		buf = gotrace_put_event(buf, GO_EV_PROC_STOP, 0, 0, NULL);
-		*n += 3;
-		c->proc_started = false;
-		state = GOTRACE_T_SYSCALL;
-		break;
-	case GO_EV_GO_PREEMPT:
-	case GO_EV_GO_SCHED:
-		state = GOTRACE_T_RUNNABLE;
-		fallthrough;
-	default:
-		buf = gotrace_put_event(buf, ev, *dt, 1, &stack);
-		(*n)++;
-	}
-	*dt = 0;
-	t->state = state;
-	t->last_cpu = c->cpu;
-	c->cur_g = 0;
-	return buf;
 }
 
 #endif /* _GOTRACE_TRANSITIONS_H */
