@@ -201,15 +201,36 @@ static bool gotrace_footer_room(struct gotrace_session *s, const u8 *p)
 }
 
 /*
+ * A clock snapshot's two readings: now in trace ticks, and CLOCK_MONOTONIC
+ * at that instant. With the monotonic clock the ticks are its nanoseconds
+ * >> GOTRACE_TS_SHIFT, so one reading gives both exactly; the TSC is read
+ * between two monotonic readings and paired with their midpoint, so that a
+ * reader maps trace time to CLOCK_MONOTONIC within half their distance.
+ */
+static void gotrace_footer2_clocks(struct gotrace_session *s, u64 *ticks, u64 *mono)
+{
+	u64 before;
+
+	if (s->clock == GOTRACE_CLOCK_MONO) {
+		*mono = ktime_get_mono_fast_ns();
+		*ticks = *mono >> GOTRACE_TS_SHIFT;
+		return;
+	}
+	before = ktime_get_mono_fast_ns();
+	*ticks = gotrace_clock(s);
+	*mono = before + (ktime_get_mono_fast_ns() - before) / 2;
+}
+
+/*
  * With generations: the batch with the frequency, and from 1.25 on a
- * clock snapshot after a Sync (its monotonic and wall clocks read now,
- * stamped with the trace clock's reading now).
+ * clock snapshot after a Sync (trace time, CLOCK_MONOTONIC and the wall
+ * clock, read now).
  */
 static u8 *gotrace_footer2_sync(struct gotrace_session *s, u8 *p)
 {
 	struct timespec64 wall;
+	u64 ticks, mono;
 	u8 *lenp;
-	u64 now;
 
 	p = gotrace2_put_batch(p, s->rd.gen, 0, s->end_ts, &lenp);
 	/* Go 1.25's Sync and ClockSnapshot. */
@@ -218,11 +239,11 @@ static u8 *gotrace_footer2_sync(struct gotrace_session *s, u8 *p)
 	*p++ = GO2_EV_FREQUENCY;
 	p = gotrace_put_uvarint(p, s->ts_freq);
 	if (s->format >= GOTRACE_FORMAT_1_25) {
-		now = gotrace_clock(s);
+		gotrace_footer2_clocks(s, &ticks, &mono);
 		ktime_get_real_ts64(&wall);
 		*p++ = GO2_EV_CLOCK_SNAPSHOT;
-		p = gotrace_put_uvarint(p, now > s->end_ts ? now - s->end_ts : 0);
-		p = gotrace_put_uvarint(p, ktime_get_mono_fast_ns());
+		p = gotrace_put_uvarint(p, ticks > s->end_ts ? ticks - s->end_ts : 0);
+		p = gotrace_put_uvarint(p, mono);
 		p = gotrace_put_uvarint(p, wall.tv_sec);
 		p = gotrace_put_uvarint(p, wall.tv_nsec);
 	}
