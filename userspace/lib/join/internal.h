@@ -18,6 +18,7 @@
 struct jn_strings {
 	char **s;
 	size_t len, cap;
+	struct gt_map index;	/* a string's hash (probed on collisions) -> its index + 1 */
 };
 
 /* The index of @s (copied in), -1 if out of memory. */
