@@ -118,7 +118,4 @@ int jn_app_plan(const struct gt2_trace *app, struct jn_threads *th, struct jn_st
 		struct gt_join_stats *st, int64_t *first, int64_t *last,
 		struct jn_insert **ins, size_t *nins, struct gt_error *err);
 
-/* join.c: @idx (0 to @n - 1) sorted by @ins[i].after, then by i. */
-void jn_sort_inserts(const struct jn_insert *ins, size_t *idx, size_t n);
-
 #endif /* GTRACE_JOIN_INTERNAL_H */

@@ -202,21 +202,6 @@ static int jn_check(const struct jn_threads *th, int64_t af, int64_t al, int64_t
 	return 0;
 }
 
-static int jn_cmp(const void *a, const void *b, void *arg)
-{
-	const struct jn_insert *ins = arg;
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-
-	if (ins[i].after != ins[j].after)
-		return ins[i].after < ins[j].after ? -1 : 1;
-	return i < j ? -1 : i > j;
-}
-
-void jn_sort_inserts(const struct jn_insert *ins, size_t *idx, size_t n)
-{
-	qsort_r(idx, n, sizeof(*idx), jn_cmp, (void *)ins);
-}
-
 /* Writes @app with @ins to a file beside @out, renamed over it once whole. */
 static int jn_write(const struct gt2_trace *app, const char *out, const struct jn_insert *ins,
 		    size_t n, const struct jn_strings *strs, struct gt_error *err)
