@@ -40,7 +40,7 @@ struct fetch {
 	long status;
 	char body[BODY_MAX + 1];
 	size_t body_len;
-	bool write_failed;
+	int write_errno;	/* writing @file failed: why */
 };
 
 static bool bind_funcs(void *lib)
@@ -81,7 +81,7 @@ static size_t fetch_write(char *data, size_t size, size_t n, void *arg)
 	}
 	if (fwrite(data, 1, len, f->file) == len)
 		return len;
-	f->write_failed = true;
+	f->write_errno = errno;
 	return 0;
 }
 
@@ -109,9 +109,9 @@ static int http_error(const char *cmd, const char *url, struct fetch *f)
 static int curl_error(const char *cmd, const char *url, const char *path, CURLcode rc,
 		      const struct fetch *f)
 {
-	if (f->write_failed)
+	if (f->write_errno)
 		msg_err(cmd, "cannot write %s: %s: choose another file with -o", path,
-			strerror(errno));
+			strerror(f->write_errno));
 	else if (rc == CURLE_COULDNT_CONNECT)
 		msg_err(cmd, "cannot connect to %s: is the service serving net/http/pprof at %s?",
 			url, url);
@@ -163,7 +163,7 @@ int fetch_trace(const char *cmd, const char *url, double seconds, const char *pa
 	}
 	rc = perform(&f, url, seconds);
 	if (fclose(f.file) && !rc && f.status == 200) {
-		f.write_failed = true;
+		f.write_errno = errno;
 		rc = CURLE_WRITE_ERROR;
 	}
 	if (rc)
