@@ -58,11 +58,15 @@ bool fetch_open(const char *cmd)
 {
 	void *lib = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
 
-	if (lib && bind_funcs(lib) && !curl.global_init(CURL_GLOBAL_DEFAULT))
+	if (!lib || !bind_funcs(lib)) {
+		msg_err(cmd, "cannot open " CURL_SONAME ": %s: install libcurl4, or fetch the "
+			"trace yourself (curl -o APP.trace URL" TRACE_PATH "?seconds=S) while "
+			"gotrace records, and join them with gotrace merge", dlerror());
+		return false;
+	}
+	if (!curl.global_init(CURL_GLOBAL_DEFAULT))
 		return true;
-	msg_err(cmd, "cannot open " CURL_SONAME ": %s: install libcurl4, or fetch the trace "
-		"yourself (curl -o APP.trace URL" TRACE_PATH "?seconds=S) while gotrace records, "
-		"and join them with gotrace merge", lib ? "it cannot be set up" : dlerror());
+	msg_err(cmd, "cannot set up libcurl: out of memory");
 	return false;
 }
 

@@ -3,14 +3,17 @@
 # record --go's fetch of a Go service's trace (goapp/fetch.c through libcurl), against
 # tests/pprof_server.py (TAP output): the trace's bytes, the seconds asked for, the URL's
 # trailing slash, and the exact messages for HTTP 404, HTTP 500, a refused connection and a
-# file that cannot be created, after none of which a file is left.
+# file that cannot be created, after none of which a file is left; and the message when
+# libcurl.so.4 is not libcurl.
 #
-# Usage: tests/go_fetch.sh GO_FETCH TRACE
-# GO_FETCH: build/go_fetch (URL SECONDS FILE, fetch.c alone); TRACE: the trace to serve.
+# Usage: tests/go_fetch.sh GO_FETCH TRACE NOLIB
+# GO_FETCH: build/go_fetch (URL SECONDS FILE, fetch.c alone); TRACE: the trace to serve;
+# NOLIB: a shared library without libcurl's functions.
 set -eu
 
 GO_FETCH=$1
 TRACE=$2
+NOLIB=$3
 TMP=$(mktemp -d)
 SERVER=
 trap 'if [ -n "$SERVER" ]; then kill "$SERVER"; fi; rm -rf "$TMP"' EXIT
@@ -83,5 +86,13 @@ expect "connection refused: is the service serving net/http/pprof?" "$TMP/refuse
 fetch create "$URL" 1 "$TMP/ok.trace/x.trace"
 expect "a file that cannot be created: said before connecting" "$TMP/create.err" \
 	fails create "cannot create $TMP/ok.trace/x.trace: Not a directory: choose another file with -o"
+
+mkdir "$TMP/lib"
+cp "$NOLIB" "$TMP/lib/libcurl.so.4"
+RC=0
+LD_LIBRARY_PATH=$TMP/lib "$GO_FETCH" "$URL" 1 "$TMP/nolib.trace" 2> "$TMP/nolib.err" || RC=$?
+FILE=$TMP/nolib.trace
+expect "a libcurl.so.4 without curl_global_init: what to install, what to do without" \
+	"$TMP/nolib.err" fails nolib "cannot open libcurl.so.4: $TMP/lib/libcurl.so.4: undefined symbol: curl_global_init: install libcurl4, or fetch the trace yourself (curl -o APP.trace URL/debug/pprof/trace?seconds=S) while gotrace records, and join them with gotrace merge"
 
 tap_end
