@@ -135,9 +135,9 @@ bool goapp_check(struct goapp *g, struct record *r, bool cmd)
 
 bool goapp_begin(const struct goapp *g)
 {
-	if (!g->url)
+	if (!g->app)
 		return true;
-	return fetch_open("record") && output_keep_old("record", g->app);
+	return (!g->url || fetch_open("record")) && output_keep_old("record", g->app);
 }
 
 int goapp_join(const struct goapp *g, const struct record *r, int status)

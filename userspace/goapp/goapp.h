@@ -39,7 +39,7 @@ bool goapp_option(struct goapp *g, int c, const char *arg);
  * after a message.
  */
 bool goapp_check(struct goapp *g, struct record *r, bool cmd);
-/* Before recording: --go's libcurl, an earlier PREFIX.app.trace kept; false after a message. */
+/* Before recording: --go's libcurl, an earlier APP kept as APP.old; false after a message. */
 bool goapp_begin(const struct goapp *g);
 /* After the recording, of exit status @status: the join; the command's exit status. */
 int goapp_join(const struct goapp *g, const struct record *r, int status);
