@@ -38,6 +38,19 @@ static int merge_check_out(const struct merge_opts *o)
 	return 0;
 }
 
+/* A kind as its region types read, REASON standing for the reasons. */
+static const char *merge_kind_label(enum gt_join_kind k)
+{
+	switch (k) {
+	case GT_JOIN_BLOCKED:
+		return "kernel: blocked in REASON";
+	case GT_JOIN_SYSCALL:
+		return "kernel: syscall blocked in REASON";
+	default:
+		return gt_join_kind_name(k);
+	}
+}
+
 static void merge_summary(FILE *f, const struct merge_opts *o, const struct gt_join_stats *st)
 {
 	int k;
@@ -56,7 +69,7 @@ static void merge_summary(FILE *f, const struct merge_opts *o, const struct gt_j
 		goto done;
 	}
 	for (k = 0; k < GT_JOIN_KINDS; k++)
-		fprintf(f, "  %-28s %8" PRIu64 " regions %12.3f ms\n", gt_join_kind_name(k),
+		fprintf(f, "  %-35s %8" PRIu64 " regions %12.3f ms\n", merge_kind_label(k),
 			st->regions[k], st->region_ns[k] / 1e6);
 	if (st->unjoined)
 		fprintf(f, "  %" PRIu64 " spans off a CPU fell between APP's generations or "

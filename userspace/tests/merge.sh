@@ -101,7 +101,7 @@ join go127 5 1.27
 mkdir -p "$DIR/refused"
 A=$TESTS/join-go127-app.trace
 M=$TESTS/join-go127-machine.trace
-refuse old-app "APP $TESTS/split-oldtrace-pingpong-1.21.trace: a Go 1.21 trace: Go 1.21 and older write no thread ids to join on; trace the program with Go 1.22 or later" \
+refuse old-app "APP $TESTS/split-oldtrace-pingpong-1.21.trace: a go 1.21 trace: Go 1.21 and older write no thread ids to join on; trace the program with Go 1.22 or later" \
 	"$TESTS/split-oldtrace-pingpong-1.21.trace" "$M"
 refuse no-snapshots "MACHINE $TESTS/join-go123-app.trace: a go 1.23 trace, which has no clock snapshots to map its time to CLOCK_MONOTONIC: record it with gotrace record --format 1.26 --clock mono" \
 	"$A" "$TESTS/join-go123-app.trace"

@@ -151,8 +151,8 @@ static void ap_who(const struct ap_state *s, const struct jn_span *sp, char *buf
 	else if (sp->runnable)
 		snprintf(buf, size, "nothing ran instead on CPU %d", sp->cpu);
 	else if (sp->waker_tid == -2)
-		snprintf(buf, size, "woken by an interrupt (%s) on CPU %d",
-			 str[sp->waker_reason], sp->waker_cpu);
+		snprintf(buf, size, "woken in %s context on CPU %d", str[sp->waker_reason],
+			 sp->waker_cpu);
 	else if (sp->waker_tid >= 0)
 		snprintf(buf, size, "woken by %s [%" PRId64 "] (%s) on CPU %d",
 			 str[sp->waker_prog], sp->waker_tid, str[sp->waker_reason],

@@ -155,7 +155,7 @@ static int jn_open(const char *path, const char *what, int min, struct gt2_trace
 	if (ver && ver < min) {
 		if (min == 1022)
 			gt_fail(err, GT_ERR_WIRE, 0,
-				"a Go 1.%d trace: Go 1.21 and older write no thread ids to join on; trace the program with Go 1.22 or later",
+				"a go 1.%d trace: Go 1.21 and older write no thread ids to join on; trace the program with Go 1.22 or later",
 				ver - 1000);
 		else
 			gt_fail(err, GT_ERR_WIRE, 0,
@@ -200,7 +200,7 @@ static int jn_check(const struct jn_threads *th, int64_t af, int64_t al, int64_t
 	if (!st->threads_found) {
 		jn_tids(th, tids, sizeof(tids));
 		gt_fail(err, GT_ERR_TRACE, 0,
-			"none of APP's %zu threads (%s) is in MACHINE: its filters left the program out; record MACHINE without filters, or with the program's (--pid PID)",
+			"none of APP's %zu threads (%s) is in MACHINE: MACHINE's filters left the program out, or the two come from different boots or machines; record MACHINE without filters while the program traces itself",
 			th->len, tids);
 		return -1;
 	}

@@ -285,7 +285,7 @@ static int th_inserts(struct th_state *s, struct jn_insert **ins, size_t *n,
 	char buf[64];
 	int64_t k;
 
-	k = jn_string(s->strs, "kernel");
+	k = jn_string(s->strs, "go");
 	if (k < 0)
 		return th_nomem(s);
 	key = (uint32_t)k;
