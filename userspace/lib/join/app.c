@@ -262,41 +262,40 @@ static int ap_gap(struct ap_state *s, struct ap_m *m, struct jn_thread *t, int64
 	return 0;
 }
 
-/* M's state after event @ev of its own batches. */
-static void ap_step(struct ap_m *m, int64_t self, const struct gt2_base *ev)
+void jn_m_step(int64_t *g, bool *syscall, int64_t self, const struct gt2_base *ev)
 {
 	switch (ev->type) {
 	case GT2_EV_GO_STATUS:
 	case GT2_EV_GO_STATUS_STACK:
 		if ((int64_t)ev->args[1] == self &&
 		    (ev->args[2] == AP_GO_RUNNING || ev->args[2] == AP_GO_SYSCALL)) {
-			m->g = (int64_t)ev->args[0];
-			m->syscall = ev->args[2] == AP_GO_SYSCALL;
+			*g = (int64_t)ev->args[0];
+			*syscall = ev->args[2] == AP_GO_SYSCALL;
 		}
 		break;
 	case GT2_EV_GO_START:
 	case GT2_EV_GO_SWITCH:
 	case GT2_EV_GO_SWITCH_DESTROY:
-		m->g = (int64_t)ev->args[0];
-		m->syscall = false;
+		*g = (int64_t)ev->args[0];
+		*syscall = false;
 		break;
 	case GT2_EV_GO_CREATE_SYSCALL:
-		m->g = (int64_t)ev->args[0];
-		m->syscall = true;
+		*g = (int64_t)ev->args[0];
+		*syscall = true;
 		break;
 	case GT2_EV_GO_STOP:
 	case GT2_EV_GO_BLOCK:
 	case GT2_EV_GO_DESTROY:
 	case GT2_EV_GO_DESTROY_SYSCALL:
 	case GT2_EV_GO_SYSCALL_END_BLOCKED:
-		m->g = -1;
-		m->syscall = false;
+		*g = -1;
+		*syscall = false;
 		break;
 	case GT2_EV_GO_SYSCALL_BEGIN:
-		m->syscall = true;
+		*syscall = true;
 		break;
 	case GT2_EV_GO_SYSCALL_END:
-		m->syscall = false;
+		*syscall = false;
 		break;
 	}
 }
@@ -378,7 +377,7 @@ static int ap_m(struct ap_state *s, size_t i, struct ap_m *m)
 			s->last = now;
 		if (t && ap_gap(s, m, t, now))
 			return -1;
-		ap_step(m, self, &s->c.ev);
+		jn_m_step(&m->g, &m->syscall, self, &s->c.ev);
 		if (ap_call_step(s, m, t, &s->c.ev, now))
 			return -1;
 		m->off = s->c.ev.off;
@@ -433,46 +432,6 @@ static int ap_calls_done(struct ap_state *s)
 	return 0;
 }
 
-/* The sort of the inserts: by event, time, a call's end first, then as made. */
-static int ap_cmp(const void *a, const void *b, void *arg)
-{
-	const struct ap_state *s = arg;
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	const struct jn_insert *x = &s->ins[i], *y = &s->ins[j];
-
-	if (x->after != y->after)
-		return x->after < y->after ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (s->early[i] != s->early[j])
-		return s->early[i] ? -1 : 1;
-	return (i > j) - (i < j);
-}
-
-/* Inserts in the order jn_splice() takes them. */
-static int ap_sort(struct ap_state *s)
-{
-	struct jn_insert *sorted;
-	size_t *idx, i;
-
-	idx = malloc((s->nins + 1) * sizeof(*idx));
-	sorted = malloc((s->nins + 1) * sizeof(*sorted));
-	if (!idx || !sorted) {
-		free(idx);
-		free(sorted);
-		return ap_nomem(s);
-	}
-	for (i = 0; i < s->nins; i++)
-		idx[i] = i;
-	qsort_r(idx, s->nins, sizeof(*idx), ap_cmp, s);
-	for (i = 0; i < s->nins; i++)
-		sorted[i] = s->ins[idx[i]];
-	free(idx);
-	free(s->ins);
-	s->ins = sorted;
-	return 0;
-}
-
 int jn_app_plan(const struct gt2_trace *app, struct jn_threads *th, struct jn_strings *strs,
 		struct gt_join_stats *st, int64_t *first, int64_t *last,
 		struct jn_insert **ins, size_t *nins, struct gt_error *err)
@@ -501,12 +460,14 @@ int jn_app_plan(const struct gt2_trace *app, struct jn_threads *th, struct jn_st
 			break;
 		}
 	}
+	if (k >= 0 && jn_sort_inserts(&s.ins, s.nins, s.early))
+		k = ap_nomem(&s);
 	free(s.c.buf);
 	free(s.waits);
 	free(s.starts);
 	free(s.early);
 	gt2_gen_free(&s.gen);
-	if (k < 0 || ap_sort(&s)) {
+	if (k < 0) {
 		free(s.ins);
 		return -1;
 	}
