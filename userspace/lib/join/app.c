@@ -29,6 +29,7 @@ struct ap_state {
 	size_t cap_early;
 	struct gt_join_stats *st;
 	int64_t from;		/* APP's first batch, mono ns */
+	int64_t prev_last;	/* the last event of the generations before (Go's floor) */
 	int64_t first, last;	/* APP's first and last event, mono ns */
 	uint32_t key;		/* "kernel", the logs' category */
 	struct ap_call *waits;	/* the generation's calls that end at a GoStart */
@@ -172,17 +173,23 @@ static int ap_region(struct ap_state *s, const struct ap_m *m, const struct jn_s
 {
 	enum gt_join_kind kind = ap_kind(sp, false);
 	int64_t end = sp->in < next ? sp->in : next;
+	int64_t begin = sp->out;
 	uint32_t type, msg;
 	char buf[256];
 	uint64_t b;
 
-	if (end <= sp->out)
+	/* Go moves what is before the last generation's last event up to it. */
+	if (begin < s->prev_last) {
+		begin = s->prev_last;
+		s->st->unjoined += end <= begin;
+	}
+	if (end <= begin)
 		return 0;
 	ap_who(s, sp, buf, sizeof(buf));
 	if (ap_type(s, sp, kind, &type) || ap_intern(s, buf, &msg))
 		return -1;
-	ap_count(s, kind, end - sp->out);
-	b = ap_ticks(s, sp->out, m->time, next);
+	ap_count(s, kind, end - begin);
+	b = ap_ticks(s, begin, m->time, next);
 	return ap_insert(s, m->off, b, GT2_EV_USER_REGION_BEGIN, type, 0) ||
 	       ap_insert(s, m->off, b, GT2_EV_USER_LOG, s->key, msg) ||
 	       ap_insert(s, m->off, ap_ticks(s, end, m->time, next),
@@ -206,6 +213,10 @@ static int ap_call_region(struct ap_state *s, const struct ap_call *c, uint64_t 
 	}
 	if (!longest)
 		return 0;
+	if (c->begin < s->prev_last) {
+		s->st->unjoined += c->n;	/* Go would move its begin up */
+		return 0;
+	}
 	kind = ap_kind(longest, true);
 	if (ap_type(s, longest, kind, &type))
 		return -1;
@@ -215,9 +226,12 @@ static int ap_call_region(struct ap_state *s, const struct ap_call *c, uint64_t 
 	for (i = c->first; i < c->first + c->n; i++) {
 		sp = &c->t->spans[i];
 		ap_who(s, sp, who, sizeof(who));
-		snprintf(buf, sizeof(buf), "%s %s for %.3f ms: %s",
-			 sp->runnable ? "waited for a CPU" : "blocked in",
-			 sp->runnable ? "" : s->strs->s[sp->reason], (sp->in - sp->out) / 1e6, who);
+		if (sp->runnable)
+			snprintf(buf, sizeof(buf), "waited for a CPU for %.3f ms: %s",
+				 (sp->in - sp->out) / 1e6, who);
+		else
+			snprintf(buf, sizeof(buf), "blocked in %s for %.3f ms: %s",
+				 s->strs->s[sp->reason], (sp->in - sp->out) / 1e6, who);
 		if (ap_intern(s, buf, &msg) || ap_insert(s, c->after, b, GT2_EV_USER_LOG, s->key, msg))
 			return -1;
 	}
@@ -447,6 +461,7 @@ int jn_app_plan(const struct gt2_trace *app, struct jn_threads *th, struct jn_st
 		return -1;
 	while ((k = jn_gen_next(&gens, &s.gen, err)) > 0) {
 		s.off = jn_mono_off(&s.gen, true);
+		s.prev_last = s.last;
 		for (i = 0; i < s.gen.nms; i++) {
 			memset(&m, 0, sizeof(m));
 			m.g = -1;

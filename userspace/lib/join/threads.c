@@ -36,6 +36,8 @@ struct th_state {
 	struct gt2_gen gen;
 	struct gt2_cursor c;
 	int64_t off;
+	int64_t prev_last;		/* MACHINE: the last event of the generations before */
+	int64_t last;			/* MACHINE: the last event so far */
 	const struct jn_threads *th;
 	struct th_thread *v;		/* by index in th->v */
 	struct gt_map names;		/* goroutine -> its region type (jn_strings index + 1) */
@@ -204,6 +206,9 @@ static void th_place(struct th_state *s, struct th_thread *t, int64_t from, int6
 	}
 	for (; lo < t->len && t->runs[lo].start <= to; lo++) {
 		r = &t->runs[lo];
+		/* Go would move what is before the last generation's last event. */
+		if (r->start < s->prev_last)
+			continue;
 		if (!r->begin_after && r->start >= from) {
 			r->begin_after = after;
 			r->begin_ts = th_ticks(s, r->start, from, to);
@@ -227,6 +232,8 @@ static int th_machine_cpu(struct th_state *s, size_t i)
 		return -1;
 	while ((k = gt2_cursor_next(s->t, &s->gen, &s->c, s->err)) > 0) {
 		now = s->c.ev.time + s->off;
+		if (now > s->last)
+			s->last = now;
 		if (jt)
 			th_place(s, &s->v[jt - s->th->v], from, now, after);
 		switch (s->c.ev.type) {
@@ -259,6 +266,7 @@ static int th_machine_place(struct th_state *s)
 
 	while ((k = jn_gen_next(&gens, &s->gen, s->err)) > 0) {
 		s->off = jn_mono_off(&s->gen, false);
+		s->prev_last = s->last;
 		for (i = 0; i < s->gen.nms; i++)
 			if (th_machine_cpu(s, i) < 0)
 				return -1;
@@ -312,7 +320,7 @@ static int th_inserts(struct th_state *s, struct jn_insert **ins, size_t *n,
 int gt_join_threads(const char *app_path, const char *machine_path, const char *out,
 		    struct gt_join_stats *st, struct gt_error *err)
 {
-	struct th_state s = { .err = err };
+	struct th_state s = { .err = err, .last = INT64_MIN, .prev_last = INT64_MIN };
 	struct jn_insert *ins = NULL;
 	struct jn_pair p;
 	size_t i, n = 0;
