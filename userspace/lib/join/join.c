@@ -134,6 +134,18 @@ static int jn_header_version(const char *path)
 	return 1000 + (int)minor;
 }
 
+/* Puts "@what @path: " before @err's message; -1. */
+static int jn_blame(struct gt_error *err, const char *what, const char *path)
+{
+	char *msg;
+
+	if (asprintf(&msg, "%s %s: %s", what, path, err->msg) < 0)
+		return -1;
+	snprintf(err->msg, sizeof(err->msg), "%s", msg);
+	free(msg);
+	return -1;
+}
+
 /* Opens @path as @what (APP or MACHINE) with a version of at least @min. */
 static int jn_open(const char *path, const char *what, int min, struct gt2_trace **t,
 		   struct gt_error *err)
@@ -143,22 +155,15 @@ static int jn_open(const char *path, const char *what, int min, struct gt2_trace
 	if (ver && ver < min) {
 		if (min == 1022)
 			gt_fail(err, GT_ERR_WIRE, 0,
-				"APP %s is a Go 1.%d trace: Go 1.21 and older write no thread ids to join on; trace the program with Go 1.22 or later",
-				path, ver - 1000);
+				"a Go 1.%d trace: Go 1.21 and older write no thread ids to join on; trace the program with Go 1.22 or later",
+				ver - 1000);
 		else
 			gt_fail(err, GT_ERR_WIRE, 0,
-				"MACHINE %s is a go 1.%d trace, which has no clock snapshots to map its time to CLOCK_MONOTONIC: record it with gotrace record --format 1.26 --clock mono",
-				path, ver - 1000);
-		return -1;
+				"a go 1.%d trace, which has no clock snapshots to map its time to CLOCK_MONOTONIC: record it with gotrace record --format 1.26 --clock mono",
+				ver - 1000);
+		return jn_blame(err, what, path);
 	}
-	if (gt2_open(path, t, err)) {
-		if (!err->phase)
-			return -1;
-		snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
-			 " (%s %s)", what, path);
-		return -1;
-	}
-	return 0;
+	return gt2_open(path, t, err) ? jn_blame(err, what, path) : 0;
 }
 
 /* The ids of up to 4 of APP's threads, for a message. */
@@ -297,10 +302,12 @@ int jn_prepare(struct jn_pair *p, const char *app_path, const char *machine_path
 	memset(err, 0, sizeof(*err));
 	gt_map_init(&p->th.by_tid);
 	if (jn_open(app_path, "APP", 1022, &p->app, err) ||
-	    jn_open(machine_path, "MACHINE", 1025, &p->machine, err) ||
-	    jn_app_threads(p->app, &p->th, &p->app_first, &p->app_last, err) < 0 ||
-	    jn_machine_read(p->machine, &p->th, &p->strs, &mf, &ml, err))
+	    jn_open(machine_path, "MACHINE", 1025, &p->machine, err))
 		return -1;
+	if (jn_app_threads(p->app, &p->th, &p->app_first, &p->app_last, err) < 0)
+		return jn_blame(err, "APP", app_path);
+	if (jn_machine_read(p->machine, &p->th, &p->strs, &mf, &ml, err))
+		return jn_blame(err, "MACHINE", machine_path);
 	return jn_check(&p->th, p->app_first, p->app_last, mf, ml, st, err);
 }
 

@@ -470,7 +470,7 @@ int jn_machine_read(const struct gt2_trace *machine, struct jn_threads *th,
 	while ((k = jn_gen_next(&gens, &s.gen, err)) > 0) {
 		if (!s.gen.has_snap) {
 			gt_fail(err, GT_ERR_PARSE, s.gen.off,
-				"MACHINE's generation %llu has no clock snapshot to map its time to CLOCK_MONOTONIC: record it with gotrace record --format 1.26 --clock mono",
+				"its generation %llu has no clock snapshot to map its time to CLOCK_MONOTONIC: record it with gotrace record --format 1.26 --clock mono",
 				(unsigned long long)s.gen.gen);
 			goto out;
 		}
