@@ -11,9 +11,14 @@
 # the go 1.26 trace into pieces of about a quarter of each, best of 3. Every measured run of every reader
 # (gotrace's and Go's, the floors' and split's too) reads its trace from disk: EVICT
 # drops it from the page cache first.
-# Usage: bench.sh GOTRACE GEN_TRACE RUSAGE EVICT PREFIX MEGABYTES
+# Then 'gotrace merge' (and merge --threads) of an APP and a MACHINE of 64 MiB
+# each, and merge of 128 MiB each to show its memory does not grow with them
+# (gen_join's pairs): MB/s of APP and MACHINE read, best of 2, cold (both evicted
+# before each run) and warm (cached).
+# Usage: bench.sh GOTRACE GEN_TRACE RUSAGE EVICT PREFIX MEGABYTES [GEN_JOIN]
 #   the traces are PREFIX.trace and PREFIX-1.26.trace, generated if missing; EVICT is
-#   tests/evict.c built.
+#   tests/evict.c built; without GEN_JOIN (tests/gen_join.c built), no merge bench.
+# Environment: BENCH=merge runs the merge bench only.
 # Environment: GO119 (Go 1.19's root, default /usr/lib/go-1.19), GO127_TRACE
 # (Go 1.27's trace tool, default the one scripts/setup/go-fetch.sh builds).
 set -eu
@@ -24,6 +29,7 @@ RUSAGE=$3
 EVICT=$4
 PREFIX=$5
 MB=$6
+GEN_JOIN=${7:-}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 GO=${GO119:-/usr/lib/go-1.19}/bin/go
 TOOL127=${GO127_TRACE:-$ROOT/build/go/1.27/tool/trace}
@@ -89,6 +95,61 @@ bench() {
 	ratio "dump" "$dump" "$glabel" "$go" "$dfloor" "$gfloor"
 }
 
+# MIB: APP and MACHINE of MIB MiB each, PREFIX-join-MIB-{app,machine}.trace,
+# generated if missing, and gotrace's verdict on each.
+join_prepare() {
+	for t in app machine; do
+		[ -s "$PREFIX-join-$1-$t.trace" ] || break
+	done
+	if [ ! -s "$PREFIX-join-$1-$t.trace" ]; then
+		echo "generating a $1 MiB APP and MACHINE: $PREFIX-join-$1-{app,machine}.trace"
+		"$GEN_JOIN" "$PREFIX-join-$1-app.trace" "$PREFIX-join-$1-machine.trace" "$1"
+	fi
+	"$GOTRACE" check "$PREFIX-join-$1-app.trace"
+	"$GOTRACE" check "$PREFIX-join-$1-machine.trace"
+}
+
+# RUNS COLD MIB [--threads]: the fastest of RUNS merges of the MIB MiB pair, each
+# with both traces evicted first if COLD is 1: "SECONDS KIB"
+merge_best() {
+	runs=$1
+	cold=$2
+	app=$PREFIX-join-$3-app.trace
+	machine=$PREFIX-join-$3-machine.trace
+	shift 3
+	for _ in $(seq "$runs"); do
+		[ "$cold" = 0 ] || "$EVICT" "$app" "$machine"
+		"$RUSAGE" "$GOTRACE" merge "$@" --force "$app" "$machine" -o "$PREFIX-join.trace"
+	done | sort -n | head -1
+}
+
+# MIB [--threads]: merge of the MIB MiB pair, cold, then warm (the last cold run cached it).
+merge_bench() {
+	mib=$1
+	shift
+	size=$(($(stat -c %s "$PREFIX-join-$mib-app.trace") +
+		$(stat -c %s "$PREFIX-join-$mib-machine.trace")))
+	line "merge${*:+ $*} $mib+$mib MiB, cold" "$(merge_best 2 1 "$mib" "$@")" "$size"
+	line "merge${*:+ $*} $mib+$mib MiB, warm" "$(merge_best 2 0 "$mib" "$@")" "$size"
+}
+
+join_bench() {
+	join_prepare 64
+	join_prepare 128
+	"$GOTRACE" merge --force "$PREFIX-join-64-app.trace" "$PREFIX-join-64-machine.trace" \
+		-o "$PREFIX-join.trace" | head -1
+	echo "MB/s: APP's and MACHINE's bytes read per second"
+	merge_bench 64
+	merge_bench 64 --threads
+	merge_bench 128
+	rm -f "$PREFIX-join.trace"
+}
+
+if [ "${BENCH:-}" = merge ]; then
+	join_bench
+	exit
+fi
+
 help=$(for _ in 1 2 3; do "$RUSAGE" "$GOTRACE" --help; done | sort -n | head -1)
 echo "gotrace with no trace (its libraries): $(echo "$help" |
 	awk '{ printf "peak RSS %.1f MiB", $2 / 1024 }')"
@@ -110,3 +171,7 @@ split_bench() {
 }
 split_bench "$PREFIX.trace" "(1.19)"
 split_bench "$PREFIX-1.26.trace" "(1.26)"
+if [ -n "$GEN_JOIN" ]; then
+	echo
+	join_bench
+fi
