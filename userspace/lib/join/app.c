@@ -405,45 +405,94 @@ static int ap_m(struct ap_state *s, size_t i, struct ap_m *m)
 	return k;
 }
 
-static int ap_start_cmp(const void *a, const void *b)
+/* Calls by goroutine, then by when they ended blocked (qsort_r over indices into @arg). */
+static int ap_wait_cmp(const void *a, const void *b, void *arg)
 {
-	const struct ap_start *x = a, *y = b;
+	const struct ap_call *w = arg, *x = &w[*(const size_t *)a], *y = &w[*(const size_t *)b];
 
 	if (x->g != y->g)
 		return x->g < y->g ? -1 : 1;
-	return (x->time > y->time) - (x->time < y->time);
+	return (x->blocked > y->blocked) - (x->blocked < y->blocked);
 }
 
-/* The calls that ended blocked end at their goroutine's next GoStart of the generation. */
+/* A call that ended blocked, as ap_calls_done() looks it up: its goroutine and the time. */
+struct ap_wait_key {
+	int64_t g, blocked;
+};
+
+/*
+ * Start @st, if it is the first after the last call of its goroutine that
+ * ended blocked by then (@keys: the calls, sorted; @idx: their index in
+ * s->waits). Between a call that ends blocked and the goroutine's next call
+ * it must start again: no earlier call can take this start.
+ */
+static void ap_start_match(const struct ap_state *s, const size_t *idx,
+			   const struct ap_wait_key *keys, size_t *next, const struct ap_start *st)
+{
+	size_t lo = 0, hi = s->nwaits, mid, *n;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (keys[mid].g < st->g || (keys[mid].g == st->g && keys[mid].blocked <= st->time))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || keys[lo - 1].g != st->g)
+		return;
+	n = &next[idx[lo - 1]];
+	if (*n == SIZE_MAX || st->time < s->starts[*n].time)
+		*n = (size_t)(st - s->starts);
+}
+
+/*
+ * The calls that ended blocked end at their goroutine's next GoStart of the
+ * generation: the few calls sorted, each GoStart looked up among them.
+ */
 static int ap_calls_done(struct ap_state *s)
 {
-	const struct ap_call *c;
-	const struct ap_start *st;
-	size_t i, lo, hi, mid;
+	size_t i, *idx, *next;
+	struct ap_wait_key *keys;
+	int ret = 0;
 
-	qsort(s->starts, s->nstarts, sizeof(*s->starts), ap_start_cmp);
+	if (!s->nwaits) {
+		s->nstarts = 0;
+		return 0;
+	}
+	idx = malloc(2 * s->nwaits * sizeof(*idx));
+	keys = malloc(s->nwaits * sizeof(*keys));
+	if (!idx || !keys) {
+		free(idx);
+		free(keys);
+		return ap_nomem(s);
+	}
+	next = idx + s->nwaits;
 	for (i = 0; i < s->nwaits; i++) {
-		c = &s->waits[i];
-		lo = 0;
-		hi = s->nstarts;
-		while (lo < hi) {
-			mid = (lo + hi) / 2;
-			st = &s->starts[mid];
-			if (st->g < c->g || (st->g == c->g && st->time < c->blocked))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo == s->nstarts || s->starts[lo].g != c->g) {
-			s->st->unjoined += c->n;	/* it runs again in a later generation */
+		idx[i] = i;
+		next[i] = SIZE_MAX;
+	}
+	qsort_r(idx, s->nwaits, sizeof(*idx), ap_wait_cmp, s->waits);
+	for (i = 0; i < s->nwaits; i++) {
+		keys[i].g = s->waits[idx[i]].g;
+		keys[i].blocked = s->waits[idx[i]].blocked;
+	}
+	for (i = 0; i < s->nstarts; i++)
+		ap_start_match(s, idx, keys, next, &s->starts[i]);
+	for (i = 0; i < s->nwaits; i++) {
+		if (next[i] == SIZE_MAX) {
+			s->st->unjoined += s->waits[i].n;	/* it runs again in a later generation */
 			continue;
 		}
-		if (ap_call_region(s, c, s->starts[lo].off, s->starts[lo].time))
-			return -1;
+		ret = ap_call_region(s, &s->waits[i], s->starts[next[i]].off,
+				     s->starts[next[i]].time);
+		if (ret)
+			break;
 	}
+	free(idx);
+	free(keys);
 	s->nwaits = 0;
 	s->nstarts = 0;
-	return 0;
+	return ret;
 }
 
 int jn_app_plan(const struct gt2_trace *app, struct jn_threads *th, struct jn_strings *strs,
