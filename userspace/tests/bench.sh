@@ -11,15 +11,14 @@
 # the go 1.26 trace into pieces of about a quarter of each, best of 3. Every measured run of every reader
 # (gotrace's and Go's, the floors' and split's too) reads its trace from disk: EVICT
 # drops it from the page cache first.
-# Then 'gotrace merge' (and merge --threads) of an APP and a MACHINE of 64 MiB
-# each, and merge of 128 MiB each to show its memory does not grow with them
-# (gen_join's pairs): MB/s of APP and MACHINE read, best of 2, cold (both evicted
-# before each run) and warm (cached).
+# Then 'gotrace merge' and 'merge --threads' of an APP and a MACHINE of 64 MiB each
+# and of 128 MiB each (gen_join's pairs), to see whether memory grows with them: MB/s
+# of APP and MACHINE read, best of 2 (merge --threads of 128 MiB: 1 run), cold (both
+# evicted before each run) and warm (cached).
 # Usage: bench.sh GOTRACE GEN_TRACE RUSAGE EVICT PREFIX MEGABYTES [GEN_JOIN]
 #   the traces are PREFIX.trace and PREFIX-1.26.trace, generated if missing; EVICT is
 #   tests/evict.c built; without GEN_JOIN (tests/gen_join.c built), no merge bench.
-# Environment: BENCH=merge runs the merge bench only.
-# Environment: GO119 (Go 1.19's root, default /usr/lib/go-1.19), GO127_TRACE
+# Environment: BENCH=merge (the merge bench only), GO119 (Go 1.19's root, default /usr/lib/go-1.19), GO127_TRACE
 # (Go 1.27's trace tool, default the one scripts/setup/go-fetch.sh builds).
 set -eu
 
@@ -123,25 +122,28 @@ merge_best() {
 	done | sort -n | head -1
 }
 
-# MIB [--threads]: merge of the MIB MiB pair, cold, then warm (the last cold run cached it).
+# RUNS MIB [--threads]: merge of the MIB MiB pair, best of RUNS cold, then warm (the last
+# cold run cached it).
 merge_bench() {
-	mib=$1
-	shift
+	runs=$1
+	mib=$2
+	shift 2
 	size=$(($(stat -c %s "$PREFIX-join-$mib-app.trace") +
 		$(stat -c %s "$PREFIX-join-$mib-machine.trace")))
-	line "merge${*:+ $*} $mib+$mib MiB, cold" "$(merge_best 2 1 "$mib" "$@")" "$size"
-	line "merge${*:+ $*} $mib+$mib MiB, warm" "$(merge_best 2 0 "$mib" "$@")" "$size"
+	line "merge${*:+ $*} $mib+$mib, cold" "$(merge_best "$runs" 1 "$mib" "$@")" "$size"
+	line "merge${*:+ $*} $mib+$mib, warm" "$(merge_best "$runs" 0 "$mib" "$@")" "$size"
 }
 
 join_bench() {
 	join_prepare 64
 	join_prepare 128
 	"$GOTRACE" merge --force "$PREFIX-join-64-app.trace" "$PREFIX-join-64-machine.trace" \
-		-o "$PREFIX-join.trace" | head -1
-	echo "MB/s: APP's and MACHINE's bytes read per second"
-	merge_bench 64
-	merge_bench 64 --threads
-	merge_bench 128
+		-o "$PREFIX-join.trace" | grep -v '^Wrote'
+	echo "APP+MACHINE MiB each; MB/s: APP's and MACHINE's bytes read per second"
+	merge_bench 2 64
+	merge_bench 2 64 --threads
+	merge_bench 2 128
+	merge_bench 1 128 --threads
 	rm -f "$PREFIX-join.trace"
 }
 
