@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -43,6 +44,7 @@ struct splice {
 	uint8_t *out;		/* OUT_SIZE bytes: what is not written yet */
 	size_t out_len;
 	uint64_t copied;	/* APP's bytes before it are written (or replaced) */
+	uint64_t dropped;	/* APP's mapped pages before it are out of the process */
 	const struct jn_insert *ins;
 	size_t n, next;		/* the inserts, the first one not written */
 	const struct jn_strings *strs;
@@ -421,6 +423,21 @@ static int write_gen(struct splice *s, const struct gt2_span *sp)
 	return out_copy(s, sp->end);
 }
 
+/*
+ * APP's mapped pages before @end, walked and written, out of the process's
+ * memory (the page cache keeps them): what stays mapped is one generation,
+ * not the trace. A trace in memory (gt2_open_mem()) is left alone.
+ */
+static void drop_pages(struct splice *s, uint64_t end)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), to = end / page * page;
+
+	if (s->t->fd < 0 || to <= s->dropped)
+		return;
+	madvise((void *)(s->t->data + s->dropped), to - s->dropped, MADV_DONTNEED);
+	s->dropped = to;
+}
+
 static int splice_gens(struct splice *s)
 {
 	struct gt2_spans *spans;
@@ -434,6 +451,7 @@ static int splice_gens(struct splice *s)
 			k = -1;
 			break;
 		}
+		drop_pages(s, sp.end);
 	}
 	gt2_spans_close(spans);
 	if (k < 0)
