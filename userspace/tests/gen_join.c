@@ -408,12 +408,6 @@ static void step(struct sim *s)
 	}
 }
 
-static void string(struct tbuf *b, uint64_t id, const char *str)
-{
-	TB_EV2(b, GT2_EV_STRING, id, strlen(str));
-	tb_bytes(b, str, strlen(str));
-}
-
 /* APP's stack i: a worker's frame and main.main's below it. */
 static void app_stacks(struct tbuf *b)
 {
@@ -457,7 +451,7 @@ static void gen_end(struct sim *s, struct wtrace *w)
 	batch(w, s->gen, NO_THREAD, s->gen_start, &b);
 	TB_EV2(&b, GT2_EV_STRINGS);
 	for (i = 0; i < w->nstrs; i++)
-		string(&b, i + 1, w->strs[i]);
+		tb_string2(&b, i + 1, w->strs[i]);
 	batch(w, s->gen, NO_THREAD, s->now, &b);
 	w->stacks(&b);
 	batch(w, s->gen, NO_THREAD, s->now, &b);

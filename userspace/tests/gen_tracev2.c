@@ -263,12 +263,6 @@ static void gen_start(struct sim *s)
 	}
 }
 
-static void string(struct tbuf *b, uint64_t id, const char *str)
-{
-	TB_EV2(b, GT2_EV_STRING, id, strlen(str));
-	tb_bytes(b, str, strlen(str));
-}
-
 /* Stack i: a worker's frame and main.main's below it. */
 static void stacks(struct tbuf *b)
 {
@@ -297,7 +291,7 @@ static void gen_end(struct sim *s)
 	batch(s, NO_THREAD, s->gen_start, &b);
 	TB_EV2(&b, GT2_EV_STRINGS);
 	for (i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
-		string(&b, i + 1, strings[i]);
+		tb_string2(&b, i + 1, strings[i]);
 	batch(s, NO_THREAD, s->now, &b);
 	stacks(&b);
 	batch(s, NO_THREAD, s->now, &b);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gtrace.h"
+#include "tracev2.h"
 #include "tracebuf.h"
 
 void tb_free(struct tbuf *b)
@@ -88,6 +89,12 @@ void tb_string(struct tbuf *b, uint64_t id, const char *s)
 	tb_bytes(b, &c, 1);
 	tb_varint(b, id);
 	tb_varint(b, strlen(s));
+	tb_bytes(b, s, strlen(s));
+}
+
+void tb_string2(struct tbuf *b, uint64_t id, const char *s)
+{
+	tb_event2(b, GT2_EV_STRING, 2, (uint64_t[]){ id, strlen(s) });
 	tb_bytes(b, s, strlen(s));
 }
 

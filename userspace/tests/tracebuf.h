@@ -24,6 +24,8 @@ void tb_stack(struct tbuf *b, uint64_t id, unsigned int n, const uint64_t (*fram
 
 /* A Go 1.22+ event: its type byte, then @n varints. */
 void tb_event2(struct tbuf *b, unsigned int type, unsigned int n, const uint64_t *v);
+/* A Go 1.22+ String event: its id, then @s. */
+void tb_string2(struct tbuf *b, uint64_t id, const char *s);
 
 #define TB_NARGS(...) (sizeof((uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
 #define TB_EV(b, type, ...) tb_event(b, type, TB_NARGS(__VA_ARGS__), (uint64_t[]){ __VA_ARGS__ })
