@@ -41,10 +41,11 @@ echo "TAP version 13"
 for f in bin/gotrace "$kver/gotrace.ko"; do
 	[ -f "$out/$f" ] || { echo "Bail out! join-oracle.sh: $out/$f is missing (make check-join builds it)"; exit 1; }
 done
-if [ -z "${GO_1_27:-}" ]; then
-	GO_1_27=$("$ROOT/scripts/setup/go-fetch.sh" --print 1.27 | head -n 1) ||
-		{ echo "Bail out! join-oracle.sh: scripts/setup/go-fetch.sh 1.27 failed; or set GO_1_27"; exit 1; }
-fi
+# Go 1.27 and its trace tool (prebuilt by go-fetch.sh: Go 1.25+ ship none).
+fetched=$("$ROOT/scripts/setup/go-fetch.sh" --print 1.27) ||
+	{ echo "Bail out! join-oracle.sh: scripts/setup/go-fetch.sh 1.27 failed (its messages are above)"; exit 1; }
+GO_1_27=${GO_1_27:-$(echo "$fetched" | sed -n 1p)}
+TOOL=$(echo "$fetched" | sed -n 2p)/trace
 rm -rf "$jdir"
 mkdir -p "$jdir" "$kout"
 
@@ -70,18 +71,45 @@ nice -n 10 "$ROOT/scripts/vm/vm.sh" --quiet --cpus 2 --mem 1024 --timeout "$VM_T
 	sh /host/bin/join_guest.sh \
 	2> "$kout/join-vm.err" || rc=$?
 [ ! -f "$out/.vm-dmesg" ] || mv "$out/.vm-dmesg" "$kout/join-dmesg.txt"
-while IFS= read -r line; do
-	case "$line" in
-	"ok "*|"not ok "*)
-		ok=0
-		case "$line" in "not ok "*) ok=1 ;; esac
-		result "$ok" "guest: $(echo "$line" | sed 's/^\(not \)\{0,1\}ok [0-9]* - //')" ;;
-	"TAP version"*|1..*) ;;
-	*) echo "$line" ;;
-	esac
-done < "$kout/join-guest.tap"
+# embed PREFIX FILE: FILE's TAP results as ours, renumbered, each named PREFIX: ...; its
+# other lines as they are, "# " first where they have none.
+embed() {
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*|"not ok "*)
+			ok=0
+			case "$line" in "not ok "*) ok=1 ;; esac
+			result "$ok" "$1: $(echo "$line" | sed 's/^\(not \)\{0,1\}ok [0-9]* - //')" ;;
+		"TAP version"*|1..*) ;;
+		"#"*) echo "$line" ;;
+		*) echo "# $line" ;;
+		esac
+	done < "$2"
+}
+
+embed guest "$kout/join-guest.tap"
 [ -s "$kout/join-guest.tap" ] || sed 's/^/# /' "$kout/join-vm.err"
 result "$rc" "the guest ran join_guest.sh and exited 0 (vm.sh: $rc, $(($(date +%s) - start)) s)" \
 	"$kout/join-vm.err"
 
+merged=""
+for r in $RUNS; do
+	name=${r%%:*}
+	d=$jdir/$name
+	rc=0
+	"$out/bin/gotrace" merge "$d/app.trace" "$d/machine.trace" -o "$d/merged.trace" \
+		> "$d/merge.txt" 2>&1 || rc=$?
+	sed "s/^/# $name: merge: /" "$d/merge.txt"
+	result "$rc" "$name: gotrace merge app.trace machine.trace -o merged.trace exited 0 (status $rc)"
+	[ "$rc" -eq 0 ] || continue
+	merged="$merged $d/merged.trace"
+	python3 "$ROOT/scripts/oracles/join-compare.py" --tool "$TOOL" "$d" > "$d/compare.txt" 2>&1
+	embed "$name: join-compare.py" "$d/compare.txt"
+done
+# Go's readers (Go 1.23's for a Go 1.23 APP's header) and Go 1.27's pages on each merge.
+if [ -n "$merged" ]; then
+	# shellcheck disable=SC2086 # one word per trace
+	"$ROOT/scripts/oracles/go-check.sh" $merged > "$jdir/go-check.tap" 2>&1
+	embed go-check "$jdir/go-check.tap"
+fi
 tap_end
