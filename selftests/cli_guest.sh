@@ -4,8 +4,8 @@
 # errors, record (CMD's exit status, SIGINT, --duration, --force unload during a record,
 # --max-size, --continue), flight recorders (record --flight, start --flight, snapshot), latency
 # triggers (record --trigger-latency, trigger), status --json, CPU samples, user annotations (mark,
-# region). TAP on stdout, without a plan (scripts/suites/cli-check.sh adds its own lines and the
-# plan).
+# region), record --go and --go-trace. TAP on stdout, without a plan (scripts/suites/cli-check.sh
+# adds its own lines and the plan).
 #
 # Runs as root in the busybox guest of scripts/vm/vm.sh. Environment:
 #   GOTRACE_CLI         the dynamic gotrace (load and unload dlopen() libkmod.so.2)
@@ -14,7 +14,8 @@
 #   GOTRACE_KO          gotrace.ko built for the running kernel
 #   GOTRACE_KO_OTHER    gotrace.ko built for another kernel, GOTRACE_KVER_OTHER that
 #                       kernel (optional: the ENOEXEC test is skipped without them)
-#   GOTRACE_BIN         where json_check and stall_helper are
+#   GOTRACE_BIN         where json_check and stall_helper are, and joinapp (optional:
+#                       record --go and --go-trace are skipped without it)
 #   GOTRACE_TRACE_DIR   every trace recorded here goes there as cli-*.trace
 #   GOTRACE_JSON_DIR    every status --json output goes there as *.json
 # With module.sig_enforce=1 or lockdown= on the kernel command line, only the signature
@@ -250,6 +251,50 @@ annotate_tests() {
 	check "region: its region ends" has "$f" "UserRegion .*mode=1 .*name=build "
 	check "region: CMD's thread logs exec: sleep" has "$f" "UserLog .*category=exec message=sleep "
 	check "write(): a UserLog deploy/v2 rolled out" has "$f" "UserLog .*category=deploy message=v2 rolled out "
+}
+
+# record --go and --go-trace with joinapp (selftests/joinapp, a Go program serving
+# net/http/pprof, in GOTRACE_BIN; skipped without it), libcurl.so.4 from the sysroot: the
+# service's trace, the machine's and the joined one valid; a 404 and a refused connection.
+goapp_tests() {
+	app=$GOTRACE_BIN/joinapp
+	if [ ! -x "$app" ]; then
+		echo "# SKIP record --go and --go-trace: no $app"
+		return
+	fi
+	loaded || expect "load, for record --go" 0 "" "$gt" load --path "$ko"
+	ifconfig lo 127.0.0.1 up
+	"$app" -pprof 127.0.0.1:6060 > /tmp/joinapp.out 2>&1 &
+	pid=$!
+	i=0	# until it listens on port 6060 (0x17AC), 10 s at most
+	while ! grep -q ':17AC 00000000:0000 0A' /proc/net/tcp && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	f=$traces/cli-go.trace
+	expect "record --go URL --duration 1: the service's trace fetched, joined" 0 \
+		"Open the joined trace with: go tool trace $f" \
+		"$gt" record -q --go http://127.0.0.1:6060 --duration 1 -o "$f"
+	check "the service's trace, cli-go.app.trace, is valid" valid "$traces/cli-go.app.trace"
+	check "the machine's, cli-go.machine.trace, is valid" valid "$traces/cli-go.machine.trace"
+	check "the joined trace is valid" valid "$f"
+	expect "record --go URL without net/http/pprof: exit 1, HTTP 404" 1 \
+		"http://127.0.0.1:6060/none has no /debug/pprof/trace (HTTP 404)" \
+		"$gt" record -q --go http://127.0.0.1:6060/none --duration 1 -o /tmp/go-404.trace
+	kill "$pid"
+	wait "$pid"
+	expect "record --go URL with nothing serving: exit 1, says so" 1 \
+		"is the service serving net/http/pprof at http://127.0.0.1:6060?" \
+		"$gt" record -q --go http://127.0.0.1:6060 --duration 1 -o /tmp/go-refused.trace
+	f=$traces/cli-go-trace.trace
+	expect "record --go-trace APP -- CMD writing APP: joined" 0 \
+		"Open the joined trace with: go tool trace $f" \
+		"$gt" record -q --go-trace /tmp/joinapp.trace -o "$f" -- \
+		"$app" -trace /tmp/joinapp.trace -duration 1s
+	check "the --go-trace joined trace is valid" valid "$f"
+	expect "record --go-trace APP -- CMD that writes no APP: exit 1, says so" 1 \
+		"cannot read /tmp/none.trace: No such file or directory: did CMD write its trace there?" \
+		"$gt" record -q --go-trace /tmp/none.trace -o /tmp/go-none.trace -- true
 }
 
 # sigint_test NAME FILE WANT CMD...: SIGINT to a background record; its status is WANT.
@@ -686,6 +731,7 @@ else
 	filter_tests
 	samples_tests
 	annotate_tests
+	goapp_tests
 	signal_tests
 	drain_test
 	max_size_tests

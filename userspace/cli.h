@@ -22,6 +22,7 @@ int cmd_dump(int argc, char *argv[]);
 int cmd_stats(int argc, char *argv[]);
 int cmd_split(int argc, char *argv[]);
 int cmd_pprof(int argc, char *argv[]);
+int cmd_merge(int argc, char *argv[]);
 int cmd_load(int argc, char *argv[]);
 int cmd_unload(int argc, char *argv[]);
 int cmd_record(int argc, char *argv[]);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "goapp/goapp.h"
 #include "kmod/load.h"
 #include "record/record.h"
 #include "session.h"
@@ -37,6 +38,7 @@ static void record_help(void)
 	       "                         generations of SIZE at most (e.g. 512M), FILE.1.trace,\n"
 	       "                         FILE.2.trace, ... (FILE without its .trace), each\n"
 	       "                         small enough for go tool trace\n"
+	       GOAPP_OPTIONS_HELP
 	       START_OPTIONS_HELP
 	       "      --after A          with --trigger-latency: from a firing to its\n"
 	       "                         snapshot (default 1s)\n"
@@ -102,7 +104,7 @@ static bool max_size_check(const struct record *r)
 }
 
 /* The options; -1 to go on, else the exit status. */
-static int parse_args(struct record *r, int argc, char *argv[])
+static int parse_args(struct record *r, struct goapp *g, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -113,6 +115,7 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		{ "trigger-every", required_argument, NULL, 'E' },
 		{ "max-size", required_argument, NULL, 'S' },
 		{ "only-cmd", no_argument, NULL, 'O' },
+		GOAPP_LONGOPTS,
 		START_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -152,6 +155,11 @@ static int parse_args(struct record *r, int argc, char *argv[])
 			if (!max_size_option(r, optarg))
 				return msg_usage("record");
 			break;
+		case 'g':
+		case 'T':
+			if (!goapp_option(g, c, optarg))
+				return msg_usage("record");
+			break;
 		case 'h':
 			record_help();
 			return EXIT_SUCCESS;
@@ -167,7 +175,7 @@ static int parse_args(struct record *r, int argc, char *argv[])
 		msg_err("record", "empty output file name: give -o FILE");
 		return msg_usage("record");
 	}
-	if (!start_check("record", &r->start))
+	if (!goapp_check(g, r, optind < argc) || !start_check("record", &r->start))
 		return msg_usage("record");
 	if ((r->after_given || r->every_given) && !r->start.latency_arg) {
 		msg_err("record", "%s goes with --trigger-latency: give --flight D "
@@ -369,18 +377,22 @@ static int record(struct record *r)
 
 int cmd_record(int argc, char *argv[])
 {
+	struct goapp g = { };
 	struct record r = {
 		.out_path = "gotrace.trace",
 		.start = START_OPTS_INIT,
 		.ctl_fd = -1, .rd_fd = -1, .out_fd = -1, .sig_fd = -1, .cork = -1,
 		.after_ns = 1000000000, .every_ns = 10000000000,
 	};
-	int ret = parse_args(&r, argc, argv);
+	int ret = parse_args(&r, &g, argc, argv);
 
-	if (ret >= 0)
+	if (ret >= 0) {
+		goapp_free(&g);
 		return ret;
+	}
 	r.tty = !r.quiet && isatty(STDERR_FILENO);
-	ret = record(&r);
+	ret = goapp_begin(&g) ? goapp_join(&g, &r, record(&r)) : EXIT_FAILURE;
+	goapp_free(&g);
 	if (r.rd_fd >= 0)
 		close(r.rd_fd);
 	if (r.ctl_fd >= 0)

@@ -39,6 +39,7 @@ static const struct gt_cmd cmds[] = {
 	{ "stats", cmd_stats, "summarise a trace: threads, programs, CPUs, latency" },
 	{ "pprof", cmd_pprof, "write a trace's CPU samples as a pprof CPU profile" },
 	{ "split", cmd_split, "cut a Go 1.22+ trace into traces of whole generations" },
+	{ "merge", cmd_merge, "join a Go program's own trace with what the kernel did to it" },
 	{ "help", cmd_help, "show this help, or a command's help" },
 };
 

@@ -21,7 +21,7 @@ have_pkgs() {
 	done
 }
 
-base="make gcc libc6-dev libkmod-dev kmod sparse busybox-static cpio xz-utils zstd \
+base="make gcc libc6-dev libkmod-dev libcurl4-openssl-dev kmod sparse busybox-static cpio xz-utils zstd \
 qemu-utils golang-go curl ca-certificates linux-headers-amd64 linux-source-6.1 \
 python3 perl clang libclang-rt-14-dev dkms man-db procps flex bison bc libelf-dev libssl-dev \
 mmdebstrap"

@@ -16,7 +16,7 @@
 #include "record/record.h"
 #include "util/msg.h"
 
-/* In the child: wait for the go-ahead, then become CMD. Never returns. */
+/* In the child: wait for the go-ahead, then become CMD (or run it). Never returns. */
 static void child_exec(struct record *r, int wait_fd)
 {
 	char go;
@@ -26,6 +26,8 @@ static void child_exec(struct record *r, int wait_fd)
 	if (read(wait_fd, &go, 1) != 1)
 		_exit(127);	/* the trace did not start; the parent said why */
 	close(wait_fd);
+	if (r->child_run)
+		_exit(r->child_run(r->child_arg));
 	execvp(r->argv[0], r->argv);
 	msg_err("record", "cannot run '%s': %s", r->argv[0], strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);

@@ -41,6 +41,8 @@ struct record {
 	const char *module_path;	/* --path, for loading the module */
 	struct start_opts start;	/* with --flight: a file per snapshot */
 	char **argv;			/* CMD ARGS..., or NULL */
+	int (*child_run)(void *arg);	/* CMD is this, with @child_arg: argv names it */
+	void *child_arg;
 	bool only_cmd;			/* --only-cmd: trace CMD and its descendants only */
 
 	/* The session. */

@@ -75,6 +75,29 @@ refuse "unknown clock 'hpet': choose auto, mono or tsc" record --clock hpet
 refuse "requires an argument" start --clock
 refuse "invalid option -- 'z'" record -z -- true
 
+refuse "^gotrace record: --go needs --duration S: the seconds of the service's trace to fetch (e.g. --duration 5)$" \
+	record --go http://127.0.0.1:6060
+refuse "^gotrace record: --go records while it fetches the service's trace, without a command: drop -- CMD, or use --go-trace APP -- CMD for a command that writes its own trace$" \
+	record --go http://127.0.0.1:6060 --duration 1 -- true
+refuse "^gotrace record: --go-trace joins the trace CMD writes: add -- CMD \[ARGS...\] (e.g. -- go test -trace app.trace ./pkg)$" \
+	record --go-trace app.trace
+refuse "^gotrace record: --go records format 1.26, whose clock snapshots the join needs: drop --format 1.21$" \
+	record --go http://127.0.0.1:6060 --duration 1 --format 1.21
+refuse "^gotrace record: --go-trace records with the clock mono, which Go's trace uses: drop --clock tsc$" \
+	record --go-trace app.trace --clock tsc -- true
+refuse "^gotrace record: --go and --go-trace do not go together: --go fetches a service's trace, --go-trace takes the one CMD writes$" \
+	record --go http://127.0.0.1:6060 -d 1 --go-trace app.trace -- true
+refuse "^gotrace record: --go records the service, which is not a command of ours: drop --only-cmd (or filter with --pid PID)$" \
+	record --go http://127.0.0.1:6060 -d 1 --only-cmd
+refuse "^gotrace record: --go writes files, not standard output: give -o FILE$" \
+	record --go http://127.0.0.1:6060 -d 1 -o -
+refuse "^gotrace record: --go-trace joins one trace of the machine: drop --flight$" \
+	record --go-trace app.trace --flight 2s -- true
+refuse "^gotrace record: --go joins one trace of the machine: drop --max-size$" \
+	record --go http://127.0.0.1:6060 -d 1 --max-size 64M
+refuse "^gotrace record: empty --go URL: give the service's address, e.g. --go http://127.0.0.1:6060$" \
+	record --go '' -d 1
+
 refuse "invalid module parameter 'buffer_size'" load buffer_size
 refuse "invalid module parameter '=4M'" load =4M
 refuse "invalid module parameter 'buffer_size='" load buffer_size=

@@ -190,6 +190,27 @@ struct gt2_base {
 /* The arguments of a timed event after dt; Go's extra() are the ones after them. */
 unsigned int gt2_timed_args(uint8_t type);
 
+/*
+ * cursor.c: one M's events of a generation (Go's batchCursor): its batch in
+ * @buf (read when the cursor gets to it), the next event in @ev.
+ */
+struct gt2_cursor {
+	int64_t m;
+	int64_t last_ts;
+	size_t batch;		/* in gen.batches, SIZE_MAX after the last */
+	uint64_t pos;		/* in that batch's data */
+	uint8_t *buf;
+	size_t cap;
+	struct gt2_base ev;
+};
+
+/* The cursor gets to batch @i of @g (SIZE_MAX: past the last): 0, or -1 with @err set. */
+int gt2_cursor_enter(const struct gt2_trace *t, const struct gt2_gen *g, struct gt2_cursor *c,
+		     size_t i, struct gt_error *err);
+/* Go's batchCursor.nextEvent() into c->ev: 1, 0 after the M's last event, -1 with @err set. */
+int gt2_cursor_next(const struct gt2_trace *t, const struct gt2_gen *g, struct gt2_cursor *c,
+		    struct gt_error *err);
+
 /* order.c: Go's ordering, the state machines of goroutines, Ps, Ms, GC and tasks. */
 struct gt2_order;
 

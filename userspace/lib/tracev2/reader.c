@@ -12,24 +12,13 @@
 
 #include "internal.h"
 
-/* One M's events of the generation (Go's batchCursor). */
-struct cursor {
-	int64_t m;
-	int64_t last_ts;
-	size_t batch;		/* in gen.batches, SIZE_MAX after the last */
-	uint64_t pos;		/* in that batch's data */
-	uint8_t *buf;		/* that batch's data, read when the cursor gets to it */
-	size_t cap;
-	struct gt2_base ev;	/* the next event */
-};
-
 struct gt2_reader {
 	const struct gt2_trace *t;
 	struct gt2_gens gens;
 	struct gt2_gen gen;
 	bool have_gen;
 	uint64_t ngens;
-	struct cursor *front;	/* a min-heap by time (Go's frontier) */
+	struct gt2_cursor *front;	/* a min-heap by time (Go's frontier) */
 	size_t nfront, cap_front;
 	size_t nslots;		/* the front[] that have been used, with their buf */
 	size_t next_sample;
@@ -44,100 +33,17 @@ struct gt2_reader {
 	struct gt_error err;
 };
 
-/* Go's readTimedBaseEvent() at @pos of @data: the event's length, or 0 with @err set. */
-static uint64_t read_timed(const uint8_t *data, uint64_t len, uint64_t pos, struct gt2_base *e,
-			   uint64_t *dt, struct gt_error *err)
-{
-	const struct gt2_spec *spec = gt2_spec(data[pos]);
-	uint64_t off = pos + 1;
-	unsigned int i, n;
-
-	if (!spec) {
-		gt_fail(err, GT_ERR_WIRE, 0, "found invalid event type: %u", data[pos]);
-		return 0;
-	}
-	e->type = data[pos];
-	if (!spec->args[0] || !spec->timed) {
-		gt_fail(err, GT_ERR_WIRE, 0, "found event without a timestamp: type=%u", e->type);
-		return 0;
-	}
-	if (!gt2_uvarint(data, len, &off, dt)) {
-		gt_fail(err, GT_ERR_WIRE, 0, "found invalid uvarint for timestamp");
-		return 0;
-	}
-	n = gt2_timed_args(e->type);
-	for (i = 0; i < n; i++) {
-		if (!gt2_uvarint(data, len, &off, &e->args[i])) {
-			gt_fail(err, GT_ERR_WIRE, 0, "found invalid uvarint");
-			return 0;
-		}
-	}
-	return off - pos;
-}
-
-/* The cursor gets to its M's batch @i (SIZE_MAX: past the last): its data is read. */
-static int cursor_enter(const struct gt2_reader *r, struct cursor *c, size_t i,
-			struct gt_error *err)
-{
-	const struct gt2_batch *b;
-	uint8_t *buf;
-
-	c->batch = i;
-	c->pos = 0;
-	c->last_ts = 0;
-	if (i == SIZE_MAX)
-		return 0;
-	b = &r->gen.batches[i];
-	if (b->len > c->cap) {
-		buf = realloc(c->buf, b->len);
-		if (!buf) {
-			gt_fail(err, GT_OK, 0, "out of memory");
-			return -1;
-		}
-		c->buf = buf;
-		c->cap = b->len;
-	}
-	return gt2_read(r->t, b->data_off, c->buf, b->len, err);
-}
-
-/* Go's batchCursor.nextEvent(): 1, 0 after the M's last event, -1 with @err set. */
-static int cursor_next(const struct gt2_reader *r, struct cursor *c, struct gt_error *err)
-{
-	const struct gt2_gen *g = &r->gen;
-	const struct gt2_batch *b;
-	uint64_t dt, n;
-
-	while (c->batch != SIZE_MAX && g->batches[c->batch].len == c->pos)
-		if (cursor_enter(r, c, g->batches[c->batch].next, err))
-			return -1;
-	if (c->batch == SIZE_MAX)
-		return 0;
-	b = &g->batches[c->batch];
-	if (!c->last_ts)
-		c->last_ts = gt2_gen_ns(g, b->time);
-	n = read_timed(c->buf, b->len, c->pos, &c->ev, &dt, err);
-	if (!n) {
-		err->off = b->data_off + c->pos;
-		return -1;
-	}
-	c->ev.off = b->data_off + c->pos;
-	c->ev.time = (int64_t)((uint64_t)gt2_gen_ns(g, dt) + (uint64_t)c->last_ts);
-	c->last_ts = c->ev.time;
-	c->pos += n;
-	return 1;
-}
-
 /* The frontier, a min-heap by time, as Go's heapInsert/Update/Remove. */
 
-static void swap(struct cursor *h, size_t i, size_t j)
+static void swap(struct gt2_cursor *h, size_t i, size_t j)
 {
-	struct cursor c = h[i];
+	struct gt2_cursor c = h[i];
 
 	h[i] = h[j];
 	h[j] = c;
 }
 
-static size_t sift_up(struct cursor *h, size_t i)
+static size_t sift_up(struct gt2_cursor *h, size_t i)
 {
 	while (i > 0 && h[(i - 1) / 2].ev.time > h[i].ev.time) {
 		swap(h, (i - 1) / 2, i);
@@ -146,7 +52,7 @@ static size_t sift_up(struct cursor *h, size_t i)
 	return i;
 }
 
-static void sift_down(struct cursor *h, size_t n, size_t i)
+static void sift_down(struct gt2_cursor *h, size_t n, size_t i)
 {
 	for (;;) {
 		size_t m = i, k;
@@ -197,9 +103,9 @@ static void sync_event(struct gt2_reader *r, const struct gt2_gen *g, int64_t ti
 }
 
 /* The next free front[], for M @m: its buffer (from another generation) is kept. */
-static struct cursor *new_cursor(struct gt2_reader *r, int64_t m)
+static struct gt2_cursor *new_cursor(struct gt2_reader *r, int64_t m)
 {
-	struct cursor *c = &r->front[r->nfront];
+	struct gt2_cursor *c = &r->front[r->nfront];
 	uint8_t *buf = NULL;
 	size_t cap = 0;
 
@@ -220,7 +126,7 @@ static struct cursor *new_cursor(struct gt2_reader *r, int64_t m)
 static int install_gen(struct gt2_reader *r, struct gt2_event *ev, struct gt_error *err)
 {
 	const struct gt2_gen *g = &r->gen;
-	struct cursor *c;
+	struct gt2_cursor *c;
 	size_t i;
 	int k;
 
@@ -233,9 +139,9 @@ static int install_gen(struct gt2_reader *r, struct gt2_event *ev, struct gt_err
 			return -1;
 		}
 		c = new_cursor(r, g->ms[i].m);
-		if (cursor_enter(r, c, g->ms[i].first, err))
+		if (gt2_cursor_enter(r->t, &r->gen, c, g->ms[i].first, err))
 			return -1;
-		k = cursor_next(r, c, err);
+		k = gt2_cursor_next(r->t, &r->gen, c, err);
 		if (k < 0)
 			return -1;
 		if (k)
@@ -286,13 +192,13 @@ static int next_gen(struct gt2_reader *r, struct gt2_event *ev, struct gt_error 
 /* Go's tryAdvance(): 1 advanced, 0 not, -1 with @err set. */
 static int try_advance(struct gt2_reader *r, size_t i, struct gt_error *err)
 {
-	struct cursor *c = &r->front[i];
+	struct gt2_cursor *c = &r->front[i];
 	int k;
 
 	k = gt2_order_advance(r->order, &c->ev, &r->gen, c->m, r->gen.gen, err);
 	if (k <= 0)
 		return k;
-	k = cursor_next(r, c, err);
+	k = gt2_cursor_next(r->t, &r->gen, c, err);
 	if (k < 0)
 		return -1;
 	if (k)
@@ -453,7 +359,7 @@ static void dump_frontier(FILE *f, const struct gt2_reader *r)
 	unsigned int j;
 
 	for (i = 0; i < r->nfront; i++) {
-		const struct cursor *c = &r->front[i];
+		const struct gt2_cursor *c = &r->front[i];
 
 		spec = gt2_spec(c->ev.type);
 		fprintf(f, "M %" PRId64 " [%s time=%" PRId64, c->m, spec->name, c->ev.time);

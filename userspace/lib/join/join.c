@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gt_join(): what can be joined is checked (formats, clocks, threads, time),
+ * MACHINE's spans of APP's threads are read, then APP with its regions is
+ * written beside OUT and renamed over it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "tracev2/internal.h"
+
+/* Go's own clock on Linux: an APP snapshot this close to 0 is rounding. */
+#define JN_APP_SNAP_SLACK_NS	1000000
+
+int64_t jn_mono_off(const struct gt2_gen *g, bool app)
+{
+	int64_t off;
+
+	if (!g->has_snap)
+		return 0;
+	off = (int64_t)g->snap_mono - gt2_gen_ns(g, g->snap_time);
+	if (app && off > -JN_APP_SNAP_SLACK_NS && off < JN_APP_SNAP_SLACK_NS)
+		return 0;
+	return off;
+}
+
+int jn_gen_next(struct gt2_gens *gens, struct gt2_gen *g, struct gt_error *err)
+{
+	int k;
+
+	/* Before 1.26 a generation without a spilled batch after it was the last. */
+	if (!gens->spilled && gens->pos >= gens->t->size)
+		return 0;
+	k = gt2_gen_read(gens, g, err);
+	if (k > 0 && gens->spill_failed) {
+		*err = gens->spill_err;
+		return -1;
+	}
+	return k;
+}
+
+struct jn_thread *jn_thread_get(const struct jn_threads *th, int64_t tid)
+{
+	const uint64_t *v = gt_map_get(&th->by_tid, (uint64_t)tid);
+
+	return v ? &th->v[*v] : NULL;
+}
+
+static int jn_thread_add(struct jn_threads *th, int64_t tid)
+{
+	struct jn_thread *t;
+	uint64_t *v;
+	bool added;
+
+	v = gt_map_put(&th->by_tid, (uint64_t)tid, &added);
+	if (!v || (added && !gt2_grow(&th->v, &th->cap, th->len, sizeof(*th->v))))
+		return -1;
+	if (!added)
+		return 0;
+	*v = th->len;
+	t = &th->v[th->len++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->open = -1;
+	return 0;
+}
+
+static void jn_threads_free(struct jn_threads *th)
+{
+	size_t i;
+
+	for (i = 0; i < th->len; i++)
+		free(th->v[i].spans);
+	free(th->v);
+	gt_map_free(&th->by_tid);
+}
+
+/* APP's threads (the Ms of its batches) and its time, from its batch headers. */
+static int jn_app_threads(const struct gt2_trace *app, struct jn_threads *th,
+			  int64_t *first, int64_t *last, struct gt_error *err)
+{
+	struct gt2_gens gens = { .t = app, .pos = app->start };
+	struct gt2_gen gen = { 0 };
+	int64_t off, ns;
+	size_t i;
+	int k;
+
+	*first = INT64_MAX;
+	*last = INT64_MIN;
+	while ((k = jn_gen_next(&gens, &gen, err)) > 0) {
+		off = jn_mono_off(&gen, true);
+		for (i = 0; i < gen.nms; i++) {
+			if (gen.ms[i].m >= 0 && jn_thread_add(th, gen.ms[i].m)) {
+				gt_fail(err, GT_OK, 0, "out of memory");
+				k = -1;
+				break;
+			}
+		}
+		for (i = 0; k > 0 && i < gen.nbatches; i++) {
+			ns = gt2_gen_ns(&gen, gen.batches[i].time) + off;
+			if (ns < *first)
+				*first = ns;
+			if (ns > *last)
+				*last = ns;
+		}
+		if (k < 0)
+			break;
+	}
+	gt2_gen_free(&gen);
+	return k;
+}
+
+/* The header's "go 1.N trace" version, 0 if it has none. */
+static int jn_header_version(const char *path)
+{
+	char head[17] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned int minor;
+
+	if (fd < 0)
+		return 0;
+	if (read(fd, head, 16) < 0)
+		head[0] = 0;
+	close(fd);
+	if (sscanf(head, "go 1.%u trace", &minor) != 1)
+		return 0;
+	return 1000 + (int)minor;
+}
+
+/* Opens @path as @what (APP or MACHINE) with a version of at least @min. */
+static int jn_open(const char *path, const char *what, int min, struct gt2_trace **t,
+		   struct gt_error *err)
+{
+	int ver = jn_header_version(path);
+
+	if (ver && ver < min) {
+		if (min == 1022)
+			gt_fail(err, GT_ERR_WIRE, 0,
+				"APP %s is a Go 1.%d trace: Go 1.21 and older write no thread ids to join on; trace the program with Go 1.22 or later",
+				path, ver - 1000);
+		else
+			gt_fail(err, GT_ERR_WIRE, 0,
+				"MACHINE %s is a go 1.%d trace, which has no clock snapshots to map its time to CLOCK_MONOTONIC: record it with gotrace record --format 1.26 --clock mono",
+				path, ver - 1000);
+		return -1;
+	}
+	if (gt2_open(path, t, err)) {
+		if (!err->phase)
+			return -1;
+		snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+			 " (%s %s)", what, path);
+		return -1;
+	}
+	return 0;
+}
+
+/* The ids of up to 4 of APP's threads, for a message. */
+static void jn_tids(const struct jn_threads *th, char *buf, size_t size)
+{
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < th->len && i < 4; i++)
+		n += snprintf(buf + n, size - n, "%s%" PRId64, i ? ", " : "", th->v[i].tid);
+	if (th->len > 4)
+		snprintf(buf + n, size - n, ", ...");
+}
+
+/* Refuses what cannot be joined: no overlap in time, none of APP's threads in MACHINE. */
+static int jn_check(const struct jn_threads *th, int64_t af, int64_t al, int64_t mf, int64_t ml,
+		    struct gt_join_stats *st, struct gt_error *err)
+{
+	int64_t lo = af > mf ? af : mf, hi = al < ml ? al : ml;
+	char tids[96];
+	size_t i;
+
+	st->app_threads = th->len;
+	st->app_ns = al - af;
+	st->covered_ns = hi > lo ? hi - lo : 0;
+	for (i = 0; i < th->len; i++)
+		st->threads_found += th->v[i].seen;
+	if (hi <= lo) {
+		gt_fail(err, GT_ERR_TRACE, 0,
+			"APP and MACHINE do not overlap in time (APP %.3f to %.3f s, MACHINE %.3f to %.3f s of CLOCK_MONOTONIC): record MACHINE while the program traces itself, e.g. gotrace record --go URL --duration S",
+			af / 1e9, al / 1e9, mf / 1e9, ml / 1e9);
+		return -1;
+	}
+	if (!st->threads_found) {
+		jn_tids(th, tids, sizeof(tids));
+		gt_fail(err, GT_ERR_TRACE, 0,
+			"none of APP's %zu threads (%s) is in MACHINE: its filters left the program out; record MACHINE without filters, or with the program's (--pid PID)",
+			th->len, tids);
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes @app with @ins to a file beside @out, renamed over it once whole. */
+static int jn_write(const struct gt2_trace *app, const char *out, const struct jn_insert *ins,
+		    size_t n, const struct jn_strings *strs, struct gt_error *err)
+{
+	size_t len = strlen(out);
+	char *tmp = malloc(len + 16);
+	int fd, rc = -1;
+
+	if (!tmp) {
+		gt_fail(err, GT_OK, 0, "out of memory");
+		return -1;
+	}
+	snprintf(tmp, len + 16, "%s.tmp-XXXXXX", out);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		gt_fail(err, GT_OK, 0, "cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (jn_splice(app, fd, ins, n, strs, err))
+		goto unlink;
+	if (fchmod(fd, 0644) || fsync(fd)) {
+		gt_fail(err, GT_OK, 0, "cannot write %s: %s", tmp, strerror(errno));
+		goto unlink;
+	}
+	if (close(fd)) {
+		fd = -1;
+		gt_fail(err, GT_OK, 0, "cannot write %s: %s", tmp, strerror(errno));
+		goto unlink;
+	}
+	fd = -1;
+	if (rename(tmp, out)) {
+		gt_fail(err, GT_OK, 0, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
+		goto unlink;
+	}
+	rc = 0;
+	goto out;
+unlink:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+out:
+	free(tmp);
+	return rc;
+}
+
+int gt_join(const char *app_path, const char *machine_path, const char *out,
+	    struct gt_join_stats *st, struct gt_error *err)
+{
+	struct gt2_trace *app = NULL, *machine = NULL;
+	struct jn_threads th = { 0 };
+	struct jn_strings strs = { 0 };
+	struct jn_insert *ins = NULL;
+	int64_t af, al, mf, ml;
+	size_t nins = 0;
+	int rc = -1;
+
+	memset(st, 0, sizeof(*st));
+	memset(err, 0, sizeof(*err));
+	gt_map_init(&th.by_tid);
+	if (jn_open(app_path, "APP", 1022, &app, err) ||
+	    jn_open(machine_path, "MACHINE", 1025, &machine, err))
+		goto out;
+	if (jn_app_threads(app, &th, &af, &al, err) < 0 ||
+	    jn_machine_read(machine, &th, &strs, &mf, &ml, err))
+		goto out;
+	if (jn_check(&th, af, al, mf, ml, st, err) ||
+	    jn_app_plan(app, &th, &strs, st, &af, &al, &ins, &nins, err) ||
+	    jn_write(app, out, ins, nins, &strs, err))
+		goto out;
+	rc = 0;
+out:
+	free(ins);
+	jn_strings_free(&strs);
+	jn_threads_free(&th);
+	if (machine)
+		gt2_close(machine);
+	if (app)
+		gt2_close(app);
+	return rc;
+}
