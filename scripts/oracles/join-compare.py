@@ -8,40 +8,50 @@ Usage: join-compare.py [--tool TRACE] [--out FILE] [--app FILE] [--tolerance-us 
 DIR is one run of selftests/join_guest.sh (scripts/oracles/join-oracle.sh) after
 `gotrace merge DIR/app.trace DIR/machine.trace -o DIR/merged.trace`: app.trace (APP, the Go
 program's own trace), merged.trace (OUT), ftrace.txt (ftrace's text, trace_clock mono: the
-clock of APP's time stamps), tids and pid (the program's threads), cpu.stat.before and
+clock of APP's time stamps), tids (the program's threads), cpu.stat.before and
 cpu.stat.after (its cgroup's). --out and --app name other files for OUT and APP. Each may
 be a trace, read with Go's `TRACE -d=parsed` (--tool: a Go 1.24+ cmd/trace binary, default
 build/go/1.27/tool/trace), or that command's output already (text starting with "M="):
-the self-test edits such text. Nothing of gotrace reads anything here.
+the self-test writes such text. Nothing of gotrace reads anything here.
 
 From APP: per M (thread id), the goroutine it runs or that is in a system call on it, from
-the goroutines' state transitions, and the generation of each of its events. From ftrace:
-each program thread's off-CPU spans (sched_switch away to sched_switch back), how it went
-(prev_state R/R+: preempted; any other: blocked, unless it comes back with no wakeup, which
-is a preemption), on which CPU, and each CPU's idle time. A span is joinable when a
-goroutine is on the M at its middle, APP's events of the M before and after it are of one
-generation and it is more than --boundary-us (1000) from APP's generation boundaries (Sync
-events); a region may have a span of the last two kinds but need not. Its expected region
-spans it, clipped between the M's neighbouring APP events. From OUT: every user region whose type starts with "kernel: ",
-with its goroutine, M, begin and end, and the log after its begin. TAP, a line per check:
-  (a) every joinable span has a region on that goroutine whose ends are within
-      --tolerance-us (50) of the span's;
-  (b) every region is such a span's, or a span's that lies near a generation boundary (on
-      the goroutine that was on the M): none without one;
-  (c) each matched region's type: a preemption "kernel: waiting for a CPU" or "kernel:
+the goroutines' state transitions; each system call (Running->Syscall to Syscall->Running,
+or Syscall->Runnable and then the goroutine's next Runnable->Running, on any M); the
+generation of each event. From ftrace: each program thread's off-CPU spans (sched_switch
+away to sched_switch back), how it went (prev_state R/R+: preempted; any other: blocked,
+unless no wakeup came, which is a preemption), on which CPU, and each CPU's idle time.
+
+What gotrace merge must write (Documentation: its join; common.md of issue 32):
+  - a span while the M runs a goroutine (not in a system call): a region on it spanning the
+    span, clipped between the M's APP events around it, with one log;
+  - the spans inside a system call: one region for the call, from its Running->Syscall to
+    its Syscall->Running, or to the goroutine's next Runnable->Running after
+    Syscall->Runnable (Go takes user events only from a goroutine whose M has a P), typed
+    as its longest span, with one log per span ("waited for a CPU" or "blocked in R", "for
+    X ms: " who ran instead or woke it).
+A span or call needs its region when its APP events around it are of one generation and
+it is more than --boundary-us (1000) from APP's generation boundaries (Sync events); near
+a boundary or between an M's events of two generations it may have one but need not.
+TAP, a line per check:
+  (a) every span and system call that needs a region has one on its goroutine, both ends
+      within --tolerance-us (50) of the expected ends;
+  (b) every kernel region is a span's or a system call's as above: none without one;
+  (c) each matched region's type: preempted "kernel: waiting for a CPU" or "kernel:
       throttled" ("throttled" when the CPU it left idled more than 60 % of the span,
-      "waiting" when less than 40 %, either between), a block "kernel: syscall blocked in
-      R" when its goroutine was in a system call, else "kernel: blocked in R";
-  (d) throttled time: per CPU the union of the throttled regions' spans (a run queue is
-      throttled once however many threads wait on it, and cpu.stat's throttled_usec sums
-      the CPUs' run queues), summed, is at most throttled_usec's growth plus --slack-pct
-      (5) %, and more than 0 when nr_throttled grew;
+      "waiting" when less than 40 %, either between), blocked "kernel: syscall blocked in
+      R" in a system call, else "kernel: blocked in R"; a call's that of its longest span
+      (or of one within the tolerance of it);
+  (d) throttled time: per CPU (the one each region's longest span left) the union of the
+      throttled regions, summed (a run queue is throttled once however many threads wait
+      on it, and cpu.stat's throttled_usec sums the CPUs' run queues), is at most
+      throttled_usec's growth plus --slack-pct (5) %, and more than 0 when nr_throttled grew;
   (e) OUT without its kernel regions and logs is APP: the same events (with their stacks),
       in the same order on each M;
-  (f) each region has one log, category "kernel", right after its begin, in the form its
-      kind has ("ran instead on CPU N: PROG [TID] for X us" or "nothing ran instead on CPU
-      N" where N is a CPU the thread left or came back on; "woken by PROG [TID] (REASON) on
-      CPU N" or "woken by an interrupt on CPU N").
+  (f) the logs after each matched region's begin on its M: one, "ran instead on CPU N: PROG
+      [TID]" or "nothing ran instead on CPU N" with N the CPU the thread left or came
+      back on, "woken by PROG [TID] (REASON) on CPU N" or "woken by an interrupt (REASON) on
+      CPU N"; for a call one per span, in order, each's "for X ms" within the tolerance of
+      the span's length.
 Figures (spans, matches, median and 95th percentile edge errors) are "# " lines. Exit status
 0 if every check passed, 1 if one failed, 2 if the inputs cannot be read.
 """
@@ -63,7 +73,7 @@ SYSCALL = "kernel: syscall blocked in "
 ON_M = ("Running", "Syscall")
 NEAR = "near a generation boundary"
 BETWEEN = "between generations"
-# Spans a region may have but need not.
+# Spans and calls a region may have but need not.
 MAY = (NEAR, BETWEEN)
 # The idle share of a wait that makes it "throttled" is above a half; near a half, either.
 IDLE_LOW, IDLE_HIGH = 0.4, 0.6
@@ -77,10 +87,12 @@ FTRACE = re.compile(r"^\s*(.*)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?\[(\d+)\]\s+(\S+
 SWITCH = re.compile(r"prev_comm=(.*) prev_pid=(\d+) prev_prio=-?\d+ prev_state=(\S+) ==> "
                     r"next_comm=(.*) next_pid=(\d+) next_prio=-?\d+$")
 WAKING = re.compile(r"comm=(.*) pid=(\d+) prio=-?\d+ (?:success=\d+ )?target_cpu=\d+$")
-WAIT_LOG = re.compile(r"^(?:ran instead on CPU (\d+): (.*) \[(\d+)\] for (\d+(?:\.\d+)?) us"
-                      r"|nothing ran instead on CPU (\d+))$")
-WAKE_LOG = re.compile(r"^(?:woken by (.*) \[(\d+)\] \((.*)\) on CPU (\d+)"
-                      r"|woken by an interrupt on CPU (\d+))$")
+WHO_WAIT = r"(?:ran instead on CPU (\d+): .* \[\d+\]|nothing ran instead on CPU (\d+))"
+WHO_WAKE = r"(?:woken by .* \[\d+\] \(.*\) on CPU \d+|woken by an interrupt(?: \(.*\))? on CPU \d+)"
+WAIT_LOG = re.compile("^" + WHO_WAIT + "$")
+WAKE_LOG = re.compile("^" + WHO_WAKE + "$")
+CALL_LOG = re.compile(r"^(?:waited for a CPU  for (\d+\.\d{3}) ms: " + WHO_WAIT +
+                      r"|blocked in .+ for (\d+\.\d{3}) ms: " + WHO_WAKE + ")$")
 
 
 class InputError(Exception):
@@ -159,8 +171,21 @@ def is_kernel(e):
     return False
 
 
+class Call:
+    """A goroutine's system call in APP."""
+    __slots__ = ("g", "m", "begin", "gen", "sys_end", "end", "end_m", "end_gen", "spans",
+                 "why", "region")
+
+    def __init__(self, g, m, begin, gen):
+        self.g, self.m, self.begin, self.gen = g, m, begin, gen
+        self.sys_end = self.end = self.end_m = self.end_gen = None
+        self.spans = []
+        self.why = None
+        self.region = None
+
+
 class App:
-    """Per M: the goroutines on it (intervals) and its events' times and generations."""
+    """Per M: the goroutines on it (intervals), its events' times and generations; calls."""
 
     def __init__(self, evs):
         self.first, self.last = evs[0].t, evs[-1].t
@@ -168,7 +193,10 @@ class App:
         self.times = defaultdict(list)
         self.gens = defaultdict(list)
         self.on = defaultdict(list)     # M -> [(start, end, G, state)]
+        self.calls = []
         cur = {}                        # M -> [start, G, state]
+        calls = {}                      # G -> its open Call
+        blocked = {}                    # G -> its Call that waits for a Runnable->Running
         for e in evs:
             if e.m >= 0:
                 self.times[e.m].append(e.t)
@@ -179,6 +207,7 @@ class App:
             if not tr:
                 continue
             g, old, new = int(tr.group(1)), tr.group(2), tr.group(3)
+            self.call_step(e, g, old, new, calls, blocked)
             m = e.m
             if m < 0:
                 m = next((k for k, c in cur.items() if c[1] == g), -1)
@@ -199,6 +228,28 @@ class App:
         for m in self.on:
             self.on[m].sort()
         self.starts = {m: [i[0] for i in v] for m, v in self.on.items()}
+        self.calls.sort(key=lambda c: (c.m, c.begin))
+        self.call_starts = defaultdict(list)
+        self.by_m = defaultdict(list)
+        for c in self.calls:
+            self.by_m[c.m].append(c)
+            self.call_starts[c.m].append(c.begin)
+
+    def call_step(self, e, g, old, new, calls, blocked):
+        if old == "Runnable" and new == "Running" and g in blocked:
+            c = blocked.pop(g)
+            c.end, c.end_m, c.end_gen = e.t, e.m, e.gen
+            self.calls.append(c)
+        if old == "Running" and new == "Syscall" and e.m >= 0:
+            calls[g] = Call(g, e.m, e.t, e.gen)
+        elif old == "Syscall" and g in calls:
+            c = calls.pop(g)
+            c.sys_end = e.t
+            if new == "Running":
+                c.end, c.end_m, c.end_gen = e.t, e.m, e.gen
+                self.calls.append(c)
+            elif new == "Runnable":
+                blocked[g] = c
 
     def goroutine(self, m, t):
         """(G, state) on M at time t, or None."""
@@ -208,33 +259,52 @@ class App:
         s, e, g, state = self.on[m][i]
         return (g, state) if s <= t <= e else None
 
-    def neighbours(self, m, out, back):
-        """The M's APP events just before out and just after back: (time, gen) or None."""
+    def call(self, m, t):
+        """The system call on M at time t (from its begin to its Syscall-> on M), or None."""
+        i = bisect_right(self.call_starts.get(m, []), t) - 1
+        if i < 0:
+            return None
+        c = self.by_m[m][i]
+        return c if c.begin <= t <= c.sys_end else None
+
+    def neighbours(self, m, t):
+        """The M's APP events around time t: (time, gen) each, or None."""
         ts = self.times.get(m, [])
-        i = bisect_right(ts, out) - 1
-        j = bisect_left(ts, back)
+        i = bisect_right(ts, t) - 1
+        j = bisect_left(ts, t)
         prev = (ts[i], self.gens[m][i]) if i >= 0 else None
         nxt = (ts[j], self.gens[m][j]) if j < len(ts) else None
         return prev, nxt
 
+    def near(self, a, b, boundary):
+        return any(a - boundary < s < b + boundary for s in self.syncs)
+
 
 class Span:
     __slots__ = ("tid", "out", "back", "cpu_out", "cpu_in", "state", "woken", "blocked",
-                 "g", "gstate", "why", "exp_begin", "exp_end", "idle", "region")
+                 "g", "gstate", "idle")
 
     def __init__(self, tid, out, back, cpu_out, cpu_in, state, woken):
         self.tid, self.out, self.back = tid, out, back
         self.cpu_out, self.cpu_in, self.state, self.woken = cpu_out, cpu_in, state, woken
         self.blocked = not state.startswith("R") and woken
-        self.g = self.gstate = self.why = None
-        self.exp_begin, self.exp_end = out, back
+        self.g = self.gstate = None
         self.idle = 0.0
-        self.region = None
 
     def name(self):
         return "thread %d off CPU %s-%s (%s on CPU %d, back on CPU %d)" % (
             self.tid, ftime(self.out), ftime(self.back),
             "blocked" if self.blocked else "preempted", self.cpu_out, self.cpu_in)
+
+    def types(self):
+        """The region types this span may have."""
+        if not self.blocked:
+            if self.idle > IDLE_HIGH:
+                return (THROTTLED,)
+            if self.idle < IDLE_LOW:
+                return (WAIT,)
+            return (WAIT, THROTTLED)
+        return (SYSCALL,) if self.gstate == "Syscall" else (BLOCKED,)
 
 
 class Ftrace:
@@ -298,15 +368,87 @@ class Ftrace:
         return out
 
 
+class Expect:
+    """A region gotrace merge must (why None) or may write: a span's or a call's."""
+    __slots__ = ("g", "m", "begin", "end", "spans", "call", "why", "region")
+
+    def __init__(self, g, m, begin, end, spans, call, why):
+        self.g, self.m, self.begin, self.end = g, m, begin, end
+        self.spans, self.call, self.why = spans, call, why
+        self.region = None
+
+    def longest(self):
+        return max(self.spans, key=lambda s: s.back - s.out)
+
+    def types(self, tol):
+        """The types it may have: its longest span's, or one's within tol of it."""
+        n = self.longest().back - self.longest().out
+        out = []
+        for s in self.spans:
+            if s.back - s.out >= n - tol:
+                out += [t for t in s.types() if t not in out]
+        return out
+
+    def name(self):
+        if self.call:
+            return "the system call of G %d on M %d %s-%s (%d spans off CPU, the longest %s)" % (
+                self.g, self.m, ftime(self.begin), ftime(self.end), len(self.spans),
+                self.longest().name())
+        return "%s on G %d" % (self.spans[0].name(), self.g)
+
+
+def expected(app, ft, boundary):
+    """The regions gotrace merge must or may write; the count of spans of each other kind."""
+    exps, why = [], defaultdict(int)
+    calls = {}
+    for s in ft.spans:
+        mid = (s.out + s.back) // 2
+        s.idle = sum(n for (pid, _), n in ft.on_cpu(s.cpu_out, s.out, s.back).items()
+                     if pid == 0) / max(s.back - s.out, 1)
+        on = app.goroutine(s.tid, mid)
+        prev, nxt = app.neighbours(s.tid, mid)
+        if s.back < app.first or s.out > app.last or prev is None or nxt is None:
+            why["outside APP's time"] += 1
+            continue
+        if on is None:
+            why["no goroutine on the M"] += 1
+            continue
+        s.g, s.gstate = on
+        if s.gstate == "Syscall":
+            c = app.call(s.tid, mid)
+            if c is None or c.end is None:
+                why["in a system call APP has no begin or end of"] += 1
+                continue
+            c.spans.append(s)
+            calls[id(c)] = c
+            why["in a system call"] += 1
+            continue
+        w = None
+        if app.near(s.out, s.back, boundary):
+            w = NEAR
+        elif prev[1] != nxt[1]:
+            w = BETWEEN
+        why[w or "joinable"] += 1
+        exps.append(Expect(s.g, s.tid, max(s.out, prev[0]), min(s.back, nxt[0]), [s], False, w))
+    for c in calls.values():
+        w = None
+        if app.near(c.begin, c.end, boundary):
+            w = NEAR
+        elif c.gen != c.end_gen:
+            w = BETWEEN
+        exps.append(Expect(c.g, c.m, c.begin, c.end, c.spans, True, w))
+    exps.sort(key=lambda x: (x.m, x.begin))
+    return exps, why
+
+
 class Region:
-    __slots__ = ("m", "g", "type", "begin", "end", "log", "log_ok", "span")
+    __slots__ = ("m", "g", "type", "begin", "end", "logs", "exp")
 
     def __init__(self, m, g, rtype, begin):
         self.m, self.g, self.type, self.begin = m, g, rtype, begin
         self.end = None
-        self.log = None
-        self.log_ok = False
-        self.span = None
+        self.logs = []
+        self.exp = None
 
     def name(self):
         return '"%s" on G %d, M %d, %s-%s' % (self.type, self.g, self.m, ftime(self.begin),
@@ -314,24 +456,24 @@ class Region:
 
 
 def kernel_regions(evs):
-    """The kernel regions of OUT, paired by goroutine and type, with their logs."""
+    """OUT's kernel regions, paired by goroutine and type, each with the kernel logs that
+    follow its begin on its M; and what is wrong with them."""
     regions, bad = [], []
     open_ = defaultdict(list)
-    last_begin = None
+    last = {}       # M -> the region whose begin (and logs) are the M's last events
     for e in evs:
-        if e.kind == "Log" and is_kernel(e):
+        kernel = is_kernel(e)
+        if e.kind == "Log" and kernel:
             msg = unquote(LOG.search(e.rest).group(3))
-            if last_begin is not None and last_begin.log is None and last_begin.g == e.g \
-                    and last_begin.begin == e.t:
-                last_begin.log = msg
-                last_begin.log_ok = True
+            r = last.get(e.m)
+            if r is not None and r.g == e.g:
+                r.logs.append(msg)
             else:
-                bad.append('a kernel log "%s" on G %d at %s not right after a region\'s begin'
-                           % (msg, e.g, ftime(e.t)))
-            last_begin = None
+                bad.append('a kernel log "%s" on G %d, M %d at %s not after a region\'s begin'
+                           % (msg, e.g, e.m, ftime(e.t)))
             continue
-        last_begin = None
-        if e.kind not in ("RegionBegin", "RegionEnd") or not is_kernel(e):
+        last.pop(e.m, None)
+        if e.kind not in ("RegionBegin", "RegionEnd") or not kernel:
             continue
         rtype = unquote(REGION.search(e.rest).group(2))
         key = (e.g, rtype)
@@ -339,12 +481,9 @@ def kernel_regions(evs):
             r = Region(e.m, e.g, rtype, e.t)
             open_[key].append(r)
             regions.append(r)
-            last_begin = r
+            last[e.m] = r
         elif open_[key]:
-            r = open_[key].pop()
-            r.end = e.t
-            if e.m != r.m:
-                bad.append("region %s ends on M %d" % (r.name(), e.m))
+            open_[key].pop().end = e.t
         else:
             bad.append('a "%s" region ends on G %d at %s without a begin' % (rtype, e.g,
                                                                             ftime(e.t)))
@@ -362,69 +501,27 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
 
 
-def classify(spans, app, ft, boundary):
-    """Sets each span's goroutine, expected ends, idle share, and why it is not joinable."""
-    for s in spans:
-        mid = (s.out + s.back) // 2
-        on = app.goroutine(s.tid, mid)
-        cpu = ft.on_cpu(s.cpu_out, s.out, s.back)
-        idle = sum(n for (pid, _), n in cpu.items() if pid == 0)
-        s.idle = idle / max(s.back - s.out, 1)
-        if s.back < app.first or s.out > app.last:
-            s.why = "outside APP's time"
-            continue
-        if on is None:
-            s.why = "no goroutine on the M"
-            continue
-        s.g, s.gstate = on
-        prev, nxt = app.neighbours(s.tid, mid, mid)
-        if prev is None or nxt is None:
-            s.why = "outside APP's time"
-            continue
-        s.exp_begin, s.exp_end = max(s.out, prev[0]), min(s.back, nxt[0])
-        if any(s.out - boundary < b < s.back + boundary for b in app.syncs):
-            s.why = NEAR
-        elif prev[1] != nxt[1]:
-            s.why = BETWEEN
-
-
-def expected_types(s):
-    if not s.blocked:
-        if s.idle > IDLE_HIGH:
-            return (THROTTLED,)
-        if s.idle < IDLE_LOW:
-            return (WAIT,)
-        return (WAIT, THROTTLED)
-    return (SYSCALL,) if s.gstate == "Syscall" else (BLOCKED,)
-
-
-def type_ok(rtype, types):
-    return any(rtype == t or (t.endswith(" in ") and rtype.startswith(t) and
-                              len(rtype) > len(t)) for t in types)
-
-
-def match(spans, regions, tol):
-    """Pairs regions with spans of their M and goroutine: ends within tol, closest first."""
+def match(exps, regions, tol):
+    """Pairs regions with expected ones of their M and goroutine: ends within tol, closest
+    first."""
     by_m = defaultdict(list)
     for r in regions:
         by_m[r.m].append(r)
     for m in by_m:
         by_m[m].sort(key=lambda r: r.begin)
+    begins = {m: [r.begin for r in rs] for m, rs in by_m.items()}
     pairs = []
-    for s in spans:
-        if s.g is None or (s.why is not None and s.why not in MAY):
-            continue
-        rs = by_m.get(s.tid, [])
-        i = bisect_left([r.begin for r in rs], s.exp_begin - tol)
-        for r in rs[i:]:
-            if r.begin > s.exp_begin + tol:
+    for x in exps:
+        rs = by_m.get(x.m, [])
+        for r in rs[bisect_left(begins.get(x.m, []), x.begin - tol):]:
+            if r.begin > x.begin + tol:
                 break
-            if r.g == s.g and abs(r.end - s.exp_end) <= tol:
-                pairs.append((abs(r.begin - s.exp_begin) + abs(r.end - s.exp_end), s, r))
-    for _, s, r in sorted(pairs, key=lambda p: (p[0], p[1].out)):
-        if r.span is None and s.region is None:
-            r.span = s
-            s.region = r
+            if r.g == x.g and abs(r.end - x.end) <= tol:
+                pairs.append((abs(r.begin - x.begin) + abs(r.end - x.end), x.begin, x, r))
+    for _, _, x, r in sorted(pairs, key=lambda p: (p[0], p[1])):
+        if r.exp is None and x.region is None:
+            r.exp = x
+            x.region = r
 
 
 class Report:
@@ -452,26 +549,87 @@ def cpu_stat(path):
     return out
 
 
-def check_logs(matched, ft):
+def check_logs(matched, tol):
     bad = []
     for r in matched:
-        s = r.span
-        if r.log is None:
-            bad.append("region %s has no kernel log right after its begin" % r.name())
+        x = r.exp
+        if not x.call:
+            s = x.spans[0]
+            if len(r.logs) != 1:
+                bad.append("region %s has %d kernel logs after its begin, not 1" % (
+                    r.name(), len(r.logs)))
+            elif not s.blocked:
+                m = WAIT_LOG.match(r.logs[0])
+                if not m or int(m.group(1) or m.group(2)) not in (s.cpu_out, s.cpu_in):
+                    bad.append('region %s: log "%s" is not "ran instead on CPU N: PROG [TID]" '
+                               'or "nothing ran instead on CPU N" with N %d or %d'
+                               % (r.name(), r.logs[0], s.cpu_out, s.cpu_in))
+            elif not WAKE_LOG.match(r.logs[0]):
+                bad.append('region %s: log "%s" is not "woken by PROG [TID] (REASON) on CPU N" '
+                           'or "woken by an interrupt (REASON) on CPU N"' % (r.name(), r.logs[0]))
             continue
-        if r.type in (WAIT, THROTTLED):
-            m = WAIT_LOG.match(r.log)
-            cpu = m and int(m.group(1) or m.group(5))
-            if not m or cpu not in (s.cpu_out, s.cpu_in):
-                bad.append('region %s: log "%s" is not "ran instead on CPU N: ..." or '
-                           '"nothing ran instead on CPU N" with N %d or %d'
-                           % (r.name(), r.log, s.cpu_out, s.cpu_in))
-        else:
-            m = WAKE_LOG.match(r.log)
-            if not m:
-                bad.append('region %s: log "%s" is not "woken by PROG [TID] (REASON) on CPU N"'
-                           ' or "woken by an interrupt on CPU N"' % (r.name(), r.log))
+        if len(r.logs) != len(x.spans):
+            bad.append("region %s has %d kernel logs after its begin, not one per span off "
+                       "CPU in the call: %d" % (r.name(), len(r.logs), len(x.spans)))
+            continue
+        for s, log in zip(sorted(x.spans, key=lambda s: s.out), r.logs):
+            m = CALL_LOG.match(log)
+            ms = m and float(m.group(1) or m.group(4))
+            if not m or abs(ms * 1e6 - (s.back - s.out)) > tol or \
+                    (m.group(1) is not None) == s.blocked:
+                bad.append('region %s: log "%s" is not "%s ... for %s ms: ..." within %s us'
+                           % (r.name(), log, "blocked in" if s.blocked else "waited for a CPU",
+                              "%.3f" % ((s.back - s.out) / 1e6), us(tol)))
     return bad
+
+
+def check_throttled(rep, regions, before, after, slack):
+    per_cpu = defaultdict(list)
+    total = 0
+    for r in regions:
+        if r.type == THROTTLED:
+            total += r.end - r.begin
+            per_cpu[r.exp.longest().cpu_out if r.exp else -1].append((r.begin, r.end))
+    union = 0
+    for ivs in per_cpu.values():
+        end = None
+        for b, e in sorted(ivs):
+            if end is None or b > end:
+                union += e - b
+                end = e
+            elif e > end:
+                union += e - end
+                end = e
+    grew = after["throttled_usec"] - before["throttled_usec"]
+    nr = after["nr_throttled"] - before["nr_throttled"]
+    limit = grew * (1 + slack / 100)
+    rep.result(union / 1000 <= limit and (nr == 0 or union > 0),
+               "(d) throttled regions: %s us per CPU (%s us in all) <= cpu.stat's "
+               "throttled_usec growth %d us + %g %%, and > 0 as nr_throttled grew by %d"
+               % (us(union), us(total), grew, slack, nr),
+               ["%s us of throttled regions is more than %d us + %g %%" % (
+                   us(union), grew, slack)] if union / 1000 > limit else
+               ["no throttled region, yet the cgroup was throttled %d times" % nr])
+
+
+def check_kept(rep, app_evs, out_evs):
+    diffs = []
+    per_m, out_m = defaultdict(list), defaultdict(list)
+    for e in app_evs:
+        per_m[e.m].append("\n".join(e.text).rstrip("\n"))
+    for e in out_evs:
+        if not is_kernel(e):
+            out_m[e.m].append("\n".join(e.text).rstrip("\n"))
+    for m in sorted(set(per_m) | set(out_m)):
+        a, b = per_m.get(m, []), out_m.get(m, [])
+        if a != b:
+            i = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+            diffs.append("M %d: APP has %d events, OUT %d; first difference at its event %d: "
+                         "APP %r, OUT %r" % (m, len(a), len(b), i,
+                                            a[i].split("\n")[0] if i < len(a) else None,
+                                            b[i].split("\n")[0] if i < len(b) else None))
+    rep.result(not diffs, "(e) OUT without its kernel regions and logs has APP's %d events, "
+               "in order on each of its %d Ms" % (len(app_evs), len(per_m)), diffs)
 
 
 def main(argv):
@@ -503,109 +661,61 @@ def main(argv):
     app = App(app_evs)
     rep = Report()
     print("TAP version 13")
-    print("# APP: %d events, %s-%s, %d generations, Ms %s" % (
-        len(app_evs), ftime(app.first), ftime(app.last), len(app.syncs) - 1 if app.syncs else 0,
-        " ".join(str(m) for m in sorted(app.times))))
-    spans = ft.spans
-    classify(spans, app, ft, int(o.boundary_us * 1000))
-    regions, bad_pairs = kernel_regions(out_evs)
-    match(spans, regions, tol)
-    why = defaultdict(int)
-    for s in spans:
-        why[s.why or "joinable"] += 1
+    print("# APP: %d events, %s-%s, %d generations, Ms %s, %d system calls" % (
+        len(app_evs), ftime(app.first), ftime(app.last), max(len(app.syncs) - 1, 0),
+        " ".join(str(m) for m in sorted(app.times)), len(app.calls)))
+    exps, why = expected(app, ft, int(o.boundary_us * 1000))
     print("# ftrace: %d lines, %d off-CPU spans of threads %s: %s" % (
-        ft.lines, len(spans), " ".join(str(t) for t in sorted(tids)),
+        ft.lines, len(ft.spans), " ".join(str(t) for t in sorted(tids)),
         ", ".join("%d %s" % (n, w) for w, n in sorted(why.items()))))
+    regions, bad_pairs = kernel_regions(out_evs)
+    match(exps, regions, tol)
     kinds = defaultdict(int)
     for r in regions:
         kinds[r.type.split(" in ")[0]] += 1
     print("# OUT: %d kernel regions: %s" % (len(regions), ", ".join(
         "%d \"%s\"" % (n, k) for k, n in sorted(kinds.items()))))
 
-    # (a)
-    joinable = [s for s in spans if s.why is None]
-    missing = [s for s in joinable if s.region is None]
-    matched = [r for r in regions if r.span is not None]
-    errs = [abs(r.begin - r.span.exp_begin) for r in matched] + \
-        [abs(r.end - r.span.exp_end) for r in matched]
-    rep.result(not missing and joinable,
-               "(a) %d of %d joinable off-CPU spans have a kernel region on their goroutine "
-               "with both ends within %g us (edge error median %s us, 95th percentile %s us, "
-               "largest %s us)" % (len(joinable) - len(missing), len(joinable), o.tolerance_us,
-                                   us(pct(errs, 50)), us(pct(errs, 95)),
-                                   us(max(errs) if errs else 0)),
-               ["no region for " + s.name() + " on G %d (%s)" % (s.g, s.gstate)
-                for s in missing] or ["no joinable span: nothing was compared"])
-    # (b)
-    extra = [r for r in regions if r.span is None]
+    must = [x for x in exps if x.why is None]
+    missing = [x for x in must if x.region is None]
+    matched = [r for r in regions if r.exp is not None]
+    errs = [abs(r.begin - r.exp.begin) for r in matched] + \
+        [abs(r.end - r.exp.end) for r in matched]
+    ncalls = sum(1 for x in must if x.call)
+    rep.result(not missing and must,
+               "(a) %d of %d off-CPU spans (%d) and system calls with such spans (%d) that "
+               "need a kernel region have one on their goroutine with both ends within %g us "
+               "(edge error median %s us, 95th percentile %s us, largest %s us)"
+               % (len(must) - len(missing), len(must), len(must) - ncalls, ncalls,
+                  o.tolerance_us, us(pct(errs, 50)), us(pct(errs, 95)),
+                  us(max(errs) if errs else 0)),
+               ["no region for " + x.name() for x in missing] or
+               ["no span needs a region: nothing was compared"])
+    extra = [r for r in regions if r.exp is None]
     rep.result(not extra and not bad_pairs,
-               "(b) %d of %d kernel regions are an off-CPU span's of their M and goroutine "
-               "(%d of them near generation boundaries or between an M's events of two "
-               "generations, which need none)" % (len(matched), len(regions),
-                                                  sum(1 for r in matched if r.span.why)),
-               bad_pairs + ["no off-CPU span of M %d for region %s" % (r.m, r.name())
-                            for r in extra])
-    # (c)
-    wrong = [r for r in matched if not type_ok(r.type, expected_types(r.span))]
+               "(b) %d of %d kernel regions are an off-CPU span's or a system call's of their "
+               "M and goroutine (%d of them near generation boundaries or between an M's "
+               "events of two generations, which need none)"
+               % (len(matched), len(regions), sum(1 for r in matched if r.exp.why)),
+               bad_pairs + ["no off-CPU span or system call of M %d for region %s" % (
+                   r.m, r.name()) for r in extra])
+    wrong = [r for r in matched if r.type not in r.exp.types(tol) and
+             not any(t.endswith(" in ") and r.type.startswith(t) and len(r.type) > len(t)
+                     for t in r.exp.types(tol))]
     rep.result(not wrong,
                "(c) %d of %d matched regions have their span's type (preempted: waiting for a "
                "CPU, or throttled when its CPU idled > %d %%; blocked: syscall blocked in or "
-               "blocked in, as its goroutine)" % (len(matched) - len(wrong), len(matched),
-                                                 IDLE_HIGH * 100),
-               ["region %s for %s, idle %.0f %%, G %s: want %s" % (
-                   r.name(), r.span.name(), r.span.idle * 100, r.span.gstate,
-                   " or ".join('"%s"' % t for t in expected_types(r.span))) for r in wrong])
-    # (d)
-    per_cpu = defaultdict(list)
-    total = 0
-    for r in regions:
-        if r.type == THROTTLED:
-            total += r.end - r.begin
-            cpu = r.span.cpu_out if r.span else -1
-            per_cpu[cpu].append((r.begin, r.end))
-    union = 0
-    for ivs in per_cpu.values():
-        end = None
-        for b, e in sorted(ivs):
-            if end is None or b > end:
-                union += e - b
-                end = e
-            elif e > end:
-                union += e - end
-                end = e
-    grew = after["throttled_usec"] - before["throttled_usec"]
-    nr = after["nr_throttled"] - before["nr_throttled"]
-    limit = grew * (1 + o.slack_pct / 100)
-    ok = union / 1000 <= limit and (nr == 0 or union > 0)
-    rep.result(ok, "(d) throttled regions: %s us per CPU (%s us in all) <= cpu.stat's "
-               "throttled_usec growth %d us + %g %%, and > 0 as nr_throttled grew by %d"
-               % (us(union), us(total), grew, o.slack_pct, nr),
-               ["%s us of throttled regions is more than %d us + %g %%" % (
-                   us(union), grew, o.slack_pct)] if union / 1000 > limit else
-               ["no throttled region, yet the cgroup was throttled %d times" % nr])
-    # (e)
-    out_app = [e for e in out_evs if not is_kernel(e)]
-    diffs = []
-    per_m = defaultdict(list)
-    for e in app_evs:
-        per_m[e.m].append("\n".join(e.text).rstrip("\n"))
-    out_m = defaultdict(list)
-    for e in out_app:
-        out_m[e.m].append("\n".join(e.text).rstrip("\n"))
-    for m in sorted(set(per_m) | set(out_m)):
-        a, b = per_m.get(m, []), out_m.get(m, [])
-        if a != b:
-            i = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
-            diffs.append("M %d: APP has %d events, OUT %d; first difference at its event %d: "
-                         "APP %r, OUT %r" % (m, len(a), len(b), i,
-                                            a[i].split("\n")[0] if i < len(a) else None,
-                                            b[i].split("\n")[0] if i < len(b) else None))
-    rep.result(not diffs, "(e) OUT without its kernel regions and logs has APP's %d events, "
-               "in order on each of its %d Ms" % (len(app_evs), len(per_m)), diffs)
-    # (f)
-    bad = check_logs(matched, ft)
-    rep.result(not bad, "(f) %d of %d matched regions have their kernel log right after their "
-               "begin, in their kind's form" % (len(matched) - len(bad), len(matched)), bad)
+               "blocked in, as its goroutine; a call's: its longest span's)"
+               % (len(matched) - len(wrong), len(matched), IDLE_HIGH * 100),
+               ["region %s for %s, idle %.0f %%: want %s" % (
+                   r.name(), r.exp.name(), r.exp.longest().idle * 100,
+                   " or ".join('"%s"' % t for t in r.exp.types(tol))) for r in wrong])
+    check_throttled(rep, regions, before, after, o.slack_pct)
+    check_kept(rep, app_evs, out_evs)
+    bad = check_logs(matched, tol)
+    rep.result(not bad, "(f) %d of %d matched regions have their kernel logs right after "
+               "their begin, in their kind's form" % (len(matched) - len(bad), len(matched)),
+               bad)
     print("1..%d" % rep.n)
     return 1 if rep.failed else 0
 
