@@ -31,10 +31,18 @@ What gotrace merge must write (Documentation: its join; common.md of issue 32):
     X ms: " who ran instead or woke it).
 A span or call needs its region when its APP events around it are of one generation and
 it is more than --boundary-us (1000) from APP's generation boundaries (Sync events); near
-a boundary or between an M's events of two generations it may have one but need not.
+a boundary, between an M's events of two generations or next to events Go's reader moved
+(an event stamped before its generation's Sync, because an M went on writing the previous
+generation after this one began, is shown at the Sync's time: within 10 us after a Sync)
+it may have one but need not; a region that begins there is not compared.
 TAP, a line per check:
   (a) every span and system call that needs a region has one on its goroutine, both ends
-      within --tolerance-us (50) of the expected ends;
+      within --tolerance-us (50) of the expected ends; or, for an end that is a switch,
+      within it of MACHINE's own time stamp of that switch (DIR/machine.trace read by Go's
+      -d=parsed: the thread's goroutine leaving Running, or entering it, at or after
+      ftrace's time and before its next switch): gotrace's probe runs after ftrace's, and in
+      a TCG guest on a busy host the vCPU may stop between the two for milliseconds, which
+      is the recorder's doing, not the join's (counted, the largest such lag printed);
   (b) every kernel region is a span's or a system call's as above: none without one;
   (c) each matched region's type: preempted "kernel: waiting for a CPU" or "kernel:
       throttled" ("throttled" when the CPU it left idled more than 60 % of the span,
@@ -71,10 +79,18 @@ THROTTLED = "kernel: throttled"
 BLOCKED = "kernel: blocked in "
 SYSCALL = "kernel: syscall blocked in "
 ON_M = ("Running", "Syscall")
+PID_LIMIT = 4194304     # MACHINE's goroutine of a thread: its id + PID_LIMIT x n
+FTRACE_RES = 1000       # ftrace prints microseconds
+NUDGE = 64              # ns an APP event's time may move in OUT: less than a tick
 NEAR = "near a generation boundary"
 BETWEEN = "between generations"
+MOVED = "next to APP events Go's reader moved to a generation's start"
 # Spans and calls a region may have but need not.
-MAY = (NEAR, BETWEEN)
+MAY = (NEAR, BETWEEN, MOVED)
+# Go's reader moves an event stamped before its generation's Sync (an M still writing the
+# previous generation made it late) to the Sync's time, 1 ns after the one before: such
+# times lie just after a Sync.
+MOVED_NS = 10000
 # The idle share of a wait that makes it "throttled" is above a half; near a half, either.
 IDLE_LOW, IDLE_HIGH = 0.4, 0.6
 
@@ -279,10 +295,15 @@ class App:
     def near(self, a, b, boundary):
         return any(a - boundary < s < b + boundary for s in self.syncs)
 
+    def moved(self, t):
+        """Whether time t is one Go's reader may have moved to a generation's start."""
+        i = bisect_left(self.syncs, t) - 1
+        return i >= 0 and t - self.syncs[i] <= MOVED_NS
+
 
 class Span:
     __slots__ = ("tid", "out", "back", "cpu_out", "cpu_in", "state", "woken", "blocked",
-                 "g", "gstate", "idle")
+                 "g", "gstate", "idle", "m_out", "m_back")
 
     def __init__(self, tid, out, back, cpu_out, cpu_in, state, woken):
         self.tid, self.out, self.back = tid, out, back
@@ -290,6 +311,12 @@ class Span:
         self.blocked = not state.startswith("R") and woken
         self.g = self.gstate = None
         self.idle = 0.0
+        self.m_out = self.m_back = None     # MACHINE's time stamps of its switches
+
+    def lengths(self):
+        """Its length as ftrace has it, and as MACHINE has it (or None)."""
+        m = None if self.m_out is None or self.m_back is None else self.m_back - self.m_out
+        return self.back - self.out, m
 
     def name(self):
         return "thread %d off CPU %s-%s (%s on CPU %d, back on CPU %d)" % (
@@ -368,14 +395,57 @@ class Ftrace:
         return out
 
 
+class Machine:
+    """MACHINE's switches of the program's threads, from Go's reading of machine.trace."""
+
+    def __init__(self, evs, tids):
+        self.outs, self.ins = defaultdict(list), defaultdict(list)
+        for e in evs:
+            if e.kind != "StateTransition":
+                continue
+            tr = TRANSITION.match(e.rest)
+            if not tr or int(tr.group(1)) % PID_LIMIT not in tids:
+                continue
+            tid, old, new = int(tr.group(1)) % PID_LIMIT, tr.group(2), tr.group(3)
+            if old == "Running" and new != "Running":
+                self.outs[tid].append(e.t)
+            elif new == "Running" and old != "Running":
+                self.ins[tid].append(e.t)
+
+    def edge(self, tid, t, into, limit):
+        """MACHINE's switch of tid (in if into) at or after ftrace's t, before limit."""
+        ts = (self.ins if into else self.outs).get(tid, [])
+        i = bisect_left(ts, t - FTRACE_RES)
+        return ts[i] if i < len(ts) and ts[i] < limit else None
+
+
 class Expect:
     """A region gotrace merge must (why None) or may write: a span's or a call's."""
-    __slots__ = ("g", "m", "begin", "end", "spans", "call", "why", "region")
+    __slots__ = ("g", "m", "begin", "end", "spans", "call", "why", "region", "alt_begin",
+                 "alt_end")
 
     def __init__(self, g, m, begin, end, spans, call, why):
         self.g, self.m, self.begin, self.end = g, m, begin, end
         self.spans, self.call, self.why = spans, call, why
         self.region = None
+        # The ends with MACHINE's time stamps of the switches, where it has them.
+        self.alt_begin = self.alt_end = None
+
+    def ok(self, r, tol):
+        """Whether region r has this one's ends, or those with MACHINE's switches."""
+        return (abs(r.begin - self.begin) <= tol or
+                (self.alt_begin is not None and abs(r.begin - self.alt_begin) <= tol)) and \
+            (abs(r.end - self.end) <= tol or
+             (self.alt_end is not None and abs(r.end - self.alt_end) <= tol))
+
+    def lags(self, r, tol):
+        """Its ends that region r has only as MACHINE stamped them: [(ftrace's, MACHINE's)]."""
+        out = []
+        if abs(r.begin - self.begin) > tol:
+            out.append((self.begin, self.alt_begin))
+        if abs(r.end - self.end) > tol:
+            out.append((self.end, self.alt_end))
+        return out
 
     def longest(self):
         return max(self.spans, key=lambda s: s.back - s.out)
@@ -397,11 +467,20 @@ class Expect:
         return "%s on G %d" % (self.spans[0].name(), self.g)
 
 
-def expected(app, ft, boundary):
+def expected(app, ft, machine, boundary):
     """The regions gotrace merge must or may write; the count of spans of each other kind."""
     exps, why = [], defaultdict(int)
     calls = {}
+    next_out = {}
+    last = {}
     for s in ft.spans:
+        if s.tid in last:
+            next_out[id(last[s.tid])] = s.out
+        last[s.tid] = s
+    for s in ft.spans:
+        if machine:
+            s.m_out = machine.edge(s.tid, s.out, False, s.back)
+            s.m_back = machine.edge(s.tid, s.back, True, next_out.get(id(s), 1 << 62))
         mid = (s.out + s.back) // 2
         s.idle = sum(n for (pid, _), n in ft.on_cpu(s.cpu_out, s.out, s.back).items()
                      if pid == 0) / max(s.back - s.out, 1)
@@ -428,14 +507,23 @@ def expected(app, ft, boundary):
             w = NEAR
         elif prev[1] != nxt[1]:
             w = BETWEEN
+        elif app.moved(prev[0]) or app.moved(nxt[0]):
+            w = MOVED
         why[w or "joinable"] += 1
-        exps.append(Expect(s.g, s.tid, max(s.out, prev[0]), min(s.back, nxt[0]), [s], False, w))
+        x = Expect(s.g, s.tid, max(s.out, prev[0]), min(s.back, nxt[0]), [s], False, w)
+        if s.m_out is not None and s.m_out < nxt[0]:
+            x.alt_begin = max(s.m_out, prev[0])
+        if s.m_back is not None and s.m_back > prev[0]:
+            x.alt_end = min(s.m_back, nxt[0])
+        exps.append(x)
     for c in calls.values():
         w = None
         if app.near(c.begin, c.end, boundary):
             w = NEAR
         elif c.gen != c.end_gen:
             w = BETWEEN
+        elif app.moved(c.begin) or app.moved(c.end):
+            w = MOVED
         exps.append(Expect(c.g, c.m, c.begin, c.end, c.spans, True, w))
     exps.sort(key=lambda x: (x.m, x.begin))
     return exps, why
@@ -513,10 +601,12 @@ def match(exps, regions, tol):
     pairs = []
     for x in exps:
         rs = by_m.get(x.m, [])
-        for r in rs[bisect_left(begins.get(x.m, []), x.begin - tol):]:
-            if r.begin > x.begin + tol:
+        lo = min(x.begin, x.alt_begin or x.begin) - tol
+        hi = max(x.begin, x.alt_begin or x.begin) + tol
+        for r in rs[bisect_left(begins.get(x.m, []), lo):]:
+            if r.begin > hi:
                 break
-            if r.g == x.g and abs(r.end - x.end) <= tol:
+            if r.g == x.g and x.ok(r, tol):
                 pairs.append((abs(r.begin - x.begin) + abs(r.end - x.end), x.begin, x, r))
     for _, _, x, r in sorted(pairs, key=lambda p: (p[0], p[1])):
         if r.exp is None and x.region is None:
@@ -575,11 +665,15 @@ def check_logs(matched, tol):
         for s, log in zip(sorted(x.spans, key=lambda s: s.out), r.logs):
             m = CALL_LOG.match(log)
             ms = m and float(m.group(1) or m.group(4))
-            if not m or abs(ms * 1e6 - (s.back - s.out)) > tol or \
+            if not m or not any(n is not None and abs(ms * 1e6 - n) <= tol
+                                for n in s.lengths()) or \
                     (m.group(1) is not None) == s.blocked:
                 bad.append('region %s: log "%s" is not "%s ... for %s ms: ..." within %s us'
+                           ' (ftrace\'s length%s)'
                            % (r.name(), log, "blocked in" if s.blocked else "waited for a CPU",
-                              "%.3f" % ((s.back - s.out) / 1e6), us(tol)))
+                              "%.3f" % ((s.back - s.out) / 1e6), us(tol),
+                              "" if s.lengths()[1] is None else
+                              " or MACHINE's, %.3f ms" % (s.lengths()[1] / 1e6)))
     return bad
 
 
@@ -612,24 +706,35 @@ def check_throttled(rep, regions, before, after, slack):
                ["no throttled region, yet the cgroup was throttled %d times" % nr])
 
 
+def same(a, b):
+    """Two events alike but for Go's reader moving a time stamp equal to the previous
+    event's a few ns on (the kernel events at that time make it move further)."""
+    return a[1] == b[1] and abs(a[0] - b[0]) < NUDGE
+
+
 def check_kept(rep, app_evs, out_evs):
     diffs = []
     per_m, out_m = defaultdict(list), defaultdict(list)
-    for e in app_evs:
-        per_m[e.m].append("\n".join(e.text).rstrip("\n"))
-    for e in out_evs:
-        if not is_kernel(e):
-            out_m[e.m].append("\n".join(e.text).rstrip("\n"))
+    for evs, to in ((app_evs, per_m), (out_evs, out_m)):
+        for e in evs:
+            if not is_kernel(e):
+                text = "\n".join(e.text).rstrip("\n")
+                to[e.m].append((e.t, text.replace(" Time=%d" % e.t, " Time=", 1)))
     for m in sorted(set(per_m) | set(out_m)):
         a, b = per_m.get(m, []), out_m.get(m, [])
-        if a != b:
-            i = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+        if len(a) != len(b) or not all(same(x, y) for x, y in zip(a, b)):
+            i = next((k for k in range(min(len(a), len(b))) if not same(a[k], b[k])),
+                     min(len(a), len(b)))
             diffs.append("M %d: APP has %d events, OUT %d; first difference at its event %d: "
-                         "APP %r, OUT %r" % (m, len(a), len(b), i,
-                                            a[i].split("\n")[0] if i < len(a) else None,
-                                            b[i].split("\n")[0] if i < len(b) else None))
+                         "APP %r at %d, OUT %r at %d" % (
+                             m, len(a), len(b), i,
+                             a[i][1].split("\n")[0] if i < len(a) else None,
+                             a[i][0] if i < len(a) else -1,
+                             b[i][1].split("\n")[0] if i < len(b) else None,
+                             b[i][0] if i < len(b) else -1))
     rep.result(not diffs, "(e) OUT without its kernel regions and logs has APP's %d events, "
-               "in order on each of its %d Ms" % (len(app_evs), len(per_m)), diffs)
+               "in order on each of its %d Ms (times within %d ns: Go's reader moves equal "
+               "ones)" % (len(app_evs), len(per_m), NUDGE), diffs)
 
 
 def main(argv):
@@ -652,6 +757,9 @@ def main(argv):
         app_evs = events(parsed_text(o.app or os.path.join(d, "app.trace"), o.tool))
         out_evs = events(parsed_text(o.out or os.path.join(d, "merged.trace"), o.tool))
         ft = Ftrace(os.path.join(d, "ftrace.txt"), tids)
+        mpath = os.path.join(d, "machine.trace")
+        machine = Machine(events(parsed_text(mpath, o.tool)), tids) \
+            if os.path.exists(mpath) else None
         before = cpu_stat(os.path.join(d, "cpu.stat.before"))
         after = cpu_stat(os.path.join(d, "cpu.stat.after"))
     except (OSError, ValueError, InputError) as e:
@@ -664,7 +772,7 @@ def main(argv):
     print("# APP: %d events, %s-%s, %d generations, Ms %s, %d system calls" % (
         len(app_evs), ftime(app.first), ftime(app.last), max(len(app.syncs) - 1, 0),
         " ".join(str(m) for m in sorted(app.times)), len(app.calls)))
-    exps, why = expected(app, ft, int(o.boundary_us * 1000))
+    exps, why = expected(app, ft, machine, int(o.boundary_us * 1000))
     print("# ftrace: %d lines, %d off-CPU spans of threads %s: %s" % (
         ft.lines, len(ft.spans), " ".join(str(t) for t in sorted(tids)),
         ", ".join("%d %s" % (n, w) for w, n in sorted(why.items()))))
@@ -682,21 +790,32 @@ def main(argv):
     errs = [abs(r.begin - r.exp.begin) for r in matched] + \
         [abs(r.end - r.exp.end) for r in matched]
     ncalls = sum(1 for x in must if x.call)
+    lags = [lag for r in matched for lag in r.exp.lags(r, tol)]
+    print("# (a): %d region ends within %g us of MACHINE's switch only, not ftrace's%s" % (
+        len(lags), o.tolerance_us, "" if not lags else
+        " (MACHINE's stamp later by %s us at most: %s)" % (
+            us(max(b - a for a, b in lags)),
+            ", ".join("%s+%s us" % (ftime(a), us(b - a)) for a, b in lags[:5]))))
+    if machine is None:
+        print("# (a): no machine.trace in %s: ends compared with ftrace's only" % d)
     rep.result(not missing and must,
                "(a) %d of %d off-CPU spans (%d) and system calls with such spans (%d) that "
                "need a kernel region have one on their goroutine with both ends within %g us "
-               "(edge error median %s us, 95th percentile %s us, largest %s us)"
+               "of ftrace's or MACHINE's switch (edge error from ftrace: median %s us, 95th "
+               "percentile %s us, largest %s us; %d ends only MACHINE's)"
                % (len(must) - len(missing), len(must), len(must) - ncalls, ncalls,
                   o.tolerance_us, us(pct(errs, 50)), us(pct(errs, 95)),
-                  us(max(errs) if errs else 0)),
+                  us(max(errs) if errs else 0), len(lags)),
                ["no region for " + x.name() for x in missing] or
                ["no span needs a region: nothing was compared"])
-    extra = [r for r in regions if r.exp is None]
+    extra = [r for r in regions if r.exp is None and not app.moved(r.begin)]
+    moved = sum(1 for r in regions if r.exp is None and app.moved(r.begin))
     rep.result(not extra and not bad_pairs,
                "(b) %d of %d kernel regions are an off-CPU span's or a system call's of their "
                "M and goroutine (%d of them near generation boundaries or between an M's "
-               "events of two generations, which need none)"
-               % (len(matched), len(regions), sum(1 for r in matched if r.exp.why)),
+               "events of two generations, which need none; %d more begin where Go's reader "
+               "moved events to a generation's start: not compared)"
+               % (len(matched), len(regions), sum(1 for r in matched if r.exp.why), moved),
                bad_pairs + ["no off-CPU span or system call of M %d for region %s" % (
                    r.m, r.name()) for r in extra])
     wrong = [r for r in matched if r.type not in r.exp.types(tol) and
