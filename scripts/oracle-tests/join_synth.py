@@ -6,9 +6,11 @@ Usage: join_synth.py [--tool TRACE] [--break HOW] RUNDIR OUTDIR
 
 RUNDIR is a run of selftests/join_guest.sh (app.trace, ftrace.txt, tids, cpu.stat.before,
 cpu.stat.after). OUTDIR gets the same files, app.txt (APP's -d=parsed text) and merged.txt:
-APP's text with a kernel region (and its log) for each joinable off-CPU span, as
-scripts/oracles/join-compare.py expects them, of the span's first expected type ("blocked in
-page fault or kernel wait", "syscall blocked in read"). --break spoils it one way:
+APP's text with a kernel region (and its logs) for each off-CPU span and system call
+scripts/oracles/join-compare.py expects one for (or allows one), of its first expected type
+("blocked in page fault or kernel wait", "syscall blocked in read"). MACHINE is not copied:
+the comparator then takes ftrace's times only. --break spoils it one way (on the first
+span outside a system call that needs a region):
   move      the first region 200 us later, both ends
   drop      the first region gone
   extra     one more "kernel: waiting for a CPU" region on the first region's goroutine,
@@ -39,8 +41,9 @@ def region_lines(m, p, g, begin, end, rtype, log):
             (end, head + 'RegionEnd Time=%d Task=0 Type="%s"' % (end, rtype))]
 
 
-def kind(s):
-    t = jc.expected_types(s)[0]
+def kind(x):
+    """The first type expected region x may have, with a reason where it takes one."""
+    t = x.types(0)[0]
     if t == jc.BLOCKED:
         return t + "page fault or kernel wait"
     if t == jc.SYSCALL:
@@ -48,15 +51,33 @@ def kind(s):
     return t
 
 
-def message(s, ft):
+def who(s, ft):
+    """What ran instead of span s's thread, or who woke it, as gotrace merge says it."""
     if s.blocked:
-        return "woken by an interrupt on CPU %d" % s.cpu_in
-    ran = ft.on_cpu(s.cpu_out, s.out, s.back)
-    ran = {k: n for k, n in ran.items() if k[0] != 0}
+        return "woken by an interrupt (interrupt) on CPU %d" % s.cpu_in
+    ran = {k: n for k, n in ft.on_cpu(s.cpu_out, s.out, s.back).items() if k[0] != 0}
     if not ran:
         return "nothing ran instead on CPU %d" % s.cpu_out
-    (pid, comm), n = max(ran.items(), key=lambda kv: kv[1])
-    return "ran instead on CPU %d: %s [%d] for %d us" % (s.cpu_out, comm, pid, n // 1000)
+    (pid, comm), _ = max(ran.items(), key=lambda kv: kv[1])
+    return "ran instead on CPU %d: %s [%d]" % (s.cpu_out, comm, pid)
+
+
+def logs(x, ft):
+    """Region x's logs: one, or for a system call one per span."""
+    if not x.call:
+        return [who(x.spans[0], ft)]
+    return ["%s for %.3f ms: %s" % ("blocked in read" if s.blocked else "waited for a CPU ",
+                                    (s.back - s.out) / 1e6, who(s, ft))
+            for s in sorted(x.spans, key=lambda s: s.out)]
+
+
+def region_lines(x, begin, end, rtype, msgs):
+    """A region's begin, logs and end lines, each with its time."""
+    head = "M=%d P=-1 G=%d " % (x.m, x.g)
+    out = [(begin, head + 'RegionBegin Time=%d Task=0 Type="%s"' % (begin, rtype))]
+    out += [(begin, head + 'Log Time=%d Task=0 Category="kernel" Message="%s"' % (begin, m))
+            for m in msgs]
+    return out + [(end, head + 'RegionEnd Time=%d Task=0 Type="%s"' % (end, rtype))]
 
 
 def main(argv):
@@ -77,33 +98,29 @@ def main(argv):
     with open(os.path.join(o.rundir, "tids")) as f:
         tids = {int(t) for t in f.read().split()}
     ft = jc.Ftrace(os.path.join(o.rundir, "ftrace.txt"), tids)
-    jc.classify(ft.spans, app, ft, 1000000)
-    spans = [s for s in ft.spans if s.why is None]
-    if not spans:
-        sys.exit("join_synth.py: no joinable span in %s" % o.rundir)
+    exps, _ = jc.expected(app, ft, None, 1000000)
+    first = next((x for x in exps if x.why is None and not x.call), None)
+    if first is None:
+        sys.exit("join_synth.py: no span in %s needs a region" % o.rundir)
     ins = []
-    for i, s in enumerate(spans):
-        rtype = kind(s)
-        begin, end = s.exp_begin, s.exp_end
-        if i == 0 and o.how == "move":
-            begin, end = begin + 200000, end + 200000
-        if i == 0 and o.how == "drop":
-            print("span: %s" % s.name())
-            continue
-        lines = region_lines(s.tid, -1, s.g, begin, end, rtype, message(s, ft))
-        ins += lines
-        if i == 0 and o.how in ("move", "extra"):
-            r = jc.Region(s.tid, s.g, rtype, begin)
-            r.end = end
-            print("span: %s" % s.name())
+    for x in exps:
+        begin, end = x.begin, x.end
+        if x is first:
+            print("span: %s" % x.name())
+            if o.how == "drop":
+                continue
             if o.how == "move":
-                print("region: %s" % r.name())
-            else:
-                r = jc.Region(s.tid, s.g, jc.WAIT, s.exp_begin - 1000000)
+                begin, end = begin + 200000, end + 200000
+        ins += region_lines(x, begin, end, kind(x), logs(x, ft))
+        if x is first and o.how in ("move", "extra"):
+            r = jc.Region(x.m, x.g, kind(x), begin)
+            r.end = end
+            if o.how == "extra":
+                r = jc.Region(x.m, x.g, jc.WAIT, x.begin - 1000000)
                 r.end = r.begin + 100000
-                ins += region_lines(s.tid, -1, s.g, r.begin, r.end, jc.WAIT,
-                                    "nothing ran instead on CPU %d" % s.cpu_out)
-                print("region: %s" % r.name())
+                ins += region_lines(x, r.begin, r.end, jc.WAIT,
+                                    ["nothing ran instead on CPU %d" % x.spans[0].cpu_out])
+            print("region: %s" % r.name())
     # Into APP's text by time, after APP's events of the same time.
     ins.sort(key=lambda x: x[0])
     out, k = [], 0

@@ -544,7 +544,7 @@ class Region:
 
 
 def kernel_regions(evs):
-    """OUT's kernel regions, paired by goroutine and type, each with the kernel logs that
+    """OUT's kernel regions, paired by goroutine and type in order, each with the kernel logs that
     follow its begin on its M; and what is wrong with them."""
     regions, bad = [], []
     open_ = defaultdict(list)
@@ -571,7 +571,7 @@ def kernel_regions(evs):
             regions.append(r)
             last[e.m] = r
         elif open_[key]:
-            open_[key].pop().end = e.t
+            open_[key].pop(0).end = e.t     # the merge's regions never nest: the oldest
         else:
             bad.append('a "%s" region ends on G %d at %s without a begin' % (rtype, e.g,
                                                                             ftime(e.t)))
