@@ -103,8 +103,13 @@ for r in $RUNS; do
 	result "$rc" "$name: gotrace merge app.trace machine.trace -o merged.trace exited 0 (status $rc)"
 	[ "$rc" -eq 0 ] || continue
 	merged="$merged $d/merged.trace"
-	python3 "$ROOT/scripts/oracles/join-compare.py" --tool "$TOOL" "$d" > "$d/compare.txt" 2>&1
+	rc=0
+	python3 "$ROOT/scripts/oracles/join-compare.py" --tool "$TOOL" "$d" > "$d/compare.txt" 2>&1 ||
+		rc=$?
 	embed "$name: join-compare.py" "$d/compare.txt"
+	# Exit status 2: it could not read its inputs and compared nothing.
+	[ "$rc" -ne 2 ] ||
+		result 1 "$name: join-compare.py read its inputs (status 2)" "$d/compare.txt"
 done
 # Go's readers (Go 1.23's for a Go 1.23 APP's header) and Go 1.27's pages on each merge.
 if [ -n "$merged" ]; then
