@@ -10,8 +10,9 @@
 # for every joinable off-CPU span: the comparator must pass it (and the same with APP read
 # from app.trace by Go 1.27's tool) and fail, naming the region or span, each broken copy:
 # a region moved 200 us later (no region for its span: (a); a region without a span: (b)),
-# a region left out ((a) only), an extra region ((b) only), and cpu.stat's throttled time
-# below the throttled regions' ((d) only).
+# a region left out ((a) only), an extra region ((b) only), cpu.stat's throttled time
+# below the throttled regions' ((d) only), and a log naming a thread that ran nowhere as
+# what ran instead or as the waker ((g) only).
 # Environment: GO_TRACE_TOOL, a Go 1.24+ cmd/trace (default build/go/1.27/tool/trace).
 # TAP on stdout.
 set -u
@@ -67,8 +68,8 @@ if ! synth good; then
 fi
 compare good
 sed 's/^/# good: /' "$OUT"
-[ "$RC" -eq 0 ] && [ "$(grep -c '^ok ' "$OUT")" -eq 6 ] && ! grep -q '^not ok' "$OUT"
-result $? "the synthesized join passes all 6 checks (exit status $RC)" "$OUT"
+[ "$RC" -eq 0 ] && [ "$(grep -c '^ok ' "$OUT")" -eq 7 ] && ! grep -q '^not ok' "$OUT"
+result $? "the synthesized join passes all 7 checks (exit status $RC)" "$OUT"
 
 RC=0
 python3 "$CHECK" --tool "$TOOL" --app "$rundir/app.trace" --out "$TMP/good/merged.txt" \
@@ -76,14 +77,14 @@ python3 "$CHECK" --tool "$TOOL" --app "$rundir/app.trace" --out "$TMP/good/merge
 [ "$RC" -eq 0 ] && ! grep -q '^not ok' "$TMP/trace.out"
 result $? "so does it with APP read from app.trace by $TOOL (exit status $RC)" "$TMP/trace.out"
 
-for how in move drop extra throttle; do
+for how in move drop extra throttle who; do
 	if ! synth "$how" --break "$how"; then
 		result 1 "$how: join_synth.py --break $how" "$TMP/$how.synth"
 		continue
 	fi
 	sed "s/^/# $how: /" "$TMP/$how.synth"
 	compare "$how"
-	grep '^not ok\|^# no \|^# .* is more than' "$OUT" | sed "s/^/# $how: /"
+	grep '^not ok\|^# no \|^# .* is more than\|^# "kernel: ' "$OUT" | sed "s/^/# $how: /"
 	span=$(synth_line "$how" span)
 	region=$(synth_line "$how" region)
 	fails=$(grep '^not ok' "$OUT" | sed 's/^not ok \([0-9]*\) - (\(.\)).*/\2/' | tr -d '\n')
@@ -99,6 +100,12 @@ for how in move drop extra throttle; do
 			has "$OUT" "# no off-CPU span or system call of M $(echo "$region" | sed 's/.* M \([0-9]*\),.*/\1/') for region $region" ;;
 	throttle)
 		[ "$fails" = d ] && grep -q '^# [0-9.]* us of throttled regions is more than 1 us + 5 %$' "$OUT" ;;
+	who)
+		log=$(synth_line "$how" log)
+		tid=$(echo "$span" | sed 's/^thread \([0-9]*\) .*/\1/')
+		[ "$fails" = g ] && grep '^# "kernel: ' "$OUT" | grep -F "M $tid, " |
+			grep -qF -e "4194303 ran instead, but ftrace has it not on CPU" \
+				-e "$log, but ftrace's wakeups of thread $tid on CPU" ;;
 	esac
 	ok=$?
 	[ "$RC" -eq 1 ] || ok=1

@@ -16,8 +16,10 @@ span outside a system call that needs a region):
   extra     one more "kernel: waiting for a CPU" region on the first region's goroutine,
             a millisecond before its begin, 100 us long
   throttle  cpu.stat.after's throttled_usec only 1 us above cpu.stat.before's
+  who       the first region's log naming thread 4194303, which ran nowhere, as what ran
+            instead or as the waker
 Prints, on stdout, the changed region's description as join-compare.py names regions, and
-for move, drop and extra the span's as well (one line each, "region: ", "span: ").
+the span's ("span: "), and for who the log ("log: "), a line each.
 """
 
 import argparse
@@ -27,6 +29,7 @@ import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+NOBODY = 4194303        # a thread id that ran nowhere
 spec = importlib.util.spec_from_file_location(
     "join_compare", os.path.join(HERE, "../oracles/join-compare.py"))
 jc = importlib.util.module_from_spec(spec)
@@ -54,7 +57,10 @@ def kind(x):
 def who(s, ft):
     """What ran instead of span s's thread, or who woke it, as gotrace merge says it."""
     if s.blocked:
-        return "woken by an interrupt (interrupt) on CPU %d" % s.cpu_in
+        ws = [w for w in ft.wakes.get(s.tid, []) if s.out <= w[0] <= s.back]
+        if not ws or ws[0][3] or ws[0][2] == 0:
+            return "woken by an interrupt (interrupt) on CPU %d" % (ws[0][1] if ws else 0)
+        return "woken by waker [%d] (write) on CPU %d" % (ws[0][2], ws[0][1])
     ran = {k: n for k, n in ft.on_cpu(s.cpu_out, s.out, s.back).items() if k[0] != 0}
     if not ran:
         return "nothing ran instead on CPU %d" % s.cpu_out
@@ -83,7 +89,8 @@ def region_lines(x, begin, end, rtype, msgs):
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--tool", default=os.path.join(jc.ROOT, "build/go/1.27/tool/trace"))
-    ap.add_argument("--break", dest="how", choices=("move", "drop", "extra", "throttle"))
+    ap.add_argument("--break", dest="how",
+                    choices=("move", "drop", "extra", "throttle", "who"))
     ap.add_argument("rundir")
     ap.add_argument("outdir")
     o = ap.parse_args(argv)
@@ -111,7 +118,13 @@ def main(argv):
                 continue
             if o.how == "move":
                 begin, end = begin + 200000, end + 200000
-        ins += region_lines(x, begin, end, kind(x), logs(x, ft))
+        msgs = logs(x, ft)
+        if x is first and o.how == "who":
+            msgs = ["woken by nobody [%d] (futex) on CPU %d" % (NOBODY, x.spans[0].cpu_in)
+                    if x.spans[0].blocked else
+                    "ran instead on CPU %d: nobody [%d]" % (x.spans[0].cpu_out, NOBODY)]
+            print("log: %s" % msgs[0])
+        ins += region_lines(x, begin, end, kind(x), msgs)
         if x is first and o.how in ("move", "extra"):
             r = jc.Region(x.m, x.g, kind(x), begin)
             r.end = end

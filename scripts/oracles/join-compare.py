@@ -59,7 +59,12 @@ TAP, a line per check:
       [TID]" or "nothing ran instead on CPU N" with N the CPU the thread left or came
       back on, "woken by PROG [TID] (REASON) on CPU N" or "woken by an interrupt (REASON) on
       CPU N"; for a call one per span, in order, each's "for X ms" within the tolerance of
-      the span's length.
+      the span's length (or MACHINE's);
+  (g) what the logs name is what ftrace saw: the thread that ran instead ran on that CPU
+      during the span (how often it is the longest run there is a figure), nothing else ran
+      there (within the tolerance) when nothing did, the waker woke the thread on that CPU
+      (a sched_waking or sched_wakeup of it there by that thread, in any context), an
+      interrupt woke it (one in interrupt context, or by the idle task).
 Figures (spans, matches, median and 95th percentile edge errors) are "# " lines. Exit status
 0 if every check passed, 1 if one failed, 2 if the inputs cannot be read.
 """
@@ -106,6 +111,10 @@ WAKING = re.compile(r"comm=(.*) pid=(\d+) prio=-?\d+ (?:success=\d+ )?target_cpu
 WHO_WAIT = r"(?:ran instead on CPU (\d+): .* \[\d+\]|nothing ran instead on CPU (\d+))"
 WHO_WAKE = r"(?:woken by .* \[\d+\] \(.*\) on CPU \d+|woken by an interrupt(?: \(.*\))? on CPU \d+)"
 WAIT_LOG = re.compile("^" + WHO_WAIT + "$")
+# A log's who, for (g): what ran instead, or who woke the thread.
+WHO = re.compile(r"(?:ran instead on CPU (\d+): (.*) \[(\d+)\]|nothing ran instead on CPU (\d+)"
+                 r"|woken by (.*) \[(\d+)\] \(.*\) on CPU (\d+)"
+                 r"|woken by an interrupt(?: \(.*\))? on CPU (\d+))$")
 WAKE_LOG = re.compile("^" + WHO_WAKE + "$")
 CALL_LOG = re.compile(r"^(?:waited for a CPU  for (\d+\.\d{3}) ms: " + WHO_WAIT +
                       r"|blocked in .+ for (\d+\.\d{3}) ms: " + WHO_WAKE + ")$")
@@ -340,6 +349,7 @@ class Ftrace:
     def __init__(self, path, tids):
         self.runs = defaultdict(list)   # cpu -> [(start, end, pid, comm)]
         self.spans = []
+        self.wakes = defaultdict(list)  # tid -> [(time, cpu, waker pid, irq context)]
         cur = {}                        # cpu -> (start, pid, comm)
         off = {}                        # tid -> (out, cpu, state, woken)
         self.lines = 0
@@ -373,6 +383,9 @@ class Ftrace:
                         self.spans.append(Span(nxt, o, t, c, cpu, state, woken))
                 elif ev in ("sched_waking", "sched_wakeup"):
                     w = WAKING.match(body)
+                    if w and int(w.group(2)) in tids:
+                        self.wakes[int(w.group(2))].append(
+                            (t, cpu, int(m.group(2)), any(c in m.group(4) for c in "hsH")))
                     if w and int(w.group(2)) in off:
                         tid = int(w.group(2))
                         o, c, state, _ = off[tid]
@@ -380,6 +393,17 @@ class Ftrace:
         for c in self.runs:
             self.runs[c].sort()
         self.run_starts = {c: [r[0] for r in v] for c, v in self.runs.items()}
+
+    def longest_runs(self, cpu, start, end):
+        """{pid: its longest run on cpu between start and end}."""
+        out = defaultdict(int)
+        rs = self.runs.get(cpu, [])
+        i = max(bisect_right(self.run_starts.get(cpu, []), start) - 1, 0)
+        for s, e, pid, _ in rs[i:]:
+            if s >= end:
+                break
+            out[pid] = max(out[pid], min(e, end) - max(s, start))
+        return out
 
     def on_cpu(self, cpu, start, end):
         """{(pid, comm): ns} that ran on cpu between start and end."""
@@ -677,6 +701,65 @@ def check_logs(matched, tol):
     return bad
 
 
+def who_text(r, s):
+    """The who of span s in region r's logs."""
+    if not r.exp.call:
+        return r.logs[0]
+    i = sorted(r.exp.spans, key=lambda x: x.out).index(s)
+    return r.logs[i].split(" ms: ", 1)[-1]
+
+
+def check_who(rep, matched, ft, tol):
+    """(g): each log's thread that ran instead, or woke the thread, as ftrace saw it."""
+    bad = []
+    n = longest = waits = wakes = 0
+    for r in matched:
+        if len(r.logs) != (len(r.exp.spans) if r.exp.call else 1):
+            continue        # (f) says so
+        for s in r.exp.spans:
+            m = WHO.match(who_text(r, s))
+            if not m:
+                continue    # (f) says so
+            n += 1
+            # Where ftrace and MACHINE disagree on a switch's time, the wider window.
+            lo = min(s.out, s.m_out if s.m_out is not None else s.out)
+            hi = max(s.back, s.m_back if s.m_back is not None else s.back)
+            if m.group(1) or m.group(4):
+                waits += 1
+                cpu = int(m.group(1) or m.group(4))
+                runs = {p: t for p, t in ft.longest_runs(cpu, lo, hi).items()
+                        if p not in (0, s.tid)}
+                if m.group(1):
+                    tid = int(m.group(3))
+                    if tid not in runs:
+                        bad.append("%s: %s ran instead, but ftrace has it not on CPU %d in "
+                                   "the span (there: %s)" % (r.name(), tid, cpu, ", ".join(
+                                       "%d %s us" % (p, us(t)) for p, t in runs.items())))
+                    elif runs[tid] >= max(runs.values()) - tol:
+                        longest += 1
+                elif sum(runs.values()) > tol:
+                    bad.append("%s: nothing ran instead on CPU %d, but ftrace ran %s" % (
+                        r.name(), cpu, ", ".join("%d for %s us" % (p, us(t))
+                                                 for p, t in runs.items())))
+                continue
+            wakes += 1
+            cpu = int(m.group(7) or m.group(8))
+            ws = [w for w in ft.wakes.get(s.tid, []) if lo - tol <= w[0] <= hi and w[1] == cpu]
+            if m.group(6):
+                ok = any(w[2] == int(m.group(6)) for w in ws)
+            else:
+                ok = any(w[3] or w[2] == 0 for w in ws)
+            if not ok:
+                bad.append("%s: %s, but ftrace's wakeups of thread %d on CPU %d in the span "
+                           "are by %s" % (r.name(), m.group(0), s.tid, cpu, ", ".join(
+                               "%d%s" % (w[2], " in an interrupt" if w[3] else "")
+                               for w in ws) or "none"))
+    rep.result(not bad, "(g) %d of %d logs name what ftrace saw: %d threads that ran instead "
+               "on that CPU during the span (%d its longest run there, within the tolerance) "
+               "or nothing there, %d wakers on that CPU (or an interrupt)"
+               % (n - len(bad), n, waits, longest, wakes), bad)
+
+
 def check_throttled(rep, regions, before, after, slack):
     per_cpu = defaultdict(list)
     total = 0
@@ -835,6 +918,7 @@ def main(argv):
     rep.result(not bad, "(f) %d of %d matched regions have their kernel logs right after "
                "their begin, in their kind's form" % (len(matched) - len(bad), len(matched)),
                bad)
+    check_who(rep, matched, ft, tol)
     print("1..%d" % rep.n)
     return 1 if rep.failed else 0
 
