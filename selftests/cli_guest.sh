@@ -273,7 +273,7 @@ goapp_tests() {
 	done
 	f=$traces/cli-go.trace
 	expect "record --go URL --duration 1: the service's trace fetched, joined" 0 \
-		"Open the joined trace with: go tool trace $f" \
+		"Wrote $f: open it with go tool trace $f" \
 		"$gt" record -q --go http://127.0.0.1:6060 --duration 1 -o "$f"
 	check "the service's trace, cli-go.app.trace, is valid" valid "$traces/cli-go.app.trace"
 	check "the machine's, cli-go.machine.trace, is valid" valid "$traces/cli-go.machine.trace"
@@ -288,7 +288,7 @@ goapp_tests() {
 		"$gt" record -q --go http://127.0.0.1:6060 --duration 1 -o /tmp/go-refused.trace
 	f=$traces/cli-go-trace.trace
 	expect "record --go-trace APP -- CMD writing APP: joined" 0 \
-		"Open the joined trace with: go tool trace $f" \
+		"Wrote $f: open it with go tool trace $f" \
 		"$gt" record -q --go-trace /tmp/joinapp.trace -o "$f" -- \
 		"$app" -trace /tmp/joinapp.trace -duration 1s
 	check "the --go-trace joined trace is valid" valid "$f"

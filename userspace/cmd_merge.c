@@ -15,7 +15,7 @@
 
 static void merge_help(void)
 {
-	printf("Usage: %s merge [--force] APP MACHINE -o OUT\n"
+	printf("Usage: %s merge [--threads] [--force] APP MACHINE -o OUT\n"
 	       "Join a Go program's own execution trace (APP: runtime/trace, go test -trace,\n"
 	       "net/http/pprof's /debug/pprof/trace; Go 1.22 or later) with gotrace's\n"
 	       "recording of the machine over the same time (MACHINE: gotrace record\n"
@@ -28,17 +28,23 @@ static void merge_help(void)
 	       "  kernel: syscall blocked in REASON  inside a system call; a log names who\n"
 	       "                                   woke the thread\n"
 	       "Go's user-defined regions page lists them with their time distributions.\n\n"
+	       "With --threads, OUT is MACHINE, whose rows are threads, with a region\n"
+	       "\"go: FUNCTION\" on each of APP's threads for every run of a goroutine there\n"
+	       "(a log names the goroutine): which Go code ran on which thread, beside\n"
+	       "what the kernel did to the thread.\n\n"
 	       "  -o, --output OUT  the joined trace (required)\n"
+	       "      --threads     write MACHINE with APP's goroutines on its threads\n"
 	       "      --force       replace OUT if it exists\n"
 	       "  -h, --help        show this help\n", program_invocation_short_name);
 }
 
 int cmd_merge(int argc, char *argv[])
 {
-	enum { OPT_FORCE = 256 };
+	enum { OPT_FORCE = 256, OPT_THREADS };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "threads", no_argument, NULL, OPT_THREADS },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -52,6 +58,9 @@ int cmd_merge(int argc, char *argv[])
 			break;
 		case OPT_FORCE:
 			o.force = true;
+			break;
+		case OPT_THREADS:
+			o.threads = true;
 			break;
 		case 'h':
 			merge_help();

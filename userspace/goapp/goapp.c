@@ -158,7 +158,6 @@ int goapp_join(const struct goapp *g, const struct record *r, int status)
 	}
 	if (!output_keep_old("record", g->out) || merge_write(&o, stderr))
 		return status ? status : EXIT_FAILURE;
-	fprintf(stderr, "Open the joined trace with: go tool trace %s\n", g->out);
 	return status;
 }
 

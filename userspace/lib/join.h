@@ -39,7 +39,8 @@ struct gt_join_stats {
 	int64_t covered_ns;		/* of it, the part MACHINE recorded */
 	uint64_t regions[GT_JOIN_KINDS];
 	int64_t region_ns[GT_JOIN_KINDS];
-	uint64_t unjoined;		/* off-CPU spans that could get no region (see gotrace.rst) */
+	uint64_t unjoined;		/* off-CPU spans (runs, for threads) that got no region */
+	uint64_t go_regions;		/* gt_join_threads(): the runs of goroutines added */
 };
 
 /*
@@ -51,5 +52,14 @@ struct gt_join_stats {
  */
 int gt_join(const char *app, const char *machine, const char *out,
 	    struct gt_join_stats *st, struct gt_error *err);
+
+/*
+ * The other way round: writes MACHINE to @out with a region on each of
+ * APP's threads for every run of a goroutine there, typed "go: FUNCTION"
+ * (the goroutine's start function) with a log "goroutine N". Refuses what
+ * gt_join() refuses.
+ */
+int gt_join_threads(const char *app, const char *machine, const char *out,
+		    struct gt_join_stats *st, struct gt_error *err);
 
 #endif /* GTRACE_JOIN_H */

@@ -38,6 +38,19 @@ static int merge_check_out(const struct merge_opts *o)
 	return 0;
 }
 
+/* A kind as its region types read, REASON standing for the reasons. */
+static const char *merge_kind_label(enum gt_join_kind k)
+{
+	switch (k) {
+	case GT_JOIN_BLOCKED:
+		return "kernel: blocked in REASON";
+	case GT_JOIN_SYSCALL:
+		return "kernel: syscall blocked in REASON";
+	default:
+		return gt_join_kind_name(k);
+	}
+}
+
 static void merge_summary(FILE *f, const struct merge_opts *o, const struct gt_join_stats *st)
 {
 	int k;
@@ -47,12 +60,21 @@ static void merge_summary(FILE *f, const struct merge_opts *o, const struct gt_j
 		st->threads_found, st->app_threads,
 		st->app_ns > 0 ? 100.0 * st->covered_ns / st->app_ns : 0.0,
 		st->covered_ns / 1e6, st->app_ns / 1e6);
+	if (o->threads) {
+		fprintf(f, "  %" PRIu64 " runs of goroutines on APP's threads as go: regions\n",
+			st->go_regions);
+		if (st->unjoined)
+			fprintf(f, "  %" PRIu64 " runs fell where MACHINE had the thread off its "
+				"CPU or had no event: no region\n", st->unjoined);
+		goto done;
+	}
 	for (k = 0; k < GT_JOIN_KINDS; k++)
-		fprintf(f, "  %-28s %8" PRIu64 " regions %12.3f ms\n", gt_join_kind_name(k),
+		fprintf(f, "  %-35s %8" PRIu64 " regions %12.3f ms\n", merge_kind_label(k),
 			st->regions[k], st->region_ns[k] / 1e6);
 	if (st->unjoined)
 		fprintf(f, "  %" PRIu64 " spans off a CPU fell between APP's generations or "
 			"outside its events: no region\n", st->unjoined);
+done:
 	fprintf(f, "Wrote %s: open it with go tool trace %s\n", o->out, o->out);
 }
 
@@ -63,7 +85,7 @@ int merge_write(const struct merge_opts *o, FILE *summary)
 
 	if (merge_check_out(o))
 		return 1;
-	if (gt_join(o->app, o->machine, o->out, &st, &err)) {
+	if ((o->threads ? gt_join_threads : gt_join)(o->app, o->machine, o->out, &st, &err)) {
 		msg_err("merge", "%s", err.msg);
 		return 1;
 	}

@@ -3,22 +3,22 @@
 # The traces test_splice wrote (DIR/NAME.trace) read by Go 1.27's 'go tool trace
 # -d=parsed' (TAP output): each one accepted, and the regions and logs it lists, with
 # their task, type, category and message, those of DIR/NAME.expect (in any order).
-# Without Go 1.27's trace tool, a skip.
 #
 # Usage: tests/splice.sh DIR
-# Environment: GO127_TRACE, Go 1.27's trace tool (default: build/go/1.27/tool/trace,
-# which scripts/setup/go-fetch.sh builds).
+# Environment: GO127_TRACE, Go 1.27's trace tool (default: scripts/setup/go-fetch.sh's,
+# fetched the first time).
 set -eu
 
 DIR=$1
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-TOOL=${GO127_TRACE:-$ROOT/build/go/1.27/tool/trace}
 # shellcheck source=scripts/lib/tap-lib.sh
 . "$ROOT/scripts/lib/tap-lib.sh"
 
-if [ ! -x "$TOOL" ]; then
-	echo "1..0 # SKIP no Go 1.27 trace tool at $TOOL (set GO127_TRACE)"
-	exit 0
+TOOL=${GO127_TRACE:-}
+if [ -z "$TOOL" ]; then
+	out=$("$ROOT/scripts/setup/go-fetch.sh" --print 1.27)
+	TOOL=${out#*
+}/trace
 fi
 export GOCACHE="$ROOT/build/go/cache" GOTOOLCHAIN=local GOENV=off
 

@@ -29,6 +29,7 @@ struct ap_state {
 	size_t cap_early;
 	struct gt_join_stats *st;
 	int64_t from;		/* APP's first batch, mono ns */
+	int64_t prev_last;	/* the last event of the generations before (Go's floor) */
 	int64_t first, last;	/* APP's first and last event, mono ns */
 	uint32_t key;		/* "kernel", the logs' category */
 	struct ap_call *waits;	/* the generation's calls that end at a GoStart */
@@ -150,8 +151,8 @@ static void ap_who(const struct ap_state *s, const struct jn_span *sp, char *buf
 	else if (sp->runnable)
 		snprintf(buf, size, "nothing ran instead on CPU %d", sp->cpu);
 	else if (sp->waker_tid == -2)
-		snprintf(buf, size, "woken by an interrupt (%s) on CPU %d",
-			 str[sp->waker_reason], sp->waker_cpu);
+		snprintf(buf, size, "woken in %s context on CPU %d", str[sp->waker_reason],
+			 sp->waker_cpu);
 	else if (sp->waker_tid >= 0)
 		snprintf(buf, size, "woken by %s [%" PRId64 "] (%s) on CPU %d",
 			 str[sp->waker_prog], sp->waker_tid, str[sp->waker_reason],
@@ -172,17 +173,23 @@ static int ap_region(struct ap_state *s, const struct ap_m *m, const struct jn_s
 {
 	enum gt_join_kind kind = ap_kind(sp, false);
 	int64_t end = sp->in < next ? sp->in : next;
+	int64_t begin = sp->out;
 	uint32_t type, msg;
 	char buf[256];
 	uint64_t b;
 
-	if (end <= sp->out)
+	/* Go moves what is before the last generation's last event up to it. */
+	if (begin < s->prev_last) {
+		begin = s->prev_last;
+		s->st->unjoined += end <= begin;
+	}
+	if (end <= begin)
 		return 0;
 	ap_who(s, sp, buf, sizeof(buf));
 	if (ap_type(s, sp, kind, &type) || ap_intern(s, buf, &msg))
 		return -1;
-	ap_count(s, kind, end - sp->out);
-	b = ap_ticks(s, sp->out, m->time, next);
+	ap_count(s, kind, end - begin);
+	b = ap_ticks(s, begin, m->time, next);
 	return ap_insert(s, m->off, b, GT2_EV_USER_REGION_BEGIN, type, 0) ||
 	       ap_insert(s, m->off, b, GT2_EV_USER_LOG, s->key, msg) ||
 	       ap_insert(s, m->off, ap_ticks(s, end, m->time, next),
@@ -206,6 +213,10 @@ static int ap_call_region(struct ap_state *s, const struct ap_call *c, uint64_t 
 	}
 	if (!longest)
 		return 0;
+	if (c->begin < s->prev_last) {
+		s->st->unjoined += c->n;	/* Go would move its begin up */
+		return 0;
+	}
 	kind = ap_kind(longest, true);
 	if (ap_type(s, longest, kind, &type))
 		return -1;
@@ -215,9 +226,12 @@ static int ap_call_region(struct ap_state *s, const struct ap_call *c, uint64_t 
 	for (i = c->first; i < c->first + c->n; i++) {
 		sp = &c->t->spans[i];
 		ap_who(s, sp, who, sizeof(who));
-		snprintf(buf, sizeof(buf), "%s %s for %.3f ms: %s",
-			 sp->runnable ? "waited for a CPU" : "blocked in",
-			 sp->runnable ? "" : s->strs->s[sp->reason], (sp->in - sp->out) / 1e6, who);
+		if (sp->runnable)
+			snprintf(buf, sizeof(buf), "waited for a CPU for %.3f ms: %s",
+				 (sp->in - sp->out) / 1e6, who);
+		else
+			snprintf(buf, sizeof(buf), "blocked in %s for %.3f ms: %s",
+				 s->strs->s[sp->reason], (sp->in - sp->out) / 1e6, who);
 		if (ap_intern(s, buf, &msg) || ap_insert(s, c->after, b, GT2_EV_USER_LOG, s->key, msg))
 			return -1;
 	}
@@ -262,41 +276,40 @@ static int ap_gap(struct ap_state *s, struct ap_m *m, struct jn_thread *t, int64
 	return 0;
 }
 
-/* M's state after event @ev of its own batches. */
-static void ap_step(struct ap_m *m, int64_t self, const struct gt2_base *ev)
+void jn_m_step(int64_t *g, bool *syscall, int64_t self, const struct gt2_base *ev)
 {
 	switch (ev->type) {
 	case GT2_EV_GO_STATUS:
 	case GT2_EV_GO_STATUS_STACK:
 		if ((int64_t)ev->args[1] == self &&
 		    (ev->args[2] == AP_GO_RUNNING || ev->args[2] == AP_GO_SYSCALL)) {
-			m->g = (int64_t)ev->args[0];
-			m->syscall = ev->args[2] == AP_GO_SYSCALL;
+			*g = (int64_t)ev->args[0];
+			*syscall = ev->args[2] == AP_GO_SYSCALL;
 		}
 		break;
 	case GT2_EV_GO_START:
 	case GT2_EV_GO_SWITCH:
 	case GT2_EV_GO_SWITCH_DESTROY:
-		m->g = (int64_t)ev->args[0];
-		m->syscall = false;
+		*g = (int64_t)ev->args[0];
+		*syscall = false;
 		break;
 	case GT2_EV_GO_CREATE_SYSCALL:
-		m->g = (int64_t)ev->args[0];
-		m->syscall = true;
+		*g = (int64_t)ev->args[0];
+		*syscall = true;
 		break;
 	case GT2_EV_GO_STOP:
 	case GT2_EV_GO_BLOCK:
 	case GT2_EV_GO_DESTROY:
 	case GT2_EV_GO_DESTROY_SYSCALL:
 	case GT2_EV_GO_SYSCALL_END_BLOCKED:
-		m->g = -1;
-		m->syscall = false;
+		*g = -1;
+		*syscall = false;
 		break;
 	case GT2_EV_GO_SYSCALL_BEGIN:
-		m->syscall = true;
+		*syscall = true;
 		break;
 	case GT2_EV_GO_SYSCALL_END:
-		m->syscall = false;
+		*syscall = false;
 		break;
 	}
 }
@@ -378,7 +391,7 @@ static int ap_m(struct ap_state *s, size_t i, struct ap_m *m)
 			s->last = now;
 		if (t && ap_gap(s, m, t, now))
 			return -1;
-		ap_step(m, self, &s->c.ev);
+		jn_m_step(&m->g, &m->syscall, self, &s->c.ev);
 		if (ap_call_step(s, m, t, &s->c.ev, now))
 			return -1;
 		m->off = s->c.ev.off;
@@ -433,46 +446,6 @@ static int ap_calls_done(struct ap_state *s)
 	return 0;
 }
 
-/* The sort of the inserts: by event, time, a call's end first, then as made. */
-static int ap_cmp(const void *a, const void *b, void *arg)
-{
-	const struct ap_state *s = arg;
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	const struct jn_insert *x = &s->ins[i], *y = &s->ins[j];
-
-	if (x->after != y->after)
-		return x->after < y->after ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (s->early[i] != s->early[j])
-		return s->early[i] ? -1 : 1;
-	return (i > j) - (i < j);
-}
-
-/* Inserts in the order jn_splice() takes them. */
-static int ap_sort(struct ap_state *s)
-{
-	struct jn_insert *sorted;
-	size_t *idx, i;
-
-	idx = malloc((s->nins + 1) * sizeof(*idx));
-	sorted = malloc((s->nins + 1) * sizeof(*sorted));
-	if (!idx || !sorted) {
-		free(idx);
-		free(sorted);
-		return ap_nomem(s);
-	}
-	for (i = 0; i < s->nins; i++)
-		idx[i] = i;
-	qsort_r(idx, s->nins, sizeof(*idx), ap_cmp, s);
-	for (i = 0; i < s->nins; i++)
-		sorted[i] = s->ins[idx[i]];
-	free(idx);
-	free(s->ins);
-	s->ins = sorted;
-	return 0;
-}
-
 int jn_app_plan(const struct gt2_trace *app, struct jn_threads *th, struct jn_strings *strs,
 		struct gt_join_stats *st, int64_t *first, int64_t *last,
 		struct jn_insert **ins, size_t *nins, struct gt_error *err)
@@ -488,6 +461,7 @@ int jn_app_plan(const struct gt2_trace *app, struct jn_threads *th, struct jn_st
 		return -1;
 	while ((k = jn_gen_next(&gens, &s.gen, err)) > 0) {
 		s.off = jn_mono_off(&s.gen, true);
+		s.prev_last = s.last;
 		for (i = 0; i < s.gen.nms; i++) {
 			memset(&m, 0, sizeof(m));
 			m.g = -1;
@@ -501,12 +475,14 @@ int jn_app_plan(const struct gt2_trace *app, struct jn_threads *th, struct jn_st
 			break;
 		}
 	}
+	if (k >= 0 && jn_sort_inserts(&s.ins, s.nins, s.early))
+		k = ap_nomem(&s);
 	free(s.c.buf);
 	free(s.waits);
 	free(s.starts);
 	free(s.early);
 	gt2_gen_free(&s.gen);
-	if (k < 0 || ap_sort(&s)) {
+	if (k < 0) {
 		free(s.ins);
 		return -1;
 	}

@@ -69,6 +69,8 @@ struct jn_span {
 	bool runnable;		/* switched out runnable (preempted, yield), not blocked */
 };
 
+struct gt2_base;
+
 /* The trace's next generation, as gt2_spans_next() reads them: 1, 0 after the last, -1. */
 struct gt2_gens;
 int jn_gen_next(struct gt2_gens *gens, struct gt2_gen *g, struct gt_error *err);
@@ -110,6 +112,12 @@ int jn_machine_read(const struct gt2_trace *machine, struct jn_threads *th,
 		    struct gt_error *err);
 
 /*
+ * app.c: M @self's goroutine (-1 for none) and whether it is in a system
+ * call, after event @ev of M's own batches.
+ */
+void jn_m_step(int64_t *g, bool *syscall, int64_t self, const struct gt2_base *ev);
+
+/*
  * app.c: the inserts that put MACHINE's spans of @th on APP's goroutines,
  * sorted for jn_splice(), and APP's first and last event (mono ns; *@first
  * is its first batch's time on the way in). 0, or -1 with @err set.
@@ -117,5 +125,34 @@ int jn_machine_read(const struct gt2_trace *machine, struct jn_threads *th,
 int jn_app_plan(const struct gt2_trace *app, struct jn_threads *th, struct jn_strings *strs,
 		struct gt_join_stats *st, int64_t *first, int64_t *last,
 		struct jn_insert **ins, size_t *nins, struct gt_error *err);
+
+/* join.c: the two traces open, APP's threads and MACHINE's spans of them. */
+struct jn_pair {
+	struct gt2_trace *app, *machine;
+	struct jn_threads th;
+	struct jn_strings strs;
+	int64_t app_first, app_last;	/* APP's first and last batch, mono ns */
+};
+
+/*
+ * join.c: opens and reads both, and refuses what cannot be joined (see
+ * gt_join()). 0, or -1 with @err set; jn_pair_free() @p either way.
+ */
+int jn_prepare(struct jn_pair *p, const char *app_path, const char *machine_path,
+	       struct gt_join_stats *st, struct gt_error *err);
+void jn_pair_free(struct jn_pair *p);
+
+/* join.c: the inserts to sort, and which go first among those at one event and time. */
+struct jn_sort {
+	const struct jn_insert *ins;
+	const bool *early;	/* may be NULL */
+};
+
+/* join.c: sorts *@ins for jn_splice(): by event, time, early first, then as made. */
+int jn_sort_inserts(struct jn_insert **ins, size_t n, const bool *early);
+
+/* join.c: @t with @ins written beside @out, renamed over it once whole. */
+int jn_write(const struct gt2_trace *t, const char *out, const struct jn_insert *ins,
+	     size_t n, const struct jn_strings *strs, struct gt_error *err);
 
 #endif /* GTRACE_JOIN_INTERNAL_H */

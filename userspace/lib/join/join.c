@@ -134,6 +134,18 @@ static int jn_header_version(const char *path)
 	return 1000 + (int)minor;
 }
 
+/* Puts "@what @path: " before @err's message; -1. */
+static int jn_blame(struct gt_error *err, const char *what, const char *path)
+{
+	char *msg;
+
+	if (asprintf(&msg, "%s %s: %s", what, path, err->msg) < 0)
+		return -1;
+	snprintf(err->msg, sizeof(err->msg), "%s", msg);
+	free(msg);
+	return -1;
+}
+
 /* Opens @path as @what (APP or MACHINE) with a version of at least @min. */
 static int jn_open(const char *path, const char *what, int min, struct gt2_trace **t,
 		   struct gt_error *err)
@@ -143,22 +155,15 @@ static int jn_open(const char *path, const char *what, int min, struct gt2_trace
 	if (ver && ver < min) {
 		if (min == 1022)
 			gt_fail(err, GT_ERR_WIRE, 0,
-				"APP %s is a Go 1.%d trace: Go 1.21 and older write no thread ids to join on; trace the program with Go 1.22 or later",
-				path, ver - 1000);
+				"a go 1.%d trace: Go 1.21 and older write no thread ids to join on; trace the program with Go 1.22 or later",
+				ver - 1000);
 		else
 			gt_fail(err, GT_ERR_WIRE, 0,
-				"MACHINE %s is a go 1.%d trace, which has no clock snapshots to map its time to CLOCK_MONOTONIC: record it with gotrace record --format 1.26 --clock mono",
-				path, ver - 1000);
-		return -1;
+				"a go 1.%d trace, which has no clock snapshots to map its time to CLOCK_MONOTONIC: record it with gotrace record --format 1.26 --clock mono",
+				ver - 1000);
+		return jn_blame(err, what, path);
 	}
-	if (gt2_open(path, t, err)) {
-		if (!err->phase)
-			return -1;
-		snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
-			 " (%s %s)", what, path);
-		return -1;
-	}
-	return 0;
+	return gt2_open(path, t, err) ? jn_blame(err, what, path) : 0;
 }
 
 /* The ids of up to 4 of APP's threads, for a message. */
@@ -195,15 +200,14 @@ static int jn_check(const struct jn_threads *th, int64_t af, int64_t al, int64_t
 	if (!st->threads_found) {
 		jn_tids(th, tids, sizeof(tids));
 		gt_fail(err, GT_ERR_TRACE, 0,
-			"none of APP's %zu threads (%s) is in MACHINE: its filters left the program out; record MACHINE without filters, or with the program's (--pid PID)",
+			"none of APP's %zu threads (%s) is in MACHINE: MACHINE's filters left the program out, or the two come from different boots or machines; record MACHINE without filters while the program traces itself",
 			th->len, tids);
 		return -1;
 	}
 	return 0;
 }
 
-/* Writes @app with @ins to a file beside @out, renamed over it once whole. */
-static int jn_write(const struct gt2_trace *app, const char *out, const struct jn_insert *ins,
+int jn_write(const struct gt2_trace *app, const char *out, const struct jn_insert *ins,
 		    size_t n, const struct jn_strings *strs, struct gt_error *err)
 {
 	size_t len = strlen(out);
@@ -247,38 +251,92 @@ out:
 	return rc;
 }
 
+/* The sort of the inserts: by event, time, the early ones first, then as made. */
+static int jn_cmp(const void *a, const void *b, void *arg)
+{
+	const struct jn_sort *srt = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct jn_insert *x = &srt->ins[i], *y = &srt->ins[j];
+	bool ei = srt->early && srt->early[i], ej = srt->early && srt->early[j];
+
+	if (x->after != y->after)
+		return x->after < y->after ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (ei != ej)
+		return ei ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+int jn_sort_inserts(struct jn_insert **ins, size_t n, const bool *early)
+{
+	struct jn_sort srt = { *ins, early };
+	struct jn_insert *sorted;
+	size_t *idx, i;
+
+	idx = malloc((n + 1) * sizeof(*idx));
+	sorted = malloc((n + 1) * sizeof(*sorted));
+	if (!idx || !sorted) {
+		free(idx);
+		free(sorted);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), jn_cmp, &srt);
+	for (i = 0; i < n; i++)
+		sorted[i] = (*ins)[idx[i]];
+	free(idx);
+	free(*ins);
+	*ins = sorted;
+	return 0;
+}
+
+int jn_prepare(struct jn_pair *p, const char *app_path, const char *machine_path,
+	       struct gt_join_stats *st, struct gt_error *err)
+{
+	int64_t mf, ml;
+
+	memset(p, 0, sizeof(*p));
+	memset(st, 0, sizeof(*st));
+	memset(err, 0, sizeof(*err));
+	gt_map_init(&p->th.by_tid);
+	if (jn_open(app_path, "APP", 1022, &p->app, err) ||
+	    jn_open(machine_path, "MACHINE", 1025, &p->machine, err))
+		return -1;
+	if (jn_app_threads(p->app, &p->th, &p->app_first, &p->app_last, err) < 0)
+		return jn_blame(err, "APP", app_path);
+	if (jn_machine_read(p->machine, &p->th, &p->strs, &mf, &ml, err))
+		return jn_blame(err, "MACHINE", machine_path);
+	return jn_check(&p->th, p->app_first, p->app_last, mf, ml, st, err);
+}
+
+void jn_pair_free(struct jn_pair *p)
+{
+	jn_strings_free(&p->strs);
+	jn_threads_free(&p->th);
+	if (p->machine)
+		gt2_close(p->machine);
+	if (p->app)
+		gt2_close(p->app);
+}
+
 int gt_join(const char *app_path, const char *machine_path, const char *out,
 	    struct gt_join_stats *st, struct gt_error *err)
 {
-	struct gt2_trace *app = NULL, *machine = NULL;
-	struct jn_threads th = { 0 };
-	struct jn_strings strs = { 0 };
 	struct jn_insert *ins = NULL;
-	int64_t af, al, mf, ml;
+	struct jn_pair p;
 	size_t nins = 0;
 	int rc = -1;
 
-	memset(st, 0, sizeof(*st));
-	memset(err, 0, sizeof(*err));
-	gt_map_init(&th.by_tid);
-	if (jn_open(app_path, "APP", 1022, &app, err) ||
-	    jn_open(machine_path, "MACHINE", 1025, &machine, err))
-		goto out;
-	if (jn_app_threads(app, &th, &af, &al, err) < 0 ||
-	    jn_machine_read(machine, &th, &strs, &mf, &ml, err))
-		goto out;
-	if (jn_check(&th, af, al, mf, ml, st, err) ||
-	    jn_app_plan(app, &th, &strs, st, &af, &al, &ins, &nins, err) ||
-	    jn_write(app, out, ins, nins, &strs, err))
+	if (jn_prepare(&p, app_path, machine_path, st, err) ||
+	    jn_app_plan(p.app, &p.th, &p.strs, st, &p.app_first, &p.app_last, &ins, &nins,
+			err) ||
+	    jn_write(p.app, out, ins, nins, &p.strs, err))
 		goto out;
 	rc = 0;
 out:
 	free(ins);
-	jn_strings_free(&strs);
-	jn_threads_free(&th);
-	if (machine)
-		gt2_close(machine);
-	if (app)
-		gt2_close(app);
+	jn_pair_free(&p);
 	return rc;
 }

@@ -10,6 +10,9 @@
 #include "internal.h"
 #include "tracev2/internal.h"
 
+/* The program gotrace names for a wakeup from interrupt context (Documentation/gotrace.rst). */
+#define MC_INTERRUPT	"(interrupt context)"
+
 /* Go's GoStatus and ProcStatus values. */
 enum { JN_GO_RUNNING = 2, JN_PROC_RUNNING = 1, JN_PROC_SYSCALL = 3 };
 
@@ -322,10 +325,15 @@ static int mc_unblock(struct mc_state *s, struct mc_cpu *c, uint64_t g, uint64_t
 		return 0;
 	sp = &t->spans[t->open];
 	sp->waker_cpu = (int32_t)c->p;
-	sp->waker_tid = c->g < 0 ? -2 : mc_tid((uint64_t)c->g);
-	if (mc_frame(s, stack, 0, &sp->waker_reason, &found))
+	if (mc_frame(s, stack, 0, &sp->waker_reason, &found) ||
+	    mc_frame(s, stack, 1, &sp->waker_prog, &found))
 		return -1;
-	return mc_frame(s, stack, 1, &sp->waker_prog, &found);
+	/* From interrupt context the thread that ran is not the waker. */
+	if (c->g < 0 || (found && !strcmp(s->strs->s[sp->waker_prog], MC_INTERRUPT)))
+		sp->waker_tid = -2;
+	else
+		sp->waker_tid = mc_tid((uint64_t)c->g);
+	return 0;
 }
 
 /* One event of CPU @c, at @now (mono ns). */
@@ -470,7 +478,7 @@ int jn_machine_read(const struct gt2_trace *machine, struct jn_threads *th,
 	while ((k = jn_gen_next(&gens, &s.gen, err)) > 0) {
 		if (!s.gen.has_snap) {
 			gt_fail(err, GT_ERR_PARSE, s.gen.off,
-				"MACHINE's generation %llu has no clock snapshot to map its time to CLOCK_MONOTONIC: record it with gotrace record --format 1.26 --clock mono",
+				"its generation %llu has no clock snapshot to map its time to CLOCK_MONOTONIC: record it with gotrace record --format 1.26 --clock mono",
 				(unsigned long long)s.gen.gen);
 			goto out;
 		}
