@@ -59,7 +59,7 @@ def who(s, ft):
     if s.blocked:
         ws = [w for w in ft.wakes.get(s.tid, []) if s.out <= w[0] <= s.back]
         if not ws or ws[0][3] or ws[0][2] == 0:
-            return "woken by an interrupt (interrupt) on CPU %d" % (ws[0][1] if ws else 0)
+            return "woken in interrupt context on CPU %d" % (ws[0][1] if ws else 0)
         return "woken by waker [%d] (write) on CPU %d" % (ws[0][2], ws[0][1])
     ran = {k: n for k, n in ft.on_cpu(s.cpu_out, s.out, s.back).items() if k[0] != 0}
     if not ran:

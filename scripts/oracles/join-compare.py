@@ -57,14 +57,15 @@ TAP, a line per check:
       in the same order on each M;
   (f) the logs after each matched region's begin on its M: one, "ran instead on CPU N: PROG
       [TID]" or "nothing ran instead on CPU N" with N the CPU the thread left or came
-      back on, "woken by PROG [TID] (REASON) on CPU N" or "woken by an interrupt (REASON) on
-      CPU N"; for a call one per span, in order, each's "for X ms" within the tolerance of
+      back on, "woken by PROG [TID] (WHY) on CPU N", "woken in WHY context on CPU N" (an
+      interrupt) or "woken: not seen in MACHINE"; for a call one per span, in order, "blocked
+      in R for X ms: " or "waited for a CPU for X ms: " and the same, X within the tolerance of
       the span's length (or MACHINE's);
   (g) what the logs name is what ftrace saw: the thread that ran instead ran on that CPU
       during the span (how often it is the longest run there is a figure), nothing else ran
       there (within the tolerance) when nothing did, the waker woke the thread on that CPU
       (a sched_waking or sched_wakeup of it there by that thread, in any context), an
-      interrupt woke it (one in interrupt context, or by the idle task).
+      interrupt woke it (one there in interrupt context, or by the idle task).
 Figures (spans, matches, median and 95th percentile edge errors) are "# " lines. Exit status
 0 if every check passed, 1 if one failed, 2 if the inputs cannot be read.
 """
@@ -109,14 +110,15 @@ SWITCH = re.compile(r"prev_comm=(.*) prev_pid=(\d+) prev_prio=-?\d+ prev_state=(
                     r"next_comm=(.*) next_pid=(\d+) next_prio=-?\d+$")
 WAKING = re.compile(r"comm=(.*) pid=(\d+) prio=-?\d+ (?:success=\d+ )?target_cpu=\d+$")
 WHO_WAIT = r"(?:ran instead on CPU (\d+): .* \[\d+\]|nothing ran instead on CPU (\d+))"
-WHO_WAKE = r"(?:woken by .* \[\d+\] \(.*\) on CPU \d+|woken by an interrupt(?: \(.*\))? on CPU \d+)"
+WHO_WAKE = (r"(?:woken by .* \[\d+\] \(.*\) on CPU \d+|woken in \S+ context on CPU \d+"
+            r"|woken: not seen in MACHINE)")
 WAIT_LOG = re.compile("^" + WHO_WAIT + "$")
 # A log's who, for (g): what ran instead, or who woke the thread.
 WHO = re.compile(r"(?:ran instead on CPU (\d+): (.*) \[(\d+)\]|nothing ran instead on CPU (\d+)"
                  r"|woken by (.*) \[(\d+)\] \(.*\) on CPU (\d+)"
-                 r"|woken by an interrupt(?: \(.*\))? on CPU (\d+))$")
+                 r"|woken in \S+ context on CPU (\d+)|woken: not seen in MACHINE)$")
 WAKE_LOG = re.compile("^" + WHO_WAKE + "$")
-CALL_LOG = re.compile(r"^(?:waited for a CPU  for (\d+\.\d{3}) ms: " + WHO_WAIT +
+CALL_LOG = re.compile(r"^(?:waited for a CPU {1,2}for (\d+\.\d{3}) ms: " + WHO_WAIT +
                       r"|blocked in .+ for (\d+\.\d{3}) ms: " + WHO_WAKE + ")$")
 
 
@@ -679,8 +681,9 @@ def check_logs(matched, tol):
                                'or "nothing ran instead on CPU N" with N %d or %d'
                                % (r.name(), r.logs[0], s.cpu_out, s.cpu_in))
             elif not WAKE_LOG.match(r.logs[0]):
-                bad.append('region %s: log "%s" is not "woken by PROG [TID] (REASON) on CPU N" '
-                           'or "woken by an interrupt (REASON) on CPU N"' % (r.name(), r.logs[0]))
+                bad.append('region %s: log "%s" is not "woken by PROG [TID] (WHY) on CPU N", '
+                           '"woken in WHY context on CPU N" or "woken: not seen in MACHINE"'
+                           % (r.name(), r.logs[0]))
             continue
         if len(r.logs) != len(x.spans):
             bad.append("region %s has %d kernel logs after its begin, not one per span off "
@@ -712,7 +715,7 @@ def who_text(r, s):
 def check_who(rep, matched, ft, tol):
     """(g): each log's thread that ran instead, or woke the thread, as ftrace saw it."""
     bad = []
-    n = longest = waits = wakes = 0
+    n = longest = waits = wakes = unseen = 0
     for r in matched:
         if len(r.logs) != (len(r.exp.spans) if r.exp.call else 1):
             continue        # (f) says so
@@ -743,6 +746,9 @@ def check_who(rep, matched, ft, tol):
                                                  for p, t in runs.items())))
                 continue
             wakes += 1
+            if not (m.group(7) or m.group(8)):
+                unseen += 1     # MACHINE saw no wakeup: nothing to compare
+                continue
             cpu = int(m.group(7) or m.group(8))
             ws = [w for w in ft.wakes.get(s.tid, []) if lo - tol <= w[0] <= hi and w[1] == cpu]
             if m.group(6):
@@ -756,8 +762,8 @@ def check_who(rep, matched, ft, tol):
                                for w in ws) or "none"))
     rep.result(not bad, "(g) %d of %d logs name what ftrace saw: %d threads that ran instead "
                "on that CPU during the span (%d its longest run there, within the tolerance) "
-               "or nothing there, %d wakers on that CPU (or an interrupt)"
-               % (n - len(bad), n, waits, longest, wakes), bad)
+               "or nothing there, %d wakers on that CPU (or an interrupt; %d not seen in "
+               "MACHINE)" % (n - len(bad), n, waits, longest, wakes, unseen), bad)
 
 
 def check_throttled(rep, regions, before, after, slack):
