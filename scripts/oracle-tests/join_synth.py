@@ -10,7 +10,8 @@ APP's text with a kernel region (and its logs) for each off-CPU span and system 
 scripts/oracles/join-compare.py expects one for (or allows one), of its first expected type
 ("blocked in page fault or kernel wait", "syscall blocked in read"). MACHINE is not copied:
 the comparator then takes ftrace's times only. --break spoils it one way (on the first
-span outside a system call that needs a region):
+span outside a system call that needs a region and has no other region of its thread from a
+millisecond before it to 300 us after it):
   move      the first region 200 us later, both ends
   drop      the first region gone
   extra     one more "kernel: waiting for a CPU" region on the first region's goroutine,
@@ -106,9 +107,14 @@ def main(argv):
         tids = {int(t) for t in f.read().split()}
     ft = jc.Ftrace(os.path.join(o.rundir, "ftrace.txt"), tids)
     exps, _ = jc.expected(app, ft, None, 1000000)
-    first = next((x for x in exps if x.why is None and not x.call), None)
+    # The region to spoil: one with room around it on its M, so that moved 200 us, or with
+    # one more a millisecond before it, it overlaps no other.
+    first = next((x for x in exps if x.why is None and not x.call and
+                  not any(y is not x and y.m == x.m and y.begin < x.end + 300000 and
+                          y.end > x.begin - 1100000 for y in exps)), None)
     if first is None:
-        sys.exit("join_synth.py: no span in %s needs a region" % o.rundir)
+        sys.exit("join_synth.py: no span in %s needs a region with 1 ms free around it"
+                 % o.rundir)
     ins = []
     for x in exps:
         begin, end = x.begin, x.end
