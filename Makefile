@@ -62,6 +62,19 @@ check-long:
 	GO_PIECES=all scripts/suites/split-check.sh build/check/long/stress-long-run.trace \
 		build/check/long/pieces
 
+# The join oracle alone (issue 32): on Debian 12's 6.12 kernel (or JOIN_KVER), a throttled Go
+# program built by Go 1.23 and 1.27 traced by itself, gotrace and ftrace in one guest, then
+# gotrace merge and scripts/oracles/join-compare.py; then join-compare.py's self-test on its
+# Go 1.27 run; it fails if either failed. Everything goes to build/join. About a minute.
+JOIN_KVER ?= 6.12.95+deb12-amd64
+.PHONY: check-join
+check-join:
+	scripts/kbuild/vm-module.sh $(JOIN_KVER) build/join/$(JOIN_KVER) >/dev/null
+	$(MAKE) -C userspace static OUT=$(CURDIR)/build/join/bin
+	@rc=0; scripts/oracles/join-oracle.sh $(JOIN_KVER) build/join || rc=1; \
+	scripts/oracle-tests/join-compare-selftest.sh build/join/join/$(JOIN_KVER)/go1.27 || rc=1; \
+	exit $$rc
+
 # Everything everywhere: make check's first half on the six kernels of Linux 5.10 to 7.3 that
 # Debian's suites ship (each built with its own compiler), then make check-debug. Hours.
 .PHONY: check-kernels

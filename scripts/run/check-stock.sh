@@ -312,9 +312,20 @@ kernel_suite() {
 		run_tap "ftrace-oracle/$kver" "$kout/ftrace-oracle.tap" \
 			scripts/oracles/ftrace-oracle.sh "$kver" "$OUT"
 	fi
+
+	# gotrace merge (issue 32) against ftrace and cpu.stat: the first kernel only.
+	[ "$kver" = "$first_kver" ] || return 0
+	step "kernel $kver: gotrace merge of a throttled Go program's trace, against ftrace (scripts/oracles/join-oracle.sh)"
+	if [ ! -f "$BIN/gotrace" ]; then
+		record "join-oracle/$kver" - - "the static gotrace CLI did not build"
+	else
+		run_tap "join-oracle/$kver" "$kout/join-oracle.tap" \
+			scripts/oracles/join-oracle.sh "$kver" "$OUT"
+	fi
 }
 
 for last_kver in $kvers; do :; done
+for first_kver in $kvers; do break; done
 for kver in $kvers; do
 	kernel_suite "$kver"
 done
@@ -427,5 +438,8 @@ run_tap addr-scan-selftest "$OUT/addr-scan-selftest.tap" \
 run_tap ftrace-compare-selftest "$OUT/ftrace-compare-selftest.tap" \
 	scripts/oracle-tests/ftrace-compare-selftest.sh "$TRACES/$1/oracle-pingpong.trace" \
 	"$OUT/oracle/$1/pingpong.ftrace"
+# join-compare.py on the first kernel's Go 1.27 run of the join oracle, synthesized joins.
+run_tap join-compare-selftest "$OUT/join-compare-selftest.tap" \
+	scripts/oracle-tests/join-compare-selftest.sh "$OUT/join/$1/go1.27"
 
 summary
