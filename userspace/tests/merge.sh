@@ -105,7 +105,7 @@ refuse old-app "APP $TESTS/split-oldtrace-pingpong-1.21.trace: a go 1.21 trace: 
 	"$TESTS/split-oldtrace-pingpong-1.21.trace" "$M"
 refuse no-snapshots "MACHINE $TESTS/join-go123-app.trace: a go 1.23 trace, which has no clock snapshots to map its time to CLOCK_MONOTONIC: record it with gotrace record --format 1.26 --clock mono" \
 	"$A" "$TESTS/join-go123-app.trace"
-refuse no-overlap "APP and MACHINE do not overlap in time (APP 17.341 to 17.830 s, MACHINE 12.619 to 15.168 s of CLOCK_MONOTONIC): record MACHINE while the program traces itself, e.g. gotrace record --go URL --duration S" \
+refuse no-overlap "APP and MACHINE do not overlap in time (APP 17.342 to 17.830 s, MACHINE 12.619 to 15.168 s of CLOCK_MONOTONIC): record MACHINE while the program traces itself, e.g. gotrace record --go URL --duration S" \
 	"$A" "$TESTS/join-go123-machine.trace"
 refuse no-app "APP $DIR/none.trace: cannot open: No such file or directory" "$DIR/none.trace" "$M"
 head -c 3000 "$A" >"$DIR/cut.trace"

@@ -84,6 +84,8 @@ def machine_spans(machine):
             continue
         gid, a, b, reason = int(mt.group(1)), mt.group(2), mt.group(3), mt.group(4)
         tid = gid % STRIDE
+        if a == b:
+            continue    # a goroutine's state said again (a new generation's)
         if b == 'Running':
             running[gid] = (e[1], e[4])
         elif a == 'Running' and gid in running:
@@ -94,6 +96,8 @@ def machine_spans(machine):
         elif b == 'Running' and tid in open_:
             o, why, p = open_.pop(tid)
             spans.setdefault(tid, []).append([o, e[4], why, p])
+    for p, t in running.values():
+        busy.setdefault(p, []).append((t, float('inf')))
     for v in spans.values():
         for sp in v:
             o, i, _, p = sp

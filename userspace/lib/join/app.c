@@ -13,6 +13,9 @@
 #include "internal.h"
 #include "tracev2/internal.h"
 
+/* How far past an APP event MACHINE is read: its spans until then are closed. */
+#define AP_AHEAD_NS	10000000
+
 /* Go's GoStatus values of a goroutine on an M. */
 enum { AP_GO_RUNNING = 2, AP_GO_SYSCALL = 3 };
 
@@ -28,6 +31,7 @@ struct ap_state {
 	bool *early;		/* ins[i] goes first among those at its event and time */
 	size_t cap_early;
 	struct gt_join_stats *st;
+	struct jn_machine *mc;	/* read up to where APP is */
 	int64_t from;		/* APP's first batch, mono ns */
 	int64_t prev_last;	/* the last event of the generations before (Go's floor) */
 	int64_t first, last;	/* APP's first and last event, mono ns */
@@ -389,6 +393,9 @@ static int ap_m(struct ap_state *s, size_t i, struct ap_m *m)
 			s->first = now;
 		if (now > s->last)
 			s->last = now;
+		/* The spans before @now are all read once MACHINE has later events. */
+		if (t && jn_machine_until(s->mc, now + AP_AHEAD_NS))
+			return -1;
 		if (t && ap_gap(s, m, t, now))
 			return -1;
 		jn_m_step(&m->g, &m->syscall, self, &s->c.ev);
@@ -495,49 +502,80 @@ static int ap_calls_done(struct ap_state *s)
 	return ret;
 }
 
-int jn_app_plan(const struct gt2_trace *app, struct jn_threads *th, struct jn_strings *strs,
-		struct gt_join_stats *st, int64_t *first, int64_t *last,
-		struct jn_insert **ins, size_t *nins, struct gt_error *err)
+/* The spans the generation's Ms went past: forgotten, but for what MACHINE still has open. */
+static void ap_forget(struct ap_state *s)
 {
-	struct gt2_gens gens = { .t = app, .pos = app->start };
-	struct ap_state s = { .t = app, .th = th, .strs = strs, .st = st, .err = err,
-			      .from = *first, .first = INT64_MAX, .last = INT64_MIN };
+	struct jn_thread *t;
+	size_t i, n;
+
+	for (i = 0; i < s->th->len; i++) {
+		t = &s->th->v[i];
+		n = t->nspans;
+		jn_machine_drop(s->mc, t, t->next);
+		t->next -= n - t->nspans;
+	}
+}
+
+/* One generation of APP: its regions planned, sorted and written with it. */
+static int ap_gen(struct ap_state *s, struct jn_splice *out, const struct gt2_span *sp)
+{
 	struct ap_m m;
 	size_t i;
-	int k;
 
-	if (ap_intern(&s, "kernel", &s.key))
+	s->off = jn_mono_off(&s->gen, true);
+	if (s->from == INT64_MIN)
+		s->from = gt2_gen_ns(&s->gen, s->gen.min_ts) + s->off;
+	s->prev_last = s->last;
+	s->nins = 0;
+	for (i = 0; i < s->gen.nms; i++) {
+		memset(&m, 0, sizeof(m));
+		m.g = -1;
+		if (ap_m(s, i, &m) < 0)
+			return -1;
+	}
+	if (ap_calls_done(s))
 		return -1;
+	if (jn_sort_inserts(&s->ins, s->nins, s->early))
+		return ap_nomem(s);
+	s->cap = s->nins;
+	if (jn_splice_gen(out, sp, s->ins, s->nins))
+		return -1;
+	ap_forget(s);
+	return 0;
+}
+
+int jn_app_join(const struct gt2_trace *app, struct jn_threads *th, struct jn_machine *mc,
+		struct jn_strings *strs, int fd, struct gt_join_stats *st, int64_t *first,
+		int64_t *last, struct gt_error *err)
+{
+	struct gt2_gens gens = { .t = app, .pos = app->start };
+	struct ap_state s = { .t = app, .th = th, .mc = mc, .strs = strs, .st = st, .err = err,
+			      .from = INT64_MIN, .first = INT64_MAX, .last = INT64_MIN };
+	struct jn_splice *out = jn_splice_open(app, fd, strs, err);
+	struct gt2_span sp;
+	int k = -1;
+
+	if (!out || ap_intern(&s, "kernel", &s.key))
+		goto out;
 	while ((k = jn_gen_next(&gens, &s.gen, err)) > 0) {
-		s.off = jn_mono_off(&s.gen, true);
-		s.prev_last = s.last;
-		for (i = 0; i < s.gen.nms; i++) {
-			memset(&m, 0, sizeof(m));
-			m.g = -1;
-			if (ap_m(&s, i, &m) < 0) {
-				k = -1;
-				break;
-			}
-		}
-		if (k < 0 || ap_calls_done(&s)) {
+		sp.gen = s.gen.gen;
+		sp.off = s.gen.off;
+		sp.end = gens.spilled ? gens.spill.off : gens.pos;
+		if (ap_gen(&s, out, &sp)) {
 			k = -1;
 			break;
 		}
 	}
-	if (k >= 0 && jn_sort_inserts(&s.ins, s.nins, s.early))
-		k = ap_nomem(&s);
+out:
+	if (out && jn_splice_close(out, k == 0))
+		k = -1;
 	free(s.c.buf);
 	free(s.waits);
 	free(s.starts);
 	free(s.early);
+	free(s.ins);
 	gt2_gen_free(&s.gen);
-	if (k < 0) {
-		free(s.ins);
-		return -1;
-	}
 	*first = s.first;
 	*last = s.last;
-	*ins = s.ins;
-	*nins = s.nins;
-	return 0;
+	return k;
 }

@@ -50,6 +50,19 @@ struct jn_insert {
 int jn_splice(const struct gt2_trace *app, int fd, const struct jn_insert *ins, size_t n,
 	      const struct jn_strings *strs, struct gt_error *err);
 
+/*
+ * splice.c, the same a generation at a time: jn_splice_gen() writes what is
+ * before generation @sp and it, with @ins (all inside it, sorted); @strs may
+ * grow between the calls. jn_splice_close() writes the rest if @finish (0,
+ * or -1) and frees @s. NULL (with @err set) or -1 with @err set on errors.
+ */
+struct jn_splice;
+struct jn_splice *jn_splice_open(const struct gt2_trace *t, int fd, const struct jn_strings *strs,
+				 struct gt_error *err);
+int jn_splice_gen(struct jn_splice *s, const struct gt2_span *sp, const struct jn_insert *ins,
+		  size_t n);
+int jn_splice_close(struct jn_splice *s, bool finish);
+
 /* MACHINE's goroutine ids: a thread id, + this for each later thread of that id. */
 #define JN_TID_STRIDE	4194304
 
@@ -104,12 +117,22 @@ struct jn_thread *jn_thread_get(const struct jn_threads *th, int64_t tid);
 int64_t jn_mono_off(const struct gt2_gen *g, bool app);
 
 /*
- * machine.c: reads MACHINE's spans of @th's threads (their ids already in),
- * with the string tables of @strs. 0, or -1 with @err set.
+ * machine.c: MACHINE read a generation at a time, keeping the spans of
+ * @th's threads (their ids already in) with the strings of @strs:
+ * jn_machine_until() reads generations until one has an event at @t or
+ * later, or none is left (0, or -1 with @err set); jn_machine_range() says
+ * MACHINE's first and last event read (mono ns) and whether all is read;
+ * jn_machine_drop() forgets @t's first @n spans (not its open one).
  */
-int jn_machine_read(const struct gt2_trace *machine, struct jn_threads *th,
-		    struct jn_strings *strs, int64_t *first, int64_t *last,
-		    struct gt_error *err);
+struct jn_machine;
+struct jn_machine *jn_machine_open(const struct gt2_trace *machine, struct jn_threads *th,
+				   struct jn_strings *strs, struct gt_error *err);
+int jn_machine_until(struct jn_machine *s, int64_t t);
+void jn_machine_range(const struct jn_machine *s, int64_t *first, int64_t *last, bool *done);
+void jn_machine_drop(struct jn_machine *s, struct jn_thread *t, size_t n);
+void jn_machine_close(struct jn_machine *s);
+/* Whether the last jn_machine_until() failed. */
+bool jn_machine_failed(const struct jn_machine *s);
 
 /*
  * app.c: M @self's goroutine (-1 for none) and whether it is in a system
@@ -118,28 +141,39 @@ int jn_machine_read(const struct gt2_trace *machine, struct jn_threads *th,
 void jn_m_step(int64_t *g, bool *syscall, int64_t self, const struct gt2_base *ev);
 
 /*
- * app.c: the inserts that put MACHINE's spans of @th on APP's goroutines,
- * sorted for jn_splice(), and APP's first and last event (mono ns; *@first
- * is its first batch's time on the way in). 0, or -1 with @err set.
+ * app.c: writes APP to @fd a generation at a time with the regions that put
+ * MACHINE's spans of @th on its goroutines (MACHINE read as far as needed),
+ * and says APP's first and last event (mono ns). 0, or -1 with @err set.
  */
-int jn_app_plan(const struct gt2_trace *app, struct jn_threads *th, struct jn_strings *strs,
-		struct gt_join_stats *st, int64_t *first, int64_t *last,
-		struct jn_insert **ins, size_t *nins, struct gt_error *err);
+int jn_app_join(const struct gt2_trace *app, struct jn_threads *th, struct jn_machine *mc,
+		struct jn_strings *strs, int fd, struct gt_join_stats *st, int64_t *first,
+		int64_t *last, struct gt_error *err);
 
-/* join.c: the two traces open, APP's threads and MACHINE's spans of them. */
+/* join.c: the two traces open, APP's threads, MACHINE ready to be read. */
 struct jn_pair {
+	const char *app_path, *machine_path;
 	struct gt2_trace *app, *machine;
 	struct jn_threads th;
 	struct jn_strings strs;
-	int64_t app_first, app_last;	/* APP's first and last batch, mono ns */
+	struct jn_machine *mc;
 };
 
 /*
- * join.c: opens and reads both, and refuses what cannot be joined (see
- * gt_join()). 0, or -1 with @err set; jn_pair_free() @p either way.
+ * join.c: opens both and finds APP's threads; refuses an APP before Go
+ * 1.22 and a MACHINE before format 1.25. 0, or -1 with @err set;
+ * jn_pair_free() @p either way.
  */
 int jn_prepare(struct jn_pair *p, const char *app_path, const char *machine_path,
 	       struct gt_join_stats *st, struct gt_error *err);
+/*
+ * join.c: once joined, fills @st's threads and times from APP's first and
+ * last event and the part of MACHINE read, and refuses traces that do not
+ * overlap and a MACHINE without APP's threads: 0, or -1 with @err set.
+ */
+int jn_finish(struct jn_pair *p, int64_t app_first, int64_t app_last, struct gt_join_stats *st,
+	      struct gt_error *err);
+/* join.c: @err's message after a failure, named for the trace it is about; -1. */
+int jn_failed(const struct jn_pair *p, struct gt_error *err);
 void jn_pair_free(struct jn_pair *p);
 
 /* join.c: the inserts to sort, and which go first among those at one event and time. */
@@ -151,8 +185,12 @@ struct jn_sort {
 /* join.c: sorts *@ins for jn_splice(): by event, time, early first, then as made. */
 int jn_sort_inserts(struct jn_insert **ins, size_t n, const bool *early);
 
-/* join.c: @t with @ins written beside @out, renamed over it once whole. */
-int jn_write(const struct gt2_trace *t, const char *out, const struct jn_insert *ins,
-	     size_t n, const struct jn_strings *strs, struct gt_error *err);
+/*
+ * join.c: OUT is written to a file beside it, *@tmp (its fd, or -1 with
+ * @err set), and jn_out_close() renames it over OUT if @keep, or removes
+ * it; it frees *@tmp. 0, or -1 with @err set.
+ */
+int jn_out_open(const char *out, char **tmp, struct gt_error *err);
+int jn_out_close(int fd, char *tmp, const char *out, bool keep, struct gt_error *err);
 
 #endif /* GTRACE_JOIN_INTERNAL_H */

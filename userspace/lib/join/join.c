@@ -82,38 +82,24 @@ static void jn_threads_free(struct jn_threads *th)
 	gt_map_free(&th->by_tid);
 }
 
-/* APP's threads (the Ms of its batches) and its time, from its batch headers. */
+/* APP's threads: the Ms of its batch headers, walked over the batches' events. */
 static int jn_app_threads(const struct gt2_trace *app, struct jn_threads *th,
-			  int64_t *first, int64_t *last, struct gt_error *err)
+			  struct gt_error *err)
 {
-	struct gt2_gens gens = { .t = app, .pos = app->start };
-	struct gt2_gen gen = { 0 };
-	int64_t off, ns;
-	size_t i;
+	struct gt2_wire w;
+	struct gt2_wire_event ev;
 	int k;
 
-	*first = INT64_MAX;
-	*last = INT64_MIN;
-	while ((k = jn_gen_next(&gens, &gen, err)) > 0) {
-		off = jn_mono_off(&gen, true);
-		for (i = 0; i < gen.nms; i++) {
-			if (gen.ms[i].m >= 0 && jn_thread_add(th, gen.ms[i].m)) {
-				gt_fail(err, GT_OK, 0, "out of memory");
-				k = -1;
-				break;
-			}
+	gt2_wire_init(&w, app);
+	while ((k = gt2_wire_next(&w, &ev, err)) > 0) {
+		if (ev.type != GT2_EV_EVENT_BATCH)
+			continue;
+		w.off = ev.end + ev.args[3];
+		if ((int64_t)ev.args[1] >= 0 && jn_thread_add(th, (int64_t)ev.args[1])) {
+			gt_fail(err, GT_OK, 0, "out of memory");
+			return -1;
 		}
-		for (i = 0; k > 0 && i < gen.nbatches; i++) {
-			ns = gt2_gen_ns(&gen, gen.batches[i].time) + off;
-			if (ns < *first)
-				*first = ns;
-			if (ns > *last)
-				*last = ns;
-		}
-		if (k < 0)
-			break;
 	}
-	gt2_gen_free(&gen);
 	return k;
 }
 
@@ -207,24 +193,31 @@ static int jn_check(const struct jn_threads *th, int64_t af, int64_t al, int64_t
 	return 0;
 }
 
-int jn_write(const struct gt2_trace *app, const char *out, const struct jn_insert *ins,
-		    size_t n, const struct jn_strings *strs, struct gt_error *err)
+int jn_out_open(const char *out, char **tmp, struct gt_error *err)
 {
-	size_t len = strlen(out);
-	char *tmp = malloc(len + 16);
-	int fd, rc = -1;
+	size_t len = strlen(out) + 16;
+	int fd;
 
-	if (!tmp) {
+	*tmp = malloc(len);
+	if (!*tmp) {
 		gt_fail(err, GT_OK, 0, "out of memory");
 		return -1;
 	}
-	snprintf(tmp, len + 16, "%s.tmp-XXXXXX", out);
-	fd = mkstemp(tmp);
+	snprintf(*tmp, len, "%s.tmp-XXXXXX", out);
+	fd = mkstemp(*tmp);
 	if (fd < 0) {
-		gt_fail(err, GT_OK, 0, "cannot create %s: %s", tmp, strerror(errno));
-		goto out;
+		gt_fail(err, GT_OK, 0, "cannot create %s: %s", *tmp, strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
 	}
-	if (jn_splice(app, fd, ins, n, strs, err))
+	return fd;
+}
+
+int jn_out_close(int fd, char *tmp, const char *out, bool keep, struct gt_error *err)
+{
+	int rc = -1;
+
+	if (!keep)
 		goto unlink;
 	if (fchmod(fd, 0644) || fsync(fd)) {
 		gt_fail(err, GT_OK, 0, "cannot write %s: %s", tmp, strerror(errno));
@@ -295,24 +288,41 @@ int jn_sort_inserts(struct jn_insert **ins, size_t n, const bool *early)
 int jn_prepare(struct jn_pair *p, const char *app_path, const char *machine_path,
 	       struct gt_join_stats *st, struct gt_error *err)
 {
-	int64_t mf, ml;
-
 	memset(p, 0, sizeof(*p));
 	memset(st, 0, sizeof(*st));
 	memset(err, 0, sizeof(*err));
 	gt_map_init(&p->th.by_tid);
+	p->app_path = app_path;
+	p->machine_path = machine_path;
 	if (jn_open(app_path, "APP", 1022, &p->app, err) ||
 	    jn_open(machine_path, "MACHINE", 1025, &p->machine, err))
 		return -1;
-	if (jn_app_threads(p->app, &p->th, &p->app_first, &p->app_last, err) < 0)
+	if (jn_app_threads(p->app, &p->th, err) < 0)
 		return jn_blame(err, "APP", app_path);
-	if (jn_machine_read(p->machine, &p->th, &p->strs, &mf, &ml, err))
-		return jn_blame(err, "MACHINE", machine_path);
-	return jn_check(&p->th, p->app_first, p->app_last, mf, ml, st, err);
+	p->mc = jn_machine_open(p->machine, &p->th, &p->strs, err);
+	return p->mc ? 0 : -1;
+}
+
+int jn_finish(struct jn_pair *p, int64_t app_first, int64_t app_last, struct gt_join_stats *st,
+	      struct gt_error *err)
+{
+	int64_t mf, ml;
+	bool done;
+
+	jn_machine_range(p->mc, &mf, &ml, &done);
+	return jn_check(&p->th, app_first, app_last, mf, ml, st, err);
+}
+
+int jn_failed(const struct jn_pair *p, struct gt_error *err)
+{
+	if (jn_machine_failed(p->mc))
+		return jn_blame(err, "MACHINE", p->machine_path);
+	return err->phase ? jn_blame(err, "APP", p->app_path) : -1;
 }
 
 void jn_pair_free(struct jn_pair *p)
 {
+	jn_machine_close(p->mc);
 	jn_strings_free(&p->strs);
 	jn_threads_free(&p->th);
 	if (p->machine)
@@ -324,19 +334,24 @@ void jn_pair_free(struct jn_pair *p)
 int gt_join(const char *app_path, const char *machine_path, const char *out,
 	    struct gt_join_stats *st, struct gt_error *err)
 {
-	struct jn_insert *ins = NULL;
+	int64_t first, last;
 	struct jn_pair p;
-	size_t nins = 0;
-	int rc = -1;
+	char *tmp = NULL;
+	int fd, rc = -1;
 
-	if (jn_prepare(&p, app_path, machine_path, st, err) ||
-	    jn_app_plan(p.app, &p.th, &p.strs, st, &p.app_first, &p.app_last, &ins, &nins,
-			err) ||
-	    jn_write(p.app, out, ins, nins, &p.strs, err))
+	if (jn_prepare(&p, app_path, machine_path, st, err))
 		goto out;
-	rc = 0;
+	fd = jn_out_open(out, &tmp, err);
+	if (fd < 0)
+		goto out;
+	rc = jn_app_join(p.app, &p.th, p.mc, &p.strs, fd, st, &first, &last, err);
+	if (rc)
+		jn_failed(&p, err);
+	else
+		rc = jn_finish(&p, first, last, st, err);
+	if (jn_out_close(fd, tmp, out, !rc, err))
+		rc = -1;
 out:
-	free(ins);
 	jn_pair_free(&p);
 	return rc;
 }

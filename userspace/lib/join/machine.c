@@ -31,8 +31,11 @@ struct mc_popen {
 	size_t nopen, cap;
 };
 
-struct mc_state {
+struct jn_machine {
 	const struct gt2_trace *t;
+	struct gt2_gens gens;
+	bool done;		/* its last generation is read */
+	bool failed;		/* reading it failed */
 	struct gt2_gen gen;
 	int64_t off;		/* the generation's time to CLOCK_MONOTONIC */
 	struct mc_cpu *cpus;
@@ -61,7 +64,7 @@ static int64_t mc_key(const struct mc_cpu *c)
 	return c->c.ev.time * 2 + (c->c.ev.type == GT2_EV_GO_START);
 }
 
-static void mc_sift_down(struct mc_state *s, size_t i)
+static void mc_sift_down(struct jn_machine *s, size_t i)
 {
 	size_t l, m, t;
 
@@ -83,7 +86,7 @@ static void mc_sift_down(struct mc_state *s, size_t i)
 }
 
 /* The jn_strings index of the generation's string @id ("" if it has none). */
-static int mc_string(struct mc_state *s, uint64_t id, uint32_t *idx)
+static int mc_string(struct jn_machine *s, uint64_t id, uint32_t *idx)
 {
 	struct gt2_str str;
 	uint64_t *v;
@@ -116,7 +119,7 @@ nomem:
 }
 
 /* Frame @n's function of stack @id, as a jn_strings index; false if there is none. */
-static int mc_frame(struct mc_state *s, uint64_t id, uint64_t n, uint32_t *idx, bool *found)
+static int mc_frame(struct jn_machine *s, uint64_t id, uint64_t n, uint32_t *idx, bool *found)
 {
 	const struct gt2_stack *st;
 	const struct gt2_frame *f;
@@ -134,7 +137,7 @@ static int mc_frame(struct mc_state *s, uint64_t id, uint64_t n, uint32_t *idx, 
 }
 
 /* Remembers goroutine @g's program: frame @n of stack @id. */
-static int mc_set_prog(struct mc_state *s, uint64_t g, uint64_t id, uint64_t n)
+static int mc_set_prog(struct jn_machine *s, uint64_t g, uint64_t id, uint64_t n)
 {
 	uint32_t prog;
 	uint64_t *v;
@@ -153,7 +156,7 @@ static int mc_set_prog(struct mc_state *s, uint64_t g, uint64_t id, uint64_t n)
 	return 0;
 }
 
-static uint32_t mc_prog(const struct mc_state *s, uint64_t g)
+static uint32_t mc_prog(const struct jn_machine *s, uint64_t g)
 {
 	const uint64_t *v = gt_map_get(&s->progs, g);
 
@@ -161,13 +164,13 @@ static uint32_t mc_prog(const struct mc_state *s, uint64_t g)
 }
 
 /* The span an open list's entry @k names. */
-static struct jn_span *mc_open_span(struct mc_state *s, size_t k)
+static struct jn_span *mc_open_span(struct jn_machine *s, size_t k)
 {
 	return &s->th->v[k >> 32].spans[k & 0xffffffff];
 }
 
 /* The open spans of @c's P (NULL if it has none yet). */
-static struct mc_popen *mc_popen(struct mc_state *s, const struct mc_cpu *c)
+static struct mc_popen *mc_popen(struct jn_machine *s, const struct mc_cpu *c)
 {
 	return c->p >= 0 && (size_t)c->p < s->npopen ? &s->popen[c->p] : NULL;
 }
@@ -176,7 +179,7 @@ static struct mc_popen *mc_popen(struct mc_state *s, const struct mc_cpu *c)
  * Charges @c's time up to @now to the spans open on its P: idling adds to
  * their idle time; a run is their longest other run if it is, so far.
  */
-static void mc_charge(struct mc_state *s, struct mc_cpu *c, int64_t now)
+static void mc_charge(struct jn_machine *s, struct mc_cpu *c, int64_t now)
 {
 	struct mc_popen *po = mc_popen(s, c);
 	struct jn_span *sp;
@@ -203,14 +206,14 @@ static void mc_charge(struct mc_state *s, struct mc_cpu *c, int64_t now)
 }
 
 /* @c runs @g (-1: nothing) from @now on. */
-static void mc_run(struct mc_state *s, struct mc_cpu *c, int64_t g, int64_t now)
+static void mc_run(struct jn_machine *s, struct mc_cpu *c, int64_t g, int64_t now)
 {
 	mc_charge(s, c, now);
 	c->g = g;
 	c->since = now;
 }
 
-static struct mc_cpu *mc_cpu_of(struct mc_state *s, int64_t cpu)
+static struct mc_cpu *mc_cpu_of(struct jn_machine *s, int64_t cpu)
 {
 	size_t i;
 
@@ -221,7 +224,7 @@ static struct mc_cpu *mc_cpu_of(struct mc_state *s, int64_t cpu)
 }
 
 /* Thread @g switched back in at @now: its span ends. */
-static void mc_switch_in(struct mc_state *s, uint64_t g, int64_t now)
+static void mc_switch_in(struct jn_machine *s, uint64_t g, int64_t now)
 {
 	struct jn_thread *t = jn_thread_get(s->th, mc_tid(g));
 	struct mc_popen *po;
@@ -253,7 +256,7 @@ static void mc_switch_in(struct mc_state *s, uint64_t g, int64_t now)
 }
 
 /* Room in s->popen for P @p. */
-static bool mc_popen_grow(struct mc_state *s, int64_t p)
+static bool mc_popen_grow(struct jn_machine *s, int64_t p)
 {
 	struct mc_popen *v;
 
@@ -269,7 +272,7 @@ static bool mc_popen_grow(struct mc_state *s, int64_t p)
 }
 
 /* The running thread of @c switched out at @now: runnable, or blocked for @reason. */
-static int mc_switch_out(struct mc_state *s, struct mc_cpu *c, int64_t now, bool runnable,
+static int mc_switch_out(struct jn_machine *s, struct mc_cpu *c, int64_t now, bool runnable,
 			 uint64_t reason, uint64_t stack)
 {
 	struct mc_popen *po;
@@ -315,7 +318,7 @@ nomem:
 }
 
 /* @c's GoUnblock of @g with the waker's stack [reason, program]. */
-static int mc_unblock(struct mc_state *s, struct mc_cpu *c, uint64_t g, uint64_t stack)
+static int mc_unblock(struct jn_machine *s, struct mc_cpu *c, uint64_t g, uint64_t stack)
 {
 	struct jn_thread *t = jn_thread_get(s->th, mc_tid(g));
 	struct jn_span *sp;
@@ -337,7 +340,7 @@ static int mc_unblock(struct mc_state *s, struct mc_cpu *c, uint64_t g, uint64_t
 }
 
 /* One event of CPU @c, at @now (mono ns). */
-static int mc_event(struct mc_state *s, struct mc_cpu *c, const struct gt2_base *ev, int64_t now)
+static int mc_event(struct jn_machine *s, struct mc_cpu *c, const struct gt2_base *ev, int64_t now)
 {
 	switch (ev->type) {
 	case GT2_EV_PROC_START:
@@ -374,7 +377,7 @@ static int mc_event(struct mc_state *s, struct mc_cpu *c, const struct gt2_base 
 }
 
 /* The generation's CPUs, each at its first event, in the heap. */
-static int mc_gen_start(struct mc_state *s)
+static int mc_gen_start(struct jn_machine *s)
 {
 	struct mc_cpu *c;
 	size_t i;
@@ -409,7 +412,7 @@ nomem:
 }
 
 /* Every event of the generation, by time. */
-static int mc_gen(struct mc_state *s)
+static int mc_gen(struct jn_machine *s)
 {
 	struct mc_cpu *c;
 	int64_t now;
@@ -445,10 +448,101 @@ static int mc_gen(struct mc_state *s)
 	return 0;
 }
 
-static void mc_free(struct mc_state *s)
+struct jn_machine *jn_machine_open(const struct gt2_trace *machine, struct jn_threads *th,
+				   struct jn_strings *strs, struct gt_error *err)
+{
+	struct jn_machine *s = calloc(1, sizeof(*s));
+	size_t i;
+
+	if (!s) {
+		gt_fail(err, GT_OK, 0, "out of memory");
+		return NULL;
+	}
+	s->t = machine;
+	s->gens.t = machine;
+	s->gens.pos = machine->start;
+	s->th = th;
+	s->strs = strs;
+	s->err = err;
+	s->first = INT64_MAX;
+	s->last = INT64_MIN;
+	gt_map_init(&s->progs);
+	gt_map_init(&s->gen_strs);
+	for (i = 0; i < th->len; i++)
+		th->v[i].open = -1;
+	return s;
+}
+
+int jn_machine_until(struct jn_machine *s, int64_t t)
+{
+	int k;
+
+	while (!s->done && s->last < t) {
+		s->failed = true;
+		k = jn_gen_next(&s->gens, &s->gen, s->err);
+		if (k < 0)
+			return -1;
+		if (!k) {
+			s->done = true;
+			break;
+		}
+		if (!s->gen.has_snap) {
+			gt_fail(s->err, GT_ERR_PARSE, s->gen.off,
+				"its generation %llu has no clock snapshot to map its time to CLOCK_MONOTONIC: record it with gotrace record --format 1.26 --clock mono",
+				(unsigned long long)s->gen.gen);
+			return -1;
+		}
+		if (mc_gen(s))
+			return -1;
+		s->failed = false;
+	}
+	s->failed = false;
+	return 0;
+}
+
+bool jn_machine_failed(const struct jn_machine *s)
+{
+	return s && s->failed;
+}
+
+void jn_machine_range(const struct jn_machine *s, int64_t *first, int64_t *last, bool *done)
+{
+	*first = s->first;
+	*last = s->last;
+	*done = s->done;
+}
+
+void jn_machine_drop(struct jn_machine *s, struct jn_thread *t, size_t n)
+{
+	size_t ti = (size_t)(t - s->th->v), i, j, k;
+	struct mc_popen *po;
+
+	if (t->open >= 0 && (size_t)t->open < n)
+		n = (size_t)t->open;
+	if (!n)
+		return;
+	memmove(t->spans, t->spans + n, (t->nspans - n) * sizeof(*t->spans));
+	t->nspans -= n;
+	if (t->open < 0)
+		return;
+	t->open -= (int64_t)n;
+	/* The open span's entry in its P's list names it by index. */
+	for (i = 0; i < s->npopen; i++) {
+		po = &s->popen[i];
+		for (j = 0; j < po->nopen; j++) {
+			k = po->open[j];
+			if (k >> 32 == ti)
+				po->open[j] = (ti << 32) | ((k & 0xffffffff) - n);
+		}
+	}
+}
+
+void jn_machine_close(struct jn_machine *s)
 {
 	size_t i;
 
+	if (!s)
+		return;
 	for (i = 0; i < s->ncpus; i++)
 		free(s->cpus[i].c.buf);
 	for (i = 0; i < s->npopen; i++)
@@ -459,36 +553,5 @@ static void mc_free(struct mc_state *s)
 	gt_map_free(&s->progs);
 	gt_map_free(&s->gen_strs);
 	gt2_gen_free(&s->gen);
-}
-
-int jn_machine_read(const struct gt2_trace *machine, struct jn_threads *th,
-		    struct jn_strings *strs, int64_t *first, int64_t *last,
-		    struct gt_error *err)
-{
-	struct gt2_gens gens = { .t = machine, .pos = machine->start };
-	struct mc_state s = { .t = machine, .th = th, .strs = strs, .err = err,
-			      .first = INT64_MAX, .last = INT64_MIN };
-	int k, rc = -1;
-	size_t i;
-
-	gt_map_init(&s.progs);
-	gt_map_init(&s.gen_strs);
-	for (i = 0; i < th->len; i++)
-		th->v[i].open = -1;
-	while ((k = jn_gen_next(&gens, &s.gen, err)) > 0) {
-		if (!s.gen.has_snap) {
-			gt_fail(err, GT_ERR_PARSE, s.gen.off,
-				"its generation %llu has no clock snapshot to map its time to CLOCK_MONOTONIC: record it with gotrace record --format 1.26 --clock mono",
-				(unsigned long long)s.gen.gen);
-			goto out;
-		}
-		if (mc_gen(&s))
-			goto out;
-	}
-	rc = k < 0 ? -1 : 0;
-	*first = s.first;
-	*last = s.last;
-out:
-	mc_free(&s);
-	return rc;
+	free(s);
 }

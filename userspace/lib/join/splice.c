@@ -38,7 +38,7 @@ struct batch_out {
 	uint8_t data[MAX_BATCH];
 };
 
-struct splice {
+struct jn_splice {
 	const struct gt2_trace *t;
 	int fd;
 	uint8_t *out;		/* OUT_SIZE bytes: what is not written yet */
@@ -51,6 +51,7 @@ struct splice {
 	uint64_t *ids;		/* index in strs -> its id in this generation, 0 if unused */
 	size_t *used;		/* the indices used in this generation, by first use */
 	size_t nused;
+	size_t cap_strs;	/* ids and used have room for this many strings */
 	uint64_t max_id;	/* the generation's highest string id */
 	uint64_t min_time;	/* its earliest batch time */
 	uint64_t eog;		/* where its Strings batch goes: its EndOfGeneration or end */
@@ -58,7 +59,7 @@ struct splice {
 	struct gt_error *err;
 };
 
-static int write_all(struct splice *s, const uint8_t *p, size_t len)
+static int write_all(struct jn_splice *s, const uint8_t *p, size_t len)
 {
 	ssize_t k;
 
@@ -76,7 +77,7 @@ static int write_all(struct splice *s, const uint8_t *p, size_t len)
 	return 0;
 }
 
-static int out_flush(struct splice *s)
+static int out_flush(struct jn_splice *s)
 {
 	int r = write_all(s, s->out, s->out_len);
 
@@ -84,7 +85,7 @@ static int out_flush(struct splice *s)
 	return r;
 }
 
-static int out_put(struct splice *s, const void *p, size_t len)
+static int out_put(struct jn_splice *s, const void *p, size_t len)
 {
 	if (s->out_len + len > OUT_SIZE && out_flush(s))
 		return -1;
@@ -96,7 +97,7 @@ static int out_put(struct splice *s, const void *p, size_t len)
 }
 
 /* APP's bytes from s->copied to @end, read into the buffer (pread) a chunk at a time. */
-static int out_copy(struct splice *s, uint64_t end)
+static int out_copy(struct jn_splice *s, uint64_t end)
 {
 	size_t k;
 
@@ -127,7 +128,7 @@ static void batch_start(struct batch_out *b, uint64_t gen, uint64_t m, uint64_t 
 }
 
 /* The piece so far, after its EventBatch header. */
-static int batch_flush(struct splice *s)
+static int batch_flush(struct jn_splice *s)
 {
 	struct batch_out *b = &s->b;
 	uint8_t hdr[1 + 4 * 10];
@@ -148,7 +149,7 @@ static int batch_flush(struct splice *s)
  * An event of @len bytes at @time: a piece that it would take past Go's
  * limit is written first, and the next starts at the time of its last event.
  */
-static int batch_put(struct splice *s, const uint8_t *ev, size_t len, uint64_t time)
+static int batch_put(struct jn_splice *s, const uint8_t *ev, size_t len, uint64_t time)
 {
 	struct batch_out *b = &s->b;
 
@@ -164,7 +165,7 @@ static int batch_put(struct splice *s, const uint8_t *ev, size_t len, uint64_t t
 }
 
 /* A timed event of @type at @time, its delta from the last one written, then @rest. */
-static int put_timed(struct splice *s, uint8_t type, uint64_t time, const uint8_t *rest,
+static int put_timed(struct jn_splice *s, uint8_t type, uint64_t time, const uint8_t *rest,
 		     size_t rest_len)
 {
 	uint8_t ev[MAX_EVENT];
@@ -184,7 +185,7 @@ static int put_timed(struct splice *s, uint8_t type, uint64_t time, const uint8_
 }
 
 /* The arguments of @in after its time: task 0, its strings' ids, stack 0. */
-static size_t insert_args(const struct splice *s, const struct jn_insert *in, uint8_t *buf)
+static size_t insert_args(const struct jn_splice *s, const struct jn_insert *in, uint8_t *buf)
 {
 	size_t n = 0;
 
@@ -197,7 +198,7 @@ static size_t insert_args(const struct splice *s, const struct jn_insert *in, ui
 }
 
 /* The inserts after the event at @off, which ran at @time. */
-static int put_inserts(struct splice *s, uint64_t off, uint64_t time)
+static int put_inserts(struct jn_splice *s, uint64_t off, uint64_t time)
 {
 	const struct jn_insert *in;
 	uint8_t args[4 * 10];
@@ -218,7 +219,7 @@ static int put_inserts(struct splice *s, uint64_t off, uint64_t time)
 }
 
 /* APP's event @ev of an M's batch, which ran at @time, and the inserts after it. */
-static int put_event(struct splice *s, const struct gt2_wire_event *ev, uint64_t time)
+static int put_event(struct jn_splice *s, const struct gt2_wire_event *ev, uint64_t time)
 {
 	const struct gt2_spec *spec = gt2_spec(ev->type);
 	uint64_t rest = ev->off + 1, dt;
@@ -236,7 +237,7 @@ static int put_event(struct splice *s, const struct gt2_wire_event *ev, uint64_t
 }
 
 /* The batch of header @hdr again, with the inserts into it. */
-static int rewrite_batch(struct splice *s, const struct gt2_wire_event *hdr)
+static int rewrite_batch(struct jn_splice *s, const struct gt2_wire_event *hdr)
 {
 	uint64_t end = hdr->end + hdr->args[3], time = hdr->args[2];
 	struct gt2_wire w = { s->t, hdr->end };
@@ -264,7 +265,7 @@ static int rewrite_batch(struct splice *s, const struct gt2_wire_event *hdr)
 }
 
 /* The generation's Strings batch: the join's strings it uses, after its own ids. */
-static int put_strings(struct splice *s, uint64_t gen)
+static int put_strings(struct jn_splice *s, uint64_t gen)
 {
 	uint8_t ev[MAX_EVENT];
 	const char *str;
@@ -288,7 +289,7 @@ static int put_strings(struct splice *s, uint64_t gen)
 }
 
 /* Index @i of s->strs used in this generation: its id, the next one above the table's. */
-static int use_string(struct splice *s, uint32_t i)
+static int use_string(struct jn_splice *s, uint32_t i)
 {
 	size_t len;
 
@@ -310,7 +311,7 @@ static int use_string(struct splice *s, uint32_t i)
 }
 
 /* The join's strings the inserts into [@off, @end) use, and their ids. */
-static int gen_strings(struct splice *s, uint64_t end)
+static int gen_strings(struct jn_splice *s, uint64_t end)
 {
 	const struct jn_insert *in;
 	size_t i;
@@ -328,7 +329,7 @@ static int gen_strings(struct splice *s, uint64_t end)
 }
 
 /* The highest id of the Strings batch whose first event (Strings) is at @off. */
-static int scan_strings(struct splice *s, uint64_t off, uint64_t end)
+static int scan_strings(struct jn_splice *s, uint64_t off, uint64_t end)
 {
 	struct gt2_wire w = { s->t, off };
 	struct gt2_wire_event ev;
@@ -348,7 +349,7 @@ static int scan_strings(struct splice *s, uint64_t off, uint64_t end)
  * The next top-level event of the generation at w->off: a batch header
  * (its events then skipped), an experimental batch or EndOfGeneration.
  */
-static int next_batch(struct splice *s, struct gt2_wire *w, struct gt2_wire_event *ev)
+static int next_batch(struct jn_splice *s, struct gt2_wire *w, struct gt2_wire_event *ev)
 {
 	int k = gt2_wire_next(w, ev, s->err);
 
@@ -358,7 +359,7 @@ static int next_batch(struct splice *s, struct gt2_wire *w, struct gt2_wire_even
 }
 
 /* Pass one over the generation [@sp->off, @sp->end): what its Strings batch needs. */
-static int scan_gen(struct splice *s, const struct gt2_span *sp)
+static int scan_gen(struct jn_splice *s, const struct gt2_span *sp)
 {
 	struct gt2_wire w = { s->t, sp->off };
 	struct gt2_wire_event ev;
@@ -385,7 +386,7 @@ static int scan_gen(struct splice *s, const struct gt2_span *sp)
 	return gen_strings(s, sp->end);
 }
 
-static int bad_insert(struct splice *s)
+static int bad_insert(struct jn_splice *s)
 {
 	uint64_t off = s->ins[s->next].after;
 
@@ -395,7 +396,7 @@ static int bad_insert(struct splice *s)
 }
 
 /* Pass two: the generation written, its batches with inserts again. */
-static int write_gen(struct splice *s, const struct gt2_span *sp)
+static int write_gen(struct jn_splice *s, const struct gt2_span *sp)
 {
 	struct gt2_wire w = { s->t, sp->off };
 	struct gt2_wire_event ev;
@@ -428,7 +429,7 @@ static int write_gen(struct splice *s, const struct gt2_span *sp)
  * memory (the page cache keeps them): what stays mapped is one generation,
  * not the trace. A trace in memory (gt2_open_mem()) is left alone.
  */
-static void drop_pages(struct splice *s, uint64_t end)
+static void drop_pages(struct jn_splice *s, uint64_t end)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), to = end / page * page;
 
@@ -438,60 +439,112 @@ static void drop_pages(struct splice *s, uint64_t end)
 	s->dropped = to;
 }
 
-static int splice_gens(struct splice *s)
+/* Room in s->ids and s->used for every string of s->strs (which grows between generations). */
+static int splice_room(struct jn_splice *s)
 {
-	struct gt2_spans *spans;
-	struct gt2_span sp;
-	int k;
+	size_t need = s->strs->len + 1;
+	uint64_t *ids;
+	size_t *used;
 
-	if (gt2_spans_open(s->t, &spans, s->err))
+	if (need <= s->cap_strs)
+		return 0;
+	ids = realloc(s->ids, need * sizeof(*ids));
+	if (ids)
+		s->ids = ids;
+	used = realloc(s->used, need * sizeof(*used));
+	if (used)
+		s->used = used;
+	if (!ids || !used) {
+		gt_fail(s->err, GT_OK, 0, "out of memory");
 		return -1;
-	while ((k = gt2_spans_next(spans, &sp, s->err)) > 0) {
-		if (out_copy(s, sp.off) || scan_gen(s, &sp) || write_gen(s, &sp)) {
-			k = -1;
-			break;
-		}
-		drop_pages(s, sp.end);
 	}
-	gt2_spans_close(spans);
-	if (k < 0)
+	memset(s->ids + s->cap_strs, 0, (need - s->cap_strs) * sizeof(*ids));
+	s->cap_strs = need;
+	return 0;
+}
+
+struct jn_splice *jn_splice_open(const struct gt2_trace *t, int fd, const struct jn_strings *strs,
+				 struct gt_error *err)
+{
+	struct jn_splice *s = calloc(1, sizeof(*s));
+
+	if (!s || !(s->out = malloc(OUT_SIZE))) {
+		free(s);
+		gt_fail(err, GT_OK, 0, "out of memory");
+		return NULL;
+	}
+	s->t = t;
+	s->fd = fd;
+	s->strs = strs;
+	s->err = err;
+	return s;
+}
+
+int jn_splice_gen(struct jn_splice *s, const struct gt2_span *sp, const struct jn_insert *ins,
+		  size_t n)
+{
+	s->ins = ins;
+	s->n = n;
+	s->next = 0;
+	if (splice_room(s) || out_copy(s, sp->off) || scan_gen(s, sp) || write_gen(s, sp))
 		return -1;
 	if (s->next < s->n)
 		return bad_insert(s);
-	if (out_copy(s, gt2_size(s->t)))
-		return -1;
-	return out_flush(s);
+	drop_pages(s, sp->end);
+	return 0;
+}
+
+int jn_splice_close(struct jn_splice *s, bool finish)
+{
+	int r = 0;
+
+	if (finish)
+		r = out_copy(s, gt2_size(s->t)) || out_flush(s) ? -1 : 0;
+	free(s->out);
+	free(s->ids);
+	free(s->used);
+	free(s);
+	return r;
+}
+
+/* The inserts of the generation [@off, @end) at @ins: how many. */
+static size_t splice_count(const struct jn_insert *ins, size_t n, uint64_t end)
+{
+	size_t i = 0;
+
+	while (i < n && ins[i].after < end)
+		i++;
+	return i;
 }
 
 int jn_splice(const struct gt2_trace *app, int fd, const struct jn_insert *ins, size_t n,
 	      const struct jn_strings *strs, struct gt_error *err)
 {
-	struct splice *s = calloc(1, sizeof(*s));
-	int r = -1;
+	struct jn_splice *s = jn_splice_open(app, fd, strs, err);
+	struct gt2_spans *spans;
+	struct gt2_span sp;
+	size_t k;
+	int r;
 
 	if (!s)
-		goto nomem;
-	s->t = app;
-	s->fd = fd;
-	s->ins = ins;
-	s->n = n;
-	s->strs = strs;
-	s->err = err;
-	s->out = malloc(OUT_SIZE);
-	s->ids = calloc(strs->len + 1, sizeof(*s->ids));
-	s->used = calloc(strs->len + 1, sizeof(*s->used));
-	if (!s->out || !s->ids || !s->used)
-		goto nomem;
-	r = splice_gens(s);
-	goto out;
-nomem:
-	gt_fail(err, GT_OK, 0, "out of memory");
-out:
-	if (s) {
-		free(s->out);
-		free(s->ids);
-		free(s->used);
+		return -1;
+	if (gt2_spans_open(app, &spans, err))
+		return jn_splice_close(s, false), -1;
+	while ((r = gt2_spans_next(spans, &sp, err)) > 0) {
+		k = splice_count(ins, n, sp.end);
+		if (jn_splice_gen(s, &sp, ins, k)) {
+			r = -1;
+			break;
+		}
+		ins += k;
+		n -= k;
 	}
-	free(s);
-	return r;
+	gt2_spans_close(spans);
+	if (!r && n) {
+		s->ins = ins;
+		s->n = n;
+		s->next = 0;
+		r = bad_insert(s);
+	}
+	return jn_splice_close(s, !r) || r ? -1 : 0;
 }

@@ -38,6 +38,7 @@ struct th_state {
 	int64_t off;
 	int64_t prev_last;		/* MACHINE: the last event of the generations before */
 	int64_t last;			/* MACHINE: the last event so far */
+	int64_t app_first, app_last;	/* APP's first and last event */
 	const struct jn_threads *th;
 	struct th_thread *v;		/* by index in th->v */
 	struct gt_map names;		/* goroutine -> its region type (jn_strings index + 1) */
@@ -144,6 +145,10 @@ static int th_app_m(struct th_state *s, size_t i)
 		return -1;
 	while ((k = gt2_cursor_next(s->t, &s->gen, &s->c, s->err)) > 0) {
 		now = s->c.ev.time + s->off;
+		if (now < s->app_first)
+			s->app_first = now;
+		if (now > s->app_last)
+			s->app_last = now;
 		before = t->g;
 		if (th_learn(s, before, &s->c.ev))
 			return -1;
@@ -317,18 +322,45 @@ static int th_inserts(struct th_state *s, struct jn_insert **ins, size_t *n,
 	return 0;
 }
 
+/* MACHINE with APP's runs, written to @out; 0, or -1 with @err set. */
+static int th_write(struct th_state *s, struct jn_pair *p, const char *out,
+		    struct gt_join_stats *st)
+{
+	struct jn_insert *ins = NULL;
+	char *tmp = NULL;
+	size_t n = 0;
+	int fd, rc = -1;
+
+	if (th_inserts(s, &ins, &n, st) || jn_sort_inserts(&ins, n, NULL)) {
+		free(ins);
+		return th_nomem(s);
+	}
+	fd = jn_out_open(out, &tmp, s->err);
+	if (fd >= 0) {
+		rc = jn_splice(p->machine, fd, ins, n, &p->strs, s->err);
+		if (jn_out_close(fd, tmp, out, !rc, s->err))
+			rc = -1;
+	}
+	free(ins);
+	return rc;
+}
+
 int gt_join_threads(const char *app_path, const char *machine_path, const char *out,
 		    struct gt_join_stats *st, struct gt_error *err)
 {
-	struct th_state s = { .err = err, .last = INT64_MIN, .prev_last = INT64_MIN };
-	struct jn_insert *ins = NULL;
+	struct th_state s = { .err = err, .last = INT64_MIN, .prev_last = INT64_MIN,
+			      .app_first = INT64_MAX, .app_last = INT64_MIN };
 	struct jn_pair p;
-	size_t i, n = 0;
+	size_t i;
 	int rc = -1;
 
 	gt_map_init(&s.names);
 	if (jn_prepare(&p, app_path, machine_path, st, err))
 		goto out;
+	if (jn_machine_until(p.mc, INT64_MAX)) {
+		jn_failed(&p, err);
+		goto out;
+	}
 	s.th = &p.th;
 	s.strs = &p.strs;
 	s.v = calloc(p.th.len + 1, sizeof(*s.v));
@@ -337,23 +369,22 @@ int gt_join_threads(const char *app_path, const char *machine_path, const char *
 		goto out;
 	}
 	s.t = p.app;
-	if (th_app_runs(&s) < 0)
+	if (th_app_runs(&s) < 0) {
+		jn_failed(&p, err);
+		goto out;
+	}
+	if (jn_finish(&p, s.app_first, s.app_last, st, err))
 		goto out;
 	gt2_gen_free(&s.gen);
 	memset(&s.gen, 0, sizeof(s.gen));
 	s.t = p.machine;
-	if (th_machine_place(&s) < 0 || th_inserts(&s, &ins, &n, st))
+	if (th_machine_place(&s) < 0)
 		goto out;
-	if (jn_sort_inserts(&ins, n, NULL)) {
-		th_nomem(&s);
-		goto out;
-	}
-	rc = jn_write(p.machine, out, ins, n, &p.strs, err);
+	rc = th_write(&s, &p, out, st);
 out:
 	for (i = 0; s.v && i < p.th.len; i++)
 		free(s.v[i].runs);
 	free(s.v);
-	free(ins);
 	free(s.c.buf);
 	gt2_gen_free(&s.gen);
 	gt_map_free(&s.names);
