@@ -25,7 +25,8 @@ struct ap_state {
 	int64_t off;		/* the generation's time to CLOCK_MONOTONIC */
 	struct gt2_cursor c;
 	struct jn_threads *th;
-	struct jn_strings *strs;
+	const struct jn_strings *names;	/* MACHINE's programs and reasons, the spans' */
+	struct jn_strings *strs;	/* the generation's regions' and logs' */
 	struct jn_insert *ins;
 	size_t nins, cap;
 	bool *early;		/* ins[i] goes first among those at its event and time */
@@ -138,7 +139,7 @@ static int ap_type(struct ap_state *s, const struct jn_span *sp, enum gt_join_ki
 
 	if (kind == GT_JOIN_BLOCKED || kind == GT_JOIN_SYSCALL)
 		snprintf(buf, sizeof(buf), "%s %s", gt_join_kind_name(kind),
-			 s->strs->s[sp->reason]);
+			 s->names->s[sp->reason]);
 	else
 		snprintf(buf, sizeof(buf), "%s", gt_join_kind_name(kind));
 	return ap_intern(s, buf, type);
@@ -147,7 +148,7 @@ static int ap_type(struct ap_state *s, const struct jn_span *sp, enum gt_join_ki
 /* What ran instead of @sp's thread, or who woke it, into @buf. */
 static void ap_who(const struct ap_state *s, const struct jn_span *sp, char *buf, size_t size)
 {
-	char *const *str = s->strs->s;
+	char *const *str = s->names->s;
 
 	if (sp->runnable && sp->other_tid >= 0)
 		snprintf(buf, size, "ran instead on CPU %d: %s [%" PRId64 "]", sp->cpu,
@@ -235,7 +236,7 @@ static int ap_call_region(struct ap_state *s, const struct ap_call *c, uint64_t 
 				 (sp->in - sp->out) / 1e6, who);
 		else
 			snprintf(buf, sizeof(buf), "blocked in %s for %.3f ms: %s",
-				 s->strs->s[sp->reason], (sp->in - sp->out) / 1e6, who);
+				 s->names->s[sp->reason], (sp->in - sp->out) / 1e6, who);
 		if (ap_intern(s, buf, &msg) || ap_insert(s, c->after, b, GT2_EV_USER_LOG, s->key, msg))
 			return -1;
 	}
@@ -541,16 +542,19 @@ static int ap_gen(struct ap_state *s, struct jn_splice *out, const struct gt2_sp
 	if (jn_splice_gen(out, sp, s->ins, s->nins))
 		return -1;
 	ap_forget(s);
-	return 0;
+	/* The next generation has strings of its own: the logs are many. */
+	jn_strings_free(s->strs);
+	return ap_intern(s, "kernel", &s->key);
 }
 
 int jn_app_join(const struct gt2_trace *app, struct jn_threads *th, struct jn_machine *mc,
-		struct jn_strings *strs, int fd, struct gt_join_stats *st, int64_t *first,
-		int64_t *last, struct gt_error *err)
+		const struct jn_strings *names, struct jn_strings *strs, int fd,
+		struct gt_join_stats *st, int64_t *first, int64_t *last, struct gt_error *err)
 {
 	struct gt2_gens gens = { .t = app, .pos = app->start };
-	struct ap_state s = { .t = app, .th = th, .mc = mc, .strs = strs, .st = st, .err = err,
-			      .from = INT64_MIN, .first = INT64_MAX, .last = INT64_MIN };
+	struct ap_state s = { .t = app, .th = th, .mc = mc, .names = names, .strs = strs,
+			      .st = st, .err = err, .from = INT64_MIN, .first = INT64_MAX,
+			      .last = INT64_MIN };
 	struct jn_splice *out = jn_splice_open(app, fd, strs, err);
 	struct gt2_span sp;
 	int k = -1;

@@ -122,7 +122,8 @@ int64_t jn_mono_off(const struct gt2_gen *g, bool app);
  * jn_machine_until() reads generations until one has an event at @t or
  * later, or none is left (0, or -1 with @err set); jn_machine_range() says
  * MACHINE's first and last event read (mono ns) and whether all is read;
- * jn_machine_drop() forgets @t's first @n spans (not its open one).
+ * jn_machine_drop() forgets @t's first @n spans, but for its open one, which
+ * then comes first.
  */
 struct jn_machine;
 struct jn_machine *jn_machine_open(const struct gt2_trace *machine, struct jn_threads *th,
@@ -142,19 +143,21 @@ void jn_m_step(int64_t *g, bool *syscall, int64_t self, const struct gt2_base *e
 
 /*
  * app.c: writes APP to @fd a generation at a time with the regions that put
- * MACHINE's spans of @th on its goroutines (MACHINE read as far as needed),
- * and says APP's first and last event (mono ns). 0, or -1 with @err set.
+ * MACHINE's spans of @th on its goroutines (MACHINE read as far as needed,
+ * its names in @names), and says APP's first and last event (mono ns).
+ * @strs holds a generation's strings at a time. 0, or -1 with @err set.
  */
 int jn_app_join(const struct gt2_trace *app, struct jn_threads *th, struct jn_machine *mc,
-		struct jn_strings *strs, int fd, struct gt_join_stats *st, int64_t *first,
-		int64_t *last, struct gt_error *err);
+		const struct jn_strings *names, struct jn_strings *strs, int fd,
+		struct gt_join_stats *st, int64_t *first, int64_t *last, struct gt_error *err);
 
 /* join.c: the two traces open, APP's threads, MACHINE ready to be read. */
 struct jn_pair {
 	const char *app_path, *machine_path;
 	struct gt2_trace *app, *machine;
 	struct jn_threads th;
-	struct jn_strings strs;
+	struct jn_strings names;	/* MACHINE's programs and reasons */
+	struct jn_strings strs;		/* what OUT gets */
 	struct jn_machine *mc;
 };
 

@@ -10,11 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "tracev2/internal.h"
+
+/* The mapped bytes of APP the walk of its headers keeps in the process at most. */
+#define JN_DROP_BYTES		(8 << 20)
 
 /* Go's own clock on Linux: an APP snapshot this close to 0 is rounding. */
 #define JN_APP_SNAP_SLACK_NS	1000000
@@ -88,6 +92,7 @@ static int jn_app_threads(const struct gt2_trace *app, struct jn_threads *th,
 {
 	struct gt2_wire w;
 	struct gt2_wire_event ev;
+	uint64_t dropped = 0;
 	int k;
 
 	gt2_wire_init(&w, app);
@@ -99,7 +104,14 @@ static int jn_app_threads(const struct gt2_trace *app, struct jn_threads *th,
 			gt_fail(err, GT_OK, 0, "out of memory");
 			return -1;
 		}
+		/* The headers' pages leave the process as it goes (the page cache keeps them). */
+		if (app->fd >= 0 && ev.off - dropped >= JN_DROP_BYTES) {
+			madvise((void *)(app->data + dropped), JN_DROP_BYTES, MADV_DONTNEED);
+			dropped += JN_DROP_BYTES;
+		}
 	}
+	if (app->fd >= 0)
+		madvise((void *)(app->data + dropped), app->size - dropped, MADV_DONTNEED);
 	return k;
 }
 
@@ -299,7 +311,7 @@ int jn_prepare(struct jn_pair *p, const char *app_path, const char *machine_path
 		return -1;
 	if (jn_app_threads(p->app, &p->th, err) < 0)
 		return jn_blame(err, "APP", app_path);
-	p->mc = jn_machine_open(p->machine, &p->th, &p->strs, err);
+	p->mc = jn_machine_open(p->machine, &p->th, &p->names, err);
 	return p->mc ? 0 : -1;
 }
 
@@ -323,6 +335,7 @@ int jn_failed(const struct jn_pair *p, struct gt_error *err)
 void jn_pair_free(struct jn_pair *p)
 {
 	jn_machine_close(p->mc);
+	jn_strings_free(&p->names);
 	jn_strings_free(&p->strs);
 	jn_threads_free(&p->th);
 	if (p->machine)
@@ -344,7 +357,7 @@ int gt_join(const char *app_path, const char *machine_path, const char *out,
 	fd = jn_out_open(out, &tmp, err);
 	if (fd < 0)
 		goto out;
-	rc = jn_app_join(p.app, &p.th, p.mc, &p.strs, fd, st, &first, &last, err);
+	rc = jn_app_join(p.app, &p.th, p.mc, &p.names, &p.strs, fd, st, &first, &last, err);
 	if (rc)
 		jn_failed(&p, err);
 	else

@@ -48,6 +48,7 @@ struct jn_machine {
 	struct jn_strings *strs;
 	struct gt_map progs;	/* goroutine -> program (jn_strings index + 1) */
 	struct gt_map gen_strs;	/* the generation's string id -> jn_strings index + 1 */
+	struct gt_map gen_frames;	/* its stack id << 1 | frame -> index, UINT64_MAX none */
 	int64_t first, last;	/* MACHINE's first and last event, mono ns */
 	struct gt_error *err;
 };
@@ -118,22 +119,43 @@ nomem:
 	return -1;
 }
 
-/* Frame @n's function of stack @id, as a jn_strings index; false if there is none. */
-static int mc_frame(struct jn_machine *s, uint64_t id, uint64_t n, uint32_t *idx, bool *found)
+/* Frame @n (0 or 1) of stack @id, uncached: its function's jn_strings index, or none. */
+static int mc_frame_read(struct jn_machine *s, uint64_t id, uint64_t n, uint64_t *v)
 {
 	const struct gt2_stack *st;
 	const struct gt2_frame *f;
+	uint32_t idx;
 	bool ok;
 
-	*found = false;
+	*v = UINT64_MAX;
 	st = id ? gt2_gen_stack(&s->gen, id, &ok) : NULL;
 	if (!st || n >= st->n)
 		return 0;
 	f = gt2_gen_frame(&s->gen, s->gen.pcs[st->first + n]);
-	if (!f)
-		return 0;
-	*found = true;
-	return mc_string(s, f->func, idx);
+	if (!f || mc_string(s, f->func, &idx))
+		return f ? -1 : 0;
+	*v = idx;
+	return 0;
+}
+
+/* Frame @n's function of stack @id, as a jn_strings index; false if there is none. */
+static int mc_frame(struct jn_machine *s, uint64_t id, uint64_t n, uint32_t *idx, bool *found)
+{
+	uint64_t *v;
+	bool added;
+
+	/* A generation's stacks are few, its switches many: each frame looked up once. */
+	v = gt_map_put(&s->gen_frames, id << 1 | n, &added);
+	if (!v) {
+		gt_fail(s->err, GT_OK, 0, "out of memory");
+		return -1;
+	}
+	if (added && mc_frame_read(s, id, n, v))
+		return -1;
+	*found = *v != UINT64_MAX;
+	if (*found)
+		*idx = (uint32_t)*v;
+	return 0;
 }
 
 /* Remembers goroutine @g's program: frame @n of stack @id. */
@@ -421,6 +443,8 @@ static int mc_gen(struct jn_machine *s)
 	s->off = jn_mono_off(&s->gen, false);
 	gt_map_free(&s->gen_strs);
 	gt_map_init(&s->gen_strs);
+	gt_map_free(&s->gen_frames);
+	gt_map_init(&s->gen_frames);
 	free(s->heap);
 	s->heap = calloc(s->gen.nms + 1, sizeof(*s->heap));
 	s->nheap = 0;
@@ -468,8 +492,15 @@ struct jn_machine *jn_machine_open(const struct gt2_trace *machine, struct jn_th
 	s->last = INT64_MIN;
 	gt_map_init(&s->progs);
 	gt_map_init(&s->gen_strs);
+	gt_map_init(&s->gen_frames);
 	for (i = 0; i < th->len; i++)
 		th->v[i].open = -1;
+	/* Index 0, what a span names when MACHINE did not say: "?". */
+	if (jn_string(strs, "?") != 0) {
+		jn_machine_close(s);
+		gt_fail(err, GT_OK, 0, "out of memory");
+		return NULL;
+	}
 	return s;
 }
 
@@ -514,26 +545,28 @@ void jn_machine_range(const struct jn_machine *s, int64_t *first, int64_t *last,
 
 void jn_machine_drop(struct jn_machine *s, struct jn_thread *t, size_t n)
 {
-	size_t ti = (size_t)(t - s->th->v), i, j, k;
+	size_t ti = (size_t)(t - s->th->v), i, j;
 	struct mc_popen *po;
+	size_t keep = 0;
 
-	if (t->open >= 0 && (size_t)t->open < n)
-		n = (size_t)t->open;
 	if (!n)
 		return;
-	memmove(t->spans, t->spans + n, (t->nspans - n) * sizeof(*t->spans));
-	t->nspans -= n;
+	/* An open span among them stays, first: MACHINE charges it still. */
+	if (t->open >= 0 && (size_t)t->open < n) {
+		t->spans[0] = t->spans[t->open];
+		keep = 1;
+	}
+	memmove(t->spans + keep, t->spans + n, (t->nspans - n) * sizeof(*t->spans));
+	t->nspans -= n - keep;
 	if (t->open < 0)
 		return;
-	t->open -= (int64_t)n;
-	/* The open span's entry in its P's list names it by index. */
+	t->open = keep ? 0 : t->open - (int64_t)n;
+	/* Its entry in its P's list names it by index. */
 	for (i = 0; i < s->npopen; i++) {
 		po = &s->popen[i];
-		for (j = 0; j < po->nopen; j++) {
-			k = po->open[j];
-			if (k >> 32 == ti)
-				po->open[j] = (ti << 32) | ((k & 0xffffffff) - n);
-		}
+		for (j = 0; j < po->nopen; j++)
+			if (po->open[j] >> 32 == ti)
+				po->open[j] = (ti << 32) | (size_t)t->open;
 	}
 }
 
@@ -552,6 +585,7 @@ void jn_machine_close(struct jn_machine *s)
 	free(s->heap);
 	gt_map_free(&s->progs);
 	gt_map_free(&s->gen_strs);
+	gt_map_free(&s->gen_frames);
 	gt2_gen_free(&s->gen);
 	free(s);
 }
