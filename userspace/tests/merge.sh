@@ -27,8 +27,8 @@ TESTS=$ROOT/userspace/tests
 
 # The trace tool of Go $1, fetched by scripts/setup/go-fetch.sh the first time.
 go_trace_tool() {
-	out=$("$ROOT/scripts/setup/go-fetch.sh" --print "$1") || return 1
-	echo "${out#*
+	paths=$("$ROOT/scripts/setup/go-fetch.sh" --print "$1") || return 1
+	echo "${paths#*
 }/trace"
 }
 
