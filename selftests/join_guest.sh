@@ -11,6 +11,8 @@
 #   GOTRACE_JOIN_RUNS    the runs, NAME:GOVERSION:DURATION each (default
 #                        "go1.23:1.23:2s go1.27:1.27:2s")
 #   GOTRACE_JOIN_BUFFER_KB  ftrace's buffer per CPU (default 32768)
+#   GOTRACE_JOIN_RECORD_ARGS  more gotrace record arguments, e.g. "--pid 1" for a
+#                        MACHINE that leaves the program out (default none)
 #
 # The program runs in a cgroup of its own whose cpu.max is "20000 100000" (20 % of a CPU):
 # it spins on two goroutines, so the quota runs out and its threads are throttled. A shell
@@ -98,8 +100,9 @@ run_one() {
 	[ -x "$app" ] || { result 1 "$name: $app is there"; return; }
 	echo > "$T/trace"
 	echo 1 > "$T/tracing_on"
-	"$BIN/gotrace" record -q --clock mono --format 1.26 -o /tmp/join/machine.trace \
-		> "$out/record.txt" 2>&1 &
+	# shellcheck disable=SC2086 # GOTRACE_JOIN_RECORD_ARGS: one word per argument
+	"$BIN/gotrace" record -q --clock mono --format 1.26 ${GOTRACE_JOIN_RECORD_ARGS:-} \
+		-o /tmp/join/machine.trace > "$out/record.txt" 2>&1 &
 	rec=$!
 	sleep 0.3
 	cat "$APPCG/cpu.stat" > "$out/cpu.stat.before"

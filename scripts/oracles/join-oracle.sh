@@ -21,7 +21,9 @@
 # The guest's TAP lines come first, renumbered, then one result per step.
 # Environment: GOTRACE_VM_TIMEOUT (seconds for the guest, default 900), GOTRACE_JOIN_RUNS
 # (the guest's runs, NAME:GOVERSION:DURATION each; default "go1.23:1.23:2s go1.27:1.27:2s"),
-# GO_1_23, GO_1_27 (go binaries, as scripts/lib/go-trace-lib.sh has them).
+# GOTRACE_JOIN_RECORD_ARGS (more gotrace record arguments for the guest's MACHINE, e.g.
+# "--pid 1"; see join_guest.sh), GO_1_23, GO_1_27 (go binaries, as
+# scripts/lib/go-trace-lib.sh has them).
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -68,6 +70,7 @@ nice -n 10 "$ROOT/scripts/vm/vm.sh" --quiet --cpus 2 --mem 1024 --timeout "$VM_T
 	--log "$kout/join-console.log" --stdout "$kout/join-guest.tap" "$kver" "$out" -- \
 	KVER="$kver" GOTRACE_KO="/host/$kver/gotrace.ko" GOTRACE_BIN=/host/bin \
 	GOTRACE_JOIN_DIR="/host/join/$kver" GOTRACE_JOIN_RUNS="'$RUNS'" \
+	GOTRACE_JOIN_RECORD_ARGS="'${GOTRACE_JOIN_RECORD_ARGS:-}'" \
 	sh /host/bin/join_guest.sh \
 	2> "$kout/join-vm.err" || rc=$?
 [ ! -f "$out/.vm-dmesg" ] || mv "$out/.vm-dmesg" "$kout/join-dmesg.txt"

@@ -6,9 +6,11 @@
 #
 # Builds gotrace.ko for KVER and, for the ENOEXEC test, for another kernel scripts/setup/kernels.sh
 # knows; the gotrace CLI, dynamic for libkmod, which Debian ships only as a shared library
-# and gotrace dlopen()s for load and unload: its libraries, libkmod.so.2 and its
-# dependencies and the dynamic loader go along (OUTDIR/share/sysroot, copied into the
-# guest's / by the guest script); and selftests/json_check and stall_helper, static.
+# and gotrace dlopen()s for load and unload, and for libcurl, dlopen()ed by record --go: its
+# libraries, libkmod.so.2, libcurl.so.4 and their dependencies and the dynamic loader go
+# along (OUTDIR/share/sysroot, copied into the guest's / by the guest script);
+# selftests/json_check and stall_helper, static; selftests/joinapp, static, by Go 1.27
+# (scripts/setup/go-fetch.sh), for record --go and --go-trace.
 # Then it boots three guests: the main tests, and two that stand for Secure Boot
 # (lockdown=integrity: EPERM; module.sig_enforce=1: EKEYREJECTED), for which gotrace load
 # must point to signing.
@@ -43,10 +45,10 @@ bundle_libs() {
 	done
 }
 
-# libkmod.so.2 for gotrace $1, which dlopen()s it (ldd does not list it): next to its libc.
-libkmod_of() {
+# Library $2 for gotrace $1, which dlopen()s it (ldd does not list it): next to its libc.
+dlopened_lib() {
 	libc=$(ldd "$1" | awk '$1 == "libc.so.6" { print $3 }')
-	echo "${libc%/*}/libkmod.so.2"
+	echo "${libc%/*}/$2"
 }
 
 rm -rf "$share"
@@ -64,17 +66,31 @@ fi
 make -s -C "$ROOT/userspace" gotrace >> "$out/build.log" 2>&1 ||
 	die "make -C userspace gotrace failed (see $out/build.log)"
 cp "$ROOT/userspace/gotrace" "$share/bin/gotrace"
-kmod=$(libkmod_of "$share/bin/gotrace")
+kmod=$(dlopened_lib "$share/bin/gotrace" libkmod.so.2)
 [ -f "$kmod" ] || die "no $kmod next to gotrace's libc: install libkmod2"
-if ! bundle_libs "$share/bin/gotrace" "$share/sysroot" || ! bundle_libs "$kmod" "$share/sysroot" ||
-	! cp -L --parents "$kmod" "$share/sysroot/"; then
-	die "cannot copy the shared libraries of gotrace and $kmod"
-fi
+curl=$(dlopened_lib "$share/bin/gotrace" libcurl.so.4)
+[ -f "$curl" ] || die "no $curl next to gotrace's libc: install libcurl4 (scripts/setup/deps.sh)"
+bundle_libs "$share/bin/gotrace" "$share/sysroot" ||
+	die "cannot copy the shared libraries of gotrace"
+for lib in "$kmod" "$curl"; do
+	if ! bundle_libs "$lib" "$share/sysroot" || ! cp -L --parents "$lib" "$share/sysroot/"; then
+		die "cannot copy $lib and its shared libraries"
+	fi
+done
 ${CC:-gcc} -static -O2 -Wall -Wextra -Werror -o "$share/bin/json_check" \
 	"$ROOT/selftests/json_check.c" || die "cannot build selftests/json_check.c"
 ${CC:-gcc} -static -pthread -O2 -Wall -Wextra -Werror -o "$share/bin/stall_helper" \
 	"$ROOT/selftests/stall_helper.c" "$ROOT/selftests/stall.c" ||
 	die "cannot build selftests/stall_helper.c"
+# joinapp as scripts/oracles/join-oracle.sh builds it: static, stdlib only, no network.
+fetched=$("$ROOT/scripts/setup/go-fetch.sh" --print 1.27) ||
+	die "scripts/setup/go-fetch.sh 1.27 failed (its messages are above): no Go for joinapp"
+go=$(echo "$fetched" | sed -n 1p)
+(cd "$ROOT/selftests/joinapp" &&
+	CGO_ENABLED=0 GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=mod \
+	GOCACHE=${GOCACHE:-$ROOT/build/go/cache} \
+	"$go" build -trimpath -o "$share/bin/joinapp" .) >> "$out/build.log" 2>&1 ||
+	die "Go 1.27 cannot build selftests/joinapp (see $out/build.log)"
 cp "$ROOT/selftests/cli_guest.sh" "$share/bin/"
 echo "# libraries for the guest: $(cd "$share/sysroot" && find . -type f | tr '\n' ' ')"
 

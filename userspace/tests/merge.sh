@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # gotrace merge on recorded traces (TAP): a Go program's own trace (APP) and gotrace's
 # of the guest it ran in (MACHINE), tests/join-NAME-{app,machine}.trace, recorded by
-# scripts/oracles/join-oracle.sh (0.3 s runs of selftests/joinapp, built by Go 1.23 and
-# 1.27, in a cgroup with a CPU quota beside a CPU hog).
+# scripts/oracles/join-oracle.sh (0.3 s runs of selftests/joinapp, built by Go 1.22, 1.23,
+# 1.25 and 1.27, in a cgroup with a CPU quota beside a CPU hog). The MACHINEs of go122 and
+# go125 are their generations during APP (gotrace split --from 1.0 --to 3.0), to keep
+# them small; join-filtered-machine.trace was recorded with GOTRACE_JOIN_RECORD_ARGS="--pid 1",
+# which leaves the program out.
 #
 # For each: the join and its summary; gotrace check and Go's readers (1.27, and the
 # program's own Go) accept OUT; tests/merge_check.py holds OUT and merge --threads' output
@@ -12,7 +15,7 @@
 #
 # Usage: tests/merge.sh GOTRACE DIR
 # Environment: GO127_TRACE, Go 1.27's trace tool (default: scripts/setup/go-fetch.sh's,
-# fetched the first time).
+# fetched the first time, as Go 1.22's and 1.25's are).
 set -eu
 
 GT=$1
@@ -22,16 +25,29 @@ TESTS=$ROOT/userspace/tests
 # shellcheck source=scripts/lib/tap-lib.sh
 . "$ROOT/scripts/lib/tap-lib.sh"
 
+# The trace tool of Go $1, fetched by scripts/setup/go-fetch.sh the first time.
+go_trace_tool() {
+	paths=$("$ROOT/scripts/setup/go-fetch.sh" --print "$1") || return 1
+	echo "${paths#*
+}/trace"
+}
+
 TOOL=${GO127_TRACE:-}
-if [ -z "$TOOL" ]; then
-	out=$("$ROOT/scripts/setup/go-fetch.sh" --print 1.27)
-	TOOL=${out#*
-}/trace
-fi
+[ -n "$TOOL" ] || TOOL=$(go_trace_tool 1.27)
 GO123=${GO_1_23:-/usr/lib/go-1.23/bin/go}
 export GOCACHE="$ROOT/build/go/cache" GOTOOLCHAIN=local GOENV=off BROWSER=true
 rm -rf "$DIR"
 mkdir -p "$DIR"
+
+# own_read GO FILE: Go GO's trace tool reads FILE (Go 1.22 and 1.23 say -d=1, later ones
+# -d=parsed); its status.
+own_read() {
+	case $1 in
+	1.23) "$GO123" tool trace -d=1 "$2" ;;
+	1.22) tool=$(go_trace_tool 1.22) && "$tool" -d=1 "$2" ;;
+	*) tool=$(go_trace_tool "$1") && "$tool" -d=parsed "$2" ;;
+	esac
+}
 
 # join NAME THREADS GO: the fixture NAME of a program with THREADS threads, built by Go GO.
 join() {
@@ -63,10 +79,10 @@ join() {
 		"$TOOL" -d=parsed "$f" >"$DIR/$(basename "$f").parsed" 2>&1 || rc=$?
 		result "$rc" "$name: Go 1.27 reads $(basename "$f")" "$DIR/$(basename "$f").parsed"
 	done
-	if [ "$go" = 1.23 ]; then
+	if [ "$go" != 1.27 ]; then
 		rc=0
-		"$GO123" tool trace -d=1 "$out" >"$DIR/$name.go123" 2>&1 || rc=$?
-		result "$rc" "$name: Go 1.23, the program's, reads OUT" "$DIR/$name.go123"
+		own_read "$go" "$out" >"$DIR/$name.own" 2>&1 || rc=$?
+		result "$rc" "$name: Go $go, the program's, reads OUT" "$DIR/$name.own"
 	fi
 	python3 "$TESTS/merge_check.py" "$name" "$DIR/join-$name-app.trace.parsed" \
 		"$DIR/join-$name-machine.trace.parsed" "$DIR/$name.trace.parsed" \
@@ -95,7 +111,9 @@ refuse() {
 		"$DIR/$name.err"
 }
 
+join go122 5 1.22
 join go123 4 1.23
+join go125 4 1.25
 join go127 5 1.27
 
 mkdir -p "$DIR/refused"
@@ -107,6 +125,8 @@ refuse no-snapshots "MACHINE $TESTS/join-go123-app.trace: a go 1.23 trace, which
 	"$A" "$TESTS/join-go123-app.trace"
 refuse no-overlap "APP and MACHINE do not overlap in time (APP 17.342 to 17.830 s, MACHINE 12.619 to 15.168 s of CLOCK_MONOTONIC): record MACHINE while the program traces itself, e.g. gotrace record --go URL --duration S" \
 	"$A" "$TESTS/join-go123-machine.trace"
+refuse filtered "none of APP's 4 threads (181, 180, 179, 178) is in MACHINE: MACHINE's filters left the program out, or the two come from different boots or machines; record MACHINE without filters while the program traces itself" \
+	"$TESTS/join-filtered-app.trace" "$TESTS/join-filtered-machine.trace"
 refuse no-app "APP $DIR/none.trace: cannot open: No such file or directory" "$DIR/none.trace" "$M"
 head -c 3000 "$A" >"$DIR/cut.trace"
 refuse cut-app "APP $DIR/cut.trace: failed to read full batch: read 1801 but wanted 2525" \

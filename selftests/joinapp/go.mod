@@ -1,0 +1,3 @@
+module gotrace/joinapp
+
+go 1.22
