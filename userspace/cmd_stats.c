@@ -13,6 +13,7 @@
 #include "gtrace.h"
 #include "report/parsed.h"
 #include "report/stats.h"
+#include "report/stats_joined.h"
 #include "util/json.h"
 #include "util/msg.h"
 #include "util/trace_file.h"
@@ -251,6 +252,7 @@ static void text(const struct stats *s, const struct sorted *o, const char *path
 	text_programs(s, o->progs, o->nr_progs, all);
 	text_threads(s, o->threads, o->nr_threads, all);
 	text_stacks(s, o->stacks, o->nr_stacks, all);
+	stats_joined_text(s->joined, all);
 }
 
 static void json_times(struct json *j, const struct stats *s, int64_t run, int64_t runnable,
@@ -368,6 +370,7 @@ static void json(const struct stats *s, const struct sorted *o, bool all)
 	json_latency(&j, &s->latency);
 	json_lists(&j, s, o);
 	json_stacks(&j, s, o, all);
+	stats_joined_json(&j, s->joined);
 	json_end(&j, '}');
 }
 

@@ -4,7 +4,7 @@
 // program's own trace whose user regions carry the types gotrace merge gives its kernel
 // regions ("kernel: waiting for a CPU", ...), so gotrace stats reads it as a joined trace.
 // The goroutines spin (they stay Running) inside most regions; blocker's second region
-// holds a sleep and syscaller's a blocking read, so a region also spans time the goroutine
+// holds a sleep and syscaller's a blocking read(2) of a pipe, so a region also spans time the goroutine
 // is not running or is in a system call. Not built by make; to regenerate (Go 1.27):
 //
 //	cd userspace/tests && go run stats_joined_gen.go stats-joined.trace
@@ -15,15 +15,16 @@ import (
 	"os"
 	"runtime/trace"
 	"sync"
+	"syscall"
 	"time"
 )
 
 // The goroutines' functions take no arguments, so each is its goroutine's start function
 // (a go statement with arguments starts a wrapper, main.main.gowrap1).
 var (
-	ctx    = context.Background()
-	wg     sync.WaitGroup
-	pr, pw *os.File
+	ctx  = context.Background()
+	wg   sync.WaitGroup
+	pipe [2]int
 )
 
 func spin(d time.Duration) {
@@ -54,13 +55,16 @@ func blocker() {
 		time.Sleep(2 * time.Millisecond)
 		spin(500 * time.Microsecond)
 	})
-	region("not a kernel region", func() { spin(time.Millisecond) })
+	// Types that are not the join's: their time is on a CPU.
+	region("not a kernel region", func() { spin(300 * time.Microsecond) })
+	region("kernel: throttled!", func() { spin(300 * time.Microsecond) })
+	region("kernel: blocked in", func() { spin(300 * time.Microsecond) })
 }
 
 func syscaller() {
 	defer wg.Done()
 	buf := make([]byte, 1)
-	region("kernel: syscall blocked in read", func() { pr.Read(buf) })
+	region("kernel: syscall blocked in read", func() { syscall.Read(pipe[0], buf) })
 	spin(time.Millisecond)
 }
 
@@ -69,8 +73,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	pr, pw, err = os.Pipe()
-	if err != nil {
+	if err := syscall.Pipe(pipe[:]); err != nil {
 		panic(err)
 	}
 	if err := trace.Start(f); err != nil {
@@ -82,7 +85,7 @@ func main() {
 	go blocker()
 	go syscaller()
 	time.Sleep(3 * time.Millisecond)
-	pw.Write([]byte{1})
+	syscall.Write(pipe[1], []byte{1})
 	wg.Wait()
 	trace.Stop()
 	f.Close()
