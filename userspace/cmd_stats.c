@@ -33,7 +33,10 @@ static void stats_help(void)
 	       "program; utilisation of each CPU; the stacks threads block on longest.\n"
 	       "A program is the first function of a thread's create stack. The text counts\n"
 	       "programs and threads that never ran without listing them, and lists the %d\n"
-	       "threads with the most run time and the %d stacks with the most time blocked.\n\n"
+	       "threads with the most run time and the %d stacks with the most time blocked.\n"
+	       "A Go trace joined with the machine's (gotrace merge) also gets a table per\n"
+	       "goroutine function: running time, on a CPU, waiting for a CPU, throttled,\n"
+	       "blocked and syscall blocked in the kernel (--json: go_functions).\n\n"
 	       "  -a, --all   list every program, thread and stack\n"
 	       "  -j, --json  print one JSON object (all programs and threads, times in ns)\n"
 	       "  -h, --help  show this help\n", program_invocation_short_name, TOP_THREADS,

@@ -7,9 +7,10 @@
  * A goroutine's function is Go's name for it on its goroutine analysis page:
  * the root frame of the first stack of one of its own transitions, which is
  * the start function for those created in the trace (GoCreate's start
- * stack), and for those there at the start the root of the first stack
- * they stop, block or enter a system call on (runtime.main for main).
- * Goroutines that never show a stack go under "(unknown)".
+ * stack), and for those there at the start (no create stack) the root of
+ * the first stack they stop, block or enter a system call on (main.main
+ * for the main goroutine: Go's stacks end there). Goroutines that never
+ * show a stack go under "(unknown)", as the stats' programs without a name.
  *
  * Running is the time in Go's Running and Syscall states: the goroutine has
  * its thread. The syscall column is the part in system calls (Go's
@@ -122,21 +123,27 @@ static int retire(struct stats_joined *jd, uint64_t id, struct jgo *g)
 	return 0;
 }
 
-/* The name id of the root frame's function of stack @stk of @gen; 0: none (or no memory). */
-static uint64_t root_function(struct stats_joined *jd, const struct gt2_gen *gen, uint64_t stk)
+/*
+ * Names @g, if it has no name yet, by the root frame of stack @stk of @gen
+ * (Go's stacks list the leaf first). Non-zero when out of memory.
+ */
+static int name(struct stats_joined *jd, struct jgo *g, const struct gt2_gen *gen, uint64_t stk)
 {
 	const struct gt2_stack *st;
 	const struct gt2_frame *fr;
-	struct gt2_str name;
+	struct gt2_str fn;
 	bool ok;
 
+	if (g->fn || !stk)
+		return 0;
 	st = gt2_gen_stack(gen, stk, &ok);
-	if (!st || !st->n)
+	if (!st->n)
 		return 0;
 	fr = gt2_gen_frame(gen, gen->pcs[st->first + st->n - 1]);
-	if (!fr || !gt2_gen_string(gen, fr->func, &name) || !name.len)
+	if (!fr || !gt2_gen_string(gen, fr->func, &fn) || !fn.len)
 		return 0;
-	return gt2_intern(&jd->names, name);
+	g->fn = gt2_intern(&jd->names, fn);
+	return !g->fn;
 }
 
 /* A new goroutine (or one first seen) at @ts; NULL when out of memory. */
@@ -165,8 +172,8 @@ static int move(struct stats_joined *jd, const struct gt2_event *ev, const struc
 	flush(g, ev->time);
 	g->state = m->to;
 	/* Go names a goroutine by its own stacks: an unblock's is its waker's. */
-	if (!g->fn && m->stk && ev->type != GT2_EV_GO_UNBLOCK)
-		g->fn = root_function(jd, ev->gen, m->stk);
+	if (ev->type != GT2_EV_GO_UNBLOCK && name(jd, g, ev->gen, m->stk))
+		return 1;
 	return m->to == G_NOT_EXIST ? retire(jd, m->g, g) : 0;
 }
 
