@@ -8,6 +8,9 @@
  * Undetermined->X sets the state a goroutine had at the start. The Syscall
  * state counts as running (gotrace writes none; Go's runtime does).
  *
+ * Every event and its transition also go to stats_joined.c, whose table of
+ * goroutine functions joined traces get.
+ *
  * Strings and stacks last one generation, so programs and block stacks get
  * ids of their own here, by content; the names stay in the trace, which
  * must outlive the stats.

@@ -29,9 +29,12 @@ int gt_join_kind_of(const char *type, size_t len)
 		n = strlen(kind_names[k]);
 		if (len < n || memcmp(type, kind_names[k], n))
 			continue;
-		if (k == GT_JOIN_CPU_WAIT || k == GT_JOIN_THROTTLED ? len == n :
-		    len > n + 1 && type[n] == ' ')
+		if (k == GT_JOIN_CPU_WAIT || k == GT_JOIN_THROTTLED) {
+			if (len == n)
+				return k;
+		} else if (len > n + 1 && type[n] == ' ') {
 			return k;
+		}
 	}
 	return -1;
 }
