@@ -58,6 +58,7 @@ func blocker() {
 	// Types that are not the join's: their time is on a CPU.
 	region("not a kernel region", func() { spin(300 * time.Microsecond) })
 	region("kernel: throttled!", func() { spin(300 * time.Microsecond) })
+	// The join's blocked kind without a reason (MACHINE gave none).
 	region("kernel: blocked in", func() { spin(300 * time.Microsecond) })
 }
 

@@ -17,12 +17,13 @@ HELD = ("Running", "Syscall")
 
 
 def kind_of(typ):
+    """gotrace merge's region types: the blocked kinds with " REASON" or without."""
     if typ == "kernel: waiting for a CPU":
         return 0
     if typ == "kernel: throttled":
         return 1
-    for k, prefix in ((3, "kernel: syscall blocked in "), (2, "kernel: blocked in ")):
-        if typ.startswith(prefix) and len(typ) > len(prefix):
+    for k, name in ((3, "kernel: syscall blocked in"), (2, "kernel: blocked in")):
+        if typ == name or (typ.startswith(name + " ") and len(typ) > len(name) + 1):
             return k
     return None
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The join's region kinds (join.h) and the region types that name them. */
+/* The join's region types, by kind (join.h). */
 #include <string.h>
 
 #include "join.h"
 
-static const char *const kind_names[GT_JOIN_KINDS] = {
+static const char *const jn_kind_names[GT_JOIN_KINDS] = {
 	[GT_JOIN_CPU_WAIT] = "kernel: waiting for a CPU",
 	[GT_JOIN_THROTTLED] = "kernel: throttled",
 	[GT_JOIN_BLOCKED] = "kernel: blocked in",
@@ -13,28 +13,22 @@ static const char *const kind_names[GT_JOIN_KINDS] = {
 
 const char *gt_join_kind_name(enum gt_join_kind kind)
 {
-	return kind < GT_JOIN_KINDS ? kind_names[kind] : NULL;
+	return jn_kind_names[kind];
 }
 
-/*
- * The waits are the whole type; the blocked kinds are their prefix, a space
- * and the reason ("kernel: blocked in page fault or kernel wait").
- */
 int gt_join_kind_of(const char *type, size_t len)
 {
 	size_t n;
 	int k;
 
 	for (k = 0; k < GT_JOIN_KINDS; k++) {
-		n = strlen(kind_names[k]);
-		if (len < n || memcmp(type, kind_names[k], n))
-			continue;
-		if (k == GT_JOIN_CPU_WAIT || k == GT_JOIN_THROTTLED) {
-			if (len == n)
-				return k;
-		} else if (len > n + 1 && type[n] == ' ') {
+		n = strlen(jn_kind_names[k]);
+		if (len == n && !memcmp(type, jn_kind_names[k], n))
 			return k;
-		}
+		/* "blocked in REASON": the name, a space, the reason. */
+		if ((k == GT_JOIN_BLOCKED || k == GT_JOIN_SYSCALL) && len > n + 1 &&
+		    !memcmp(type, jn_kind_names[k], n) && type[n] == ' ')
+			return k;
 	}
 	return -1;
 }
