@@ -7,11 +7,14 @@
 # output; each row must add up (on a CPU + the four kernel columns == running). A trace
 # without the join's regions gets neither the table nor the key.
 #
-# Usage: tests/stats_joined.sh GOTRACE
+# Usage: tests/stats_joined.sh GOTRACE [JOINED...]
 #   Go 1.27 as tests/go127-lib.sh finds it ($GO_1_27, or scripts/setup/go-fetch.sh).
+#   JOINED: more traces with the join's regions (test_splice's, gotrace merge's): each one's
+#   go_functions is compared with Go's view the same way and must add up.
 set -u
 
 GOTRACE=$1
+shift
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$ROOT/userspace/tests/stats-joined.trace
 TMP=$(mktemp -d)
@@ -43,7 +46,10 @@ result "$rc" "Go 1.27's trace tool reads it (-d=parsed)" "$TMP/parsed.err"
 python3 "$ROOT/userspace/tests/stats_joined_ref.py" < "$TMP/parsed" > "$TMP/ref"
 result $? "stats_joined_ref.py computes the functions' times from Go's events" "$TMP/ref"
 
-python3 - "$TMP/json" "$TMP/ref" > "$TMP/diff" <<'PY'
+# same_as_go JSON REF NAME: results: JSON's go_functions is REF's, function by function; each
+# one adds up; they come by running time.
+same_as_go() {
+	python3 - "$1" "$2" > "$TMP/diff" <<'PY'
 import json, sys
 got = {f.pop("function"): f for f in json.load(open(sys.argv[1]))["go_functions"]}
 want = json.load(open(sys.argv[2]))
@@ -52,20 +58,22 @@ for name in bad:
     print(name, "gotrace:", got.get(name), "Go:", want.get(name))
 sys.exit(1 if bad else 0)
 PY
-result $? "go_functions is, function by function, what Go's events give" \
-	"$TMP/diff"
-expect "go_functions: 12 functions, by running time" "$TMP/json" python3 -c '
+	result $? "$3: go_functions is, function by function, what Go's events give" "$TMP/diff"
+	expect "$3: every function adds up: on a CPU + the four kernel kinds == running, \
+syscall <= running; by running time" "$1" python3 -c '
 import json, sys
 v = json.load(open(sys.argv[1]))["go_functions"]
-r = [f["running_ns"] for f in v]
-sys.exit(0 if len(v) == 12 and r == sorted(r, reverse=True) else 1)' "$TMP/json"
-expect "every function adds up: on a CPU + the four kernel kinds == running, syscall <= running" \
-	"$TMP/json" python3 -c '
-import json, sys
 k = ("on_cpu_ns", "cpu_wait_ns", "throttled_ns", "blocked_ns", "syscall_blocked_ns")
+r = [f["running_ns"] for f in v]
 sys.exit(0 if all(sum(f[x] for x in k) == f["running_ns"] and f["on_cpu_ns"] >= 0 and
-		  f["syscall_ns"] <= f["running_ns"]
-		  for f in json.load(open(sys.argv[1]))["go_functions"]) else 1)' "$TMP/json"
+		  f["syscall_ns"] <= f["running_ns"] for f in v) and
+	 r == sorted(r, reverse=True) else 1)' "$1"
+}
+
+same_as_go "$TMP/json" "$TMP/ref" stats-joined.trace
+expect "go_functions: 12 functions" "$TMP/json" python3 -c '
+import json, sys
+sys.exit(0 if len(json.load(open(sys.argv[1]))["go_functions"]) == 12 else 1)' "$TMP/json"
 
 # By hand, from the -d=parsed times (ns), less their common 704872000000.
 # main.waiter, G10 and G11 (named by GoCreate's start stack): waiting for a CPU
@@ -127,4 +135,15 @@ expect "a trace without kernel regions: no Goroutine functions table" "$TMP/plai
 expect "a trace without kernel regions: no go_functions key" "$TMP/plain.json" python3 -c '
 import json, sys
 sys.exit(1 if "go_functions" in json.load(open(sys.argv[1])) else 0)' "$TMP/plain.json"
+
+# More joined traces.
+for f in "$@"; do
+	n=$(basename "$f")
+	rc=0
+	"$GOTRACE" stats --json "$f" > "$TMP/more.json" 2>&1 || rc=$?
+	result "$rc" "$n: gotrace stats --json exits 0" "$TMP/more.json"
+	"$TOOL" -d=parsed "$f" 2> "$TMP/parsed.err" |
+		python3 "$ROOT/userspace/tests/stats_joined_ref.py" > "$TMP/more.ref"
+	same_as_go "$TMP/more.json" "$TMP/more.ref" "$n"
+done
 tap_end
