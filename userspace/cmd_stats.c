@@ -13,6 +13,7 @@
 #include "gtrace.h"
 #include "report/parsed.h"
 #include "report/stats.h"
+#include "report/stats_joined.h"
 #include "util/json.h"
 #include "util/msg.h"
 #include "util/trace_file.h"
@@ -32,7 +33,10 @@ static void stats_help(void)
 	       "program; utilisation of each CPU; the stacks threads block on longest.\n"
 	       "A program is the first function of a thread's create stack. The text counts\n"
 	       "programs and threads that never ran without listing them, and lists the %d\n"
-	       "threads with the most run time and the %d stacks with the most time blocked.\n\n"
+	       "threads with the most run time and the %d stacks with the most time blocked.\n"
+	       "A Go trace joined with the machine's (gotrace merge) also gets a table per\n"
+	       "goroutine function: running time, on a CPU, waiting for a CPU, throttled,\n"
+	       "blocked and syscall blocked in the kernel (--json: go_functions).\n\n"
 	       "  -a, --all   list every program, thread and stack\n"
 	       "  -j, --json  print one JSON object (all programs and threads, times in ns)\n"
 	       "  -h, --help  show this help\n", program_invocation_short_name, TOP_THREADS,
@@ -251,6 +255,7 @@ static void text(const struct stats *s, const struct sorted *o, const char *path
 	text_programs(s, o->progs, o->nr_progs, all);
 	text_threads(s, o->threads, o->nr_threads, all);
 	text_stacks(s, o->stacks, o->nr_stacks, all);
+	stats_joined_text(s->joined, all);
 }
 
 static void json_times(struct json *j, const struct stats *s, int64_t run, int64_t runnable,
@@ -368,6 +373,7 @@ static void json(const struct stats *s, const struct sorted *o, bool all)
 	json_latency(&j, &s->latency);
 	json_lists(&j, s, o);
 	json_stacks(&j, s, o, all);
+	stats_joined_json(&j, s->joined);
 	json_end(&j, '}');
 }
 

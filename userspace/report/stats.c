@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/stats.h"
+#include "report/stats_joined.h"
 
 const char *const stats_reasons[NR_REASONS] = { "sync", "net", "syscall", "sleep", "other" };
 
@@ -27,6 +28,7 @@ void stats_free(struct stats *s)
 {
 	if (s->names.free)
 		s->names.free((void *)s->names.src);
+	stats_joined_free(s->joined);
 	gt_table_free(&s->threads);
 	gt_table_free(&s->progs);
 	gt_table_free(&s->stacks);
@@ -364,6 +366,8 @@ int stats_finish(struct stats *s)
 
 	gt_table_each(&s->threads, finish_thread, &f);
 	gt_table_each(&s->cpus, finish_cpu, s);
+	if (s->joined && stats_joined_finish(s->joined, s->last))
+		f.err = 1;
 	return f.err;
 }
 

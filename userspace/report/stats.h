@@ -64,8 +64,11 @@ struct stats_names {
 	void (*free)(void *src);
 };
 
+struct stats_joined;
+
 struct stats {
 	struct stats_names names;
+	struct stats_joined *joined;	/* Go 1.22+: per goroutine function (stats_joined.h) */
 	double ns_per_tick;
 	int version;			/* e.g. 1021 */
 	struct gt_table threads, progs, stacks, cpus;
@@ -73,6 +76,16 @@ struct stats {
 	int64_t first, last;		/* ticks */
 	uint64_t events;
 	bool seen;
+};
+
+/* A goroutine's state in Go 1.22+ traces (Go's GoState). */
+enum { G_UND, G_NOT_EXIST, G_RUNNABLE, G_RUNNING, G_WAITING, G_SYSCALL };
+
+/* A goroutine's transition (Go's StateTransition()): state ids, Reason string, stack. */
+struct go_move {
+	uint64_t g;
+	uint8_t from, to;
+	uint64_t reason, stk;
 };
 
 /*

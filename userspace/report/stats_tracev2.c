@@ -8,6 +8,9 @@
  * Undetermined->X sets the state a goroutine had at the start. The Syscall
  * state counts as running (gotrace writes none; Go's runtime does).
  *
+ * Every event and its transition also go to stats_joined.c, whose table of
+ * goroutine functions joined traces get.
+ *
  * Strings and stacks last one generation, so programs and block stacks get
  * ids of their own here, by content; the names stay in the trace, which
  * must outlive the stats.
@@ -16,9 +19,8 @@
 #include <string.h>
 
 #include "report/stats.h"
+#include "report/stats_joined.h"
 #include "tracev2/internal.h"
-
-enum { G_UND, G_NOT_EXIST, G_RUNNABLE, G_RUNNING, G_WAITING, G_SYSCALL };	/* GoState */
 
 /* What the stats keep of a trace: names and stacks by content, thread id generations. */
 struct names2 {
@@ -29,13 +31,6 @@ struct names2 {
 	size_t nr_stks, cap_stks;
 	struct gt_map stk_ids;		/* hash (probed) -> id */
 	struct gt_map gens;		/* goroutine id -> earlier holders of it */
-};
-
-/* A goroutine's transition (Go's StateTransition()): state ids, Reason string, stack. */
-struct go_move {
-	uint64_t g;
-	uint8_t from, to;
-	uint64_t reason, stk;
 };
 
 static const char *names_string(const void *src, uint64_t id, size_t *len)
@@ -357,16 +352,20 @@ int stats_read2(struct stats *s, const struct gt2_trace *t, struct gt_error *err
 	struct gt2_event ev;
 	struct go_move m;
 	struct names2 *x;
+	bool moved;
 	int k;
 
 	x = use_names(s, t);
-	if (!x)
+	s->joined = stats_joined_new();
+	if (!x || !s->joined)
 		return 1;
 	if (gt2_reader_open(t, &r, err))
 		return -1;
 	while ((k = gt2_reader_next(r, &ev, err)) > 0) {
 		stats_time(s, ev.time);
-		if (go_move(&ev, &m) && feed(s, x, &ev, &m)) {
+		moved = go_move(&ev, &m);
+		if ((moved && feed(s, x, &ev, &m)) ||
+		    stats_joined_event(s->joined, &ev, moved ? &m : NULL)) {
 			k = 1;
 			break;
 		}
