@@ -25,6 +25,12 @@ struct mc_cpu {
 	int64_t charged;	/* its open spans have been charged up to then */
 };
 
+/* A CPU in the heap, by its next event's key (mc_key()). */
+struct mc_slot {
+	int64_t key;
+	size_t cpu;
+};
+
 /* The spans of APP's threads switched out on a P and still open, over generations. */
 struct mc_popen {
 	size_t *open;		/* thread index << 32 | span index */
@@ -40,7 +46,7 @@ struct jn_machine {
 	int64_t off;		/* the generation's time to CLOCK_MONOTONIC */
 	struct mc_cpu *cpus;
 	size_t ncpus, cap_cpus;
-	size_t *heap;		/* cpus by their next event's key */
+	struct mc_slot *heap;	/* cpus by their next event's key */
 	size_t nheap;
 	struct mc_popen *popen;	/* by P */
 	size_t npopen;
@@ -67,15 +73,15 @@ static int64_t mc_key(const struct mc_cpu *c)
 
 static void mc_sift_down(struct jn_machine *s, size_t i)
 {
-	size_t l, m, t;
+	struct mc_slot t;
+	size_t l, m;
 
 	for (;;) {
 		l = 2 * i + 1;
 		m = i;
-		if (l < s->nheap && mc_key(&s->cpus[s->heap[l]]) < mc_key(&s->cpus[s->heap[m]]))
+		if (l < s->nheap && s->heap[l].key < s->heap[m].key)
 			m = l;
-		if (l + 1 < s->nheap &&
-		    mc_key(&s->cpus[s->heap[l + 1]]) < mc_key(&s->cpus[s->heap[m]]))
+		if (l + 1 < s->nheap && s->heap[l + 1].key < s->heap[m].key)
 			m = l + 1;
 		if (m == i)
 			return;
@@ -423,7 +429,7 @@ static int mc_gen_start(struct jn_machine *s)
 		if (k < 0)
 			return -1;
 		if (k)
-			s->heap[s->nheap++] = i;
+			s->heap[s->nheap++] = (struct mc_slot){ mc_key(c), i };
 	}
 	for (i = s->nheap / 2; i-- > 0;)
 		mc_sift_down(s, i);
@@ -455,7 +461,7 @@ static int mc_gen(struct jn_machine *s)
 	if (mc_gen_start(s))
 		return -1;
 	while (s->nheap) {
-		c = &s->cpus[s->heap[0]];
+		c = &s->cpus[s->heap[0].cpu];
 		now = c->c.ev.time + s->off;
 		if (now < s->first)
 			s->first = now;
@@ -467,6 +473,8 @@ static int mc_gen(struct jn_machine *s)
 			return -1;
 		if (!k)
 			s->heap[0] = s->heap[--s->nheap];
+		else
+			s->heap[0].key = mc_key(c);
 		mc_sift_down(s, 0);
 	}
 	return 0;
