@@ -518,10 +518,11 @@ static void ap_forget(struct ap_state *s)
 }
 
 /* One generation of APP: its regions planned, sorted and written with it. */
-static int ap_gen(struct ap_state *s, struct jn_splice *out, const struct gt2_span *sp)
+static int ap_gen(struct ap_state *s, struct jn_writer *out, const struct gt2_span *sp)
 {
 	struct ap_m m;
 	size_t i;
+	int rc;
 
 	s->off = jn_mono_off(&s->gen, true);
 	if (s->from == INT64_MIN)
@@ -538,12 +539,13 @@ static int ap_gen(struct ap_state *s, struct jn_splice *out, const struct gt2_sp
 		return -1;
 	if (jn_sort_inserts(&s->ins, s->nins, s->early))
 		return ap_nomem(s);
-	s->cap = s->nins;
-	if (jn_splice_gen(out, sp, s->ins, s->nins))
+	/* The writer takes the inserts and the strings: the next generation's are new. */
+	rc = jn_writer_put(out, sp, s->ins, s->nins, s->strs);
+	s->ins = NULL;
+	s->cap = 0;
+	if (rc)
 		return -1;
 	ap_forget(s);
-	/* The next generation has strings of its own: the logs are many. */
-	jn_strings_free(s->strs);
 	return ap_intern(s, "kernel", &s->key);
 }
 
@@ -555,22 +557,27 @@ int jn_app_join(const struct gt2_trace *app, struct jn_threads *th, struct jn_ma
 	struct ap_state s = { .t = app, .th = th, .mc = mc, .names = names, .strs = strs,
 			      .st = st, .err = err, .from = INT64_MIN, .first = INT64_MAX,
 			      .last = INT64_MIN };
-	struct jn_splice *out = jn_splice_open(app, fd, strs, err);
+	struct jn_splice *out = jn_splice_open(app, fd, err);
+	struct jn_writer *w = out ? jn_writer_start(out, err) : NULL;
 	struct gt2_span sp;
 	int k = -1;
 
-	if (!out || ap_intern(&s, "kernel", &s.key))
+	if (!w || ap_intern(&s, "kernel", &s.key))
 		goto out;
 	while ((k = jn_gen_next(&gens, &s.gen, err)) > 0) {
 		sp.gen = s.gen.gen;
 		sp.off = s.gen.off;
 		sp.end = gens.spilled ? gens.spill.off : gens.pos;
-		if (ap_gen(&s, out, &sp)) {
+		sp.first = gt2_gen_ns(&s.gen, s.gen.min_ts);
+		sp.last = sp.first;	/* not known before its events are read; not needed */
+		if (ap_gen(&s, w, &sp)) {
 			k = -1;
 			break;
 		}
 	}
 out:
+	if (w && jn_writer_stop(w))
+		k = -1;
 	if (out && jn_splice_close(out, k == 0))
 		k = -1;
 	free(s.c.buf);

@@ -52,16 +52,31 @@ int jn_splice(const struct gt2_trace *app, int fd, const struct jn_insert *ins, 
 
 /*
  * splice.c, the same a generation at a time: jn_splice_gen() writes what is
- * before generation @sp and it, with @ins (all inside it, sorted); @strs may
- * grow between the calls. jn_splice_close() writes the rest if @finish (0,
- * or -1) and frees @s. NULL (with @err set) or -1 with @err set on errors.
+ * before generation @sp and it, with @ins (all inside it, sorted) and the
+ * strings they name, @strs. jn_splice_close() writes the rest if @finish
+ * (0, or -1) and frees @s. NULL (with @err set) or -1 with @err set on
+ * errors.
  */
 struct jn_splice;
-struct jn_splice *jn_splice_open(const struct gt2_trace *t, int fd, const struct jn_strings *strs,
-				 struct gt_error *err);
+struct jn_splice *jn_splice_open(const struct gt2_trace *t, int fd, struct gt_error *err);
 int jn_splice_gen(struct jn_splice *s, const struct gt2_span *sp, const struct jn_insert *ins,
-		  size_t n);
+		  size_t n, const struct jn_strings *strs);
 int jn_splice_close(struct jn_splice *s, bool finish);
+/* Where @s's errors go from now on. */
+void jn_splice_set_err(struct jn_splice *s, struct gt_error *err);
+
+/*
+ * writer.c: jn_splice_gen() in a thread of its own, a generation behind the
+ * one planned. jn_writer_put() waits for the generation before to be
+ * written, then hands over @sp, @ins and @strs, which the writer frees (and
+ * *@strs is left empty): 0, or -1 with @err set if that one failed.
+ * jn_writer_stop() waits for the last one and ends the thread: 0 or -1.
+ */
+struct jn_writer;
+struct jn_writer *jn_writer_start(struct jn_splice *out, struct gt_error *err);
+int jn_writer_put(struct jn_writer *w, const struct gt2_span *sp, struct jn_insert *ins, size_t n,
+		  struct jn_strings *strs);
+int jn_writer_stop(struct jn_writer *w);
 
 /* MACHINE's goroutine ids: a thread id, + this for each later thread of that id. */
 #define JN_TID_STRIDE	4194304

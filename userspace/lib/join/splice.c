@@ -463,8 +463,7 @@ static int splice_room(struct jn_splice *s)
 	return 0;
 }
 
-struct jn_splice *jn_splice_open(const struct gt2_trace *t, int fd, const struct jn_strings *strs,
-				 struct gt_error *err)
+struct jn_splice *jn_splice_open(const struct gt2_trace *t, int fd, struct gt_error *err)
 {
 	struct jn_splice *s = calloc(1, sizeof(*s));
 
@@ -475,14 +474,14 @@ struct jn_splice *jn_splice_open(const struct gt2_trace *t, int fd, const struct
 	}
 	s->t = t;
 	s->fd = fd;
-	s->strs = strs;
 	s->err = err;
 	return s;
 }
 
 int jn_splice_gen(struct jn_splice *s, const struct gt2_span *sp, const struct jn_insert *ins,
-		  size_t n)
+		  size_t n, const struct jn_strings *strs)
 {
+	s->strs = strs;
 	s->ins = ins;
 	s->n = n;
 	s->next = 0;
@@ -492,6 +491,11 @@ int jn_splice_gen(struct jn_splice *s, const struct gt2_span *sp, const struct j
 		return bad_insert(s);
 	drop_pages(s, sp->end);
 	return 0;
+}
+
+void jn_splice_set_err(struct jn_splice *s, struct gt_error *err)
+{
+	s->err = err;
 }
 
 int jn_splice_close(struct jn_splice *s, bool finish)
@@ -520,7 +524,7 @@ static size_t splice_count(const struct jn_insert *ins, size_t n, uint64_t end)
 int jn_splice(const struct gt2_trace *app, int fd, const struct jn_insert *ins, size_t n,
 	      const struct jn_strings *strs, struct gt_error *err)
 {
-	struct jn_splice *s = jn_splice_open(app, fd, strs, err);
+	struct jn_splice *s = jn_splice_open(app, fd, err);
 	struct gt2_spans *spans;
 	struct gt2_span sp;
 	size_t k;
@@ -528,11 +532,13 @@ int jn_splice(const struct gt2_trace *app, int fd, const struct jn_insert *ins, 
 
 	if (!s)
 		return -1;
-	if (gt2_spans_open(app, &spans, err))
-		return jn_splice_close(s, false), -1;
+	if (gt2_spans_open(app, &spans, err)) {
+		jn_splice_close(s, false);
+		return -1;
+	}
 	while ((r = gt2_spans_next(spans, &sp, err)) > 0) {
 		k = splice_count(ins, n, sp.end);
-		if (jn_splice_gen(s, &sp, ins, k)) {
+		if (jn_splice_gen(s, &sp, ins, k, strs)) {
 			r = -1;
 			break;
 		}
@@ -541,6 +547,7 @@ int jn_splice(const struct gt2_trace *app, int fd, const struct jn_insert *ins, 
 	}
 	gt2_spans_close(spans);
 	if (!r && n) {
+		s->strs = strs;
 		s->ins = ins;
 		s->n = n;
 		s->next = 0;
