@@ -42,12 +42,21 @@ deps:
 
 # The test command: every test. Both halves run; it fails if either failed. The debug
 # kernel builds at idle priority meanwhile, in the CPU time check-stock's guests leave.
+# When check-stock failed, its failed suites and why are printed again last, so that a log
+# that keeps only its tail (CI's) still names them.
 # Documentation/testing.rst says what each test target runs and how to run one suite.
 check:
 	@scripts/setup/deps.sh
 	@bg=$$(scripts/setup/debug-kernel.sh --background) || exit 1; \
 	trap 'kill -- -$$bg 2>/dev/null || true' EXIT; trap 'exit 1' INT TERM; \
-	rc=0; scripts/run/check-stock.sh || rc=1; scripts/run/check-debug.sh || rc=1; exit $$rc
+	stock=0; scripts/run/check-stock.sh || stock=1; \
+	debug=0; scripts/run/check-debug.sh || debug=1; \
+	if [ $$stock -ne 0 ]; then \
+		echo; echo "=== make check: check-stock.sh FAILED; its failures again (build/check/failures.txt):"; \
+		cat build/check/failures.txt 2>/dev/null || \
+			echo "check-stock.sh stopped before its summary: its last messages, before check-debug's, say why"; \
+	fi; \
+	[ $$stock -eq 0 ] && [ $$debug -eq 0 ]
 
 # Host tests, then the suite on Debian's 6.1 and 6.12 kernels and Go's readers on every trace.
 .PHONY: check-stock check-debug debug-kernel

@@ -47,6 +47,7 @@ OUT="$ROOT/build/check"
 BIN="$OUT/bin"
 TRACES="$OUT/traces"
 RESULTS="$OUT/results"
+FAILURES="$OUT/failures.txt"
 VM_TIMEOUT=${GOTRACE_VM_TIMEOUT:-2400}
 VM_MEM=${GOTRACE_VM_MEM:-2048}
 VM_CPUS=2
@@ -165,13 +166,18 @@ summary() {
 		total_skip=$((total_skip + skip))
 		printf '%-32s %6s %6s %6s  %-12s %s\n' "$name" "$pass" "$fail" "$skip" "$cases" "$result"
 		case "$result" in
-		FAIL*) scripts/lib/tap-why.sh "$tap" 40 ;;
+		ok*) ;;
+		FAIL*)
+			echo "$name: $result" >> "$FAILURES"
+			scripts/lib/tap-why.sh "$tap" 40 | tee -a "$FAILURES"
+			;;
+		*) echo "$name: $result" >> "$FAILURES" ;;
 		esac
 	done < "$RESULTS"
 	printf '%-32s %6s %6s %6s  %-12s %s\n' TOTAL "$total_pass" "$total_fail" "$total_skip" "" \
 		"$suites suites, $bad not ok"
 	if [ -n "$problems" ]; then
-		echo "other failures:$problems"
+		echo "other failures:$problems" | tee -a "$FAILURES"
 	fi
 	echo "logs and TAP: $OUT"
 	if [ "$bad" -ne 0 ] || [ -n "$problems" ] || [ "$suites" -eq 0 ]; then
