@@ -289,7 +289,9 @@ gotrace_classify(struct task_struct *p, bool preempt, unsigned int prev_state,
  * @n: events written so far; counts this one
  *
  * GoDestroy when @p exits; else GoStop (still runnable) or GoBlock, with
- * the reason's word and the stack [reason, program]. A thread blocked in
+ * the reason's word and the stack [reason, program] or, for GoBlock with
+ * kernel stacks, where it blocks (each generation's tables list the kernel
+ * stacks used by then, as they do CPU samples'). A thread blocked in
  * a system call is a blocked goroutine like any other: a goroutine in
  * Go's syscall state is bound to its M, here a CPU that goes on running
  * others, and the waker's GoUnblock then names who woke it.
@@ -321,11 +323,16 @@ static __always_inline u8 *gotrace2_put_stop(struct gotrace_session *s,
 		return buf;
 	}
 	args[0] = gotrace_word(s, reason);
-	args[1] = gotrace_stack(s->stacks, t->prog, reason);
 	if (ev == GO_EV_GO_PREEMPT || ev == GO_EV_GO_SCHED) {
+		args[1] = gotrace_stack(s->stacks, t->prog, reason);
 		buf = gotrace2_put_event(buf, GO2_EV_GO_STOP, *dt, 2, args);
 		state = GOTRACE_T_RUNNABLE;
 	} else {
+		/* Where it blocks, if kernel stacks are on and have room. */
+		args[1] = (s->args.flags & GOTRACE_START_KSTACKS) ?
+			  gotrace_kstack(s, t->prog) : 0;
+		if (!args[1])
+			args[1] = gotrace_stack(s->stacks, t->prog, reason);
 		buf = gotrace2_put_event(buf, GO2_EV_GO_BLOCK, *dt, 2, args);
 	}
 	*dt = 0;

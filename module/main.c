@@ -172,9 +172,6 @@ static int gotrace_start_gens(struct gotrace_start *args)
 	if (args->format < GOTRACE_FORMAT_1_22)
 		return args->gen_period_ns || args->gen_bytes ||
 		       (args->flags & GOTRACE_START_FLIGHT) ? -EINVAL : 0;
-	/* Kernel stacks are written in the older formats only. */
-	if (args->flags & GOTRACE_START_KSTACKS)
-		return -EOPNOTSUPP;
 	if (!args->gen_period_ns)
 		args->gen_period_ns = GOTRACE_GEN_PERIOD_NS;
 	if (args->gen_period_ns < GOTRACE_GEN_PERIOD_MIN_NS ||

@@ -155,6 +155,12 @@ record_tests() {
 	expect "record --format 1.19 --kernel-stacks -- seq" 0 "" \
 		"$gt" record -f 1.19 -k -b 1M -o "$f" -- seq 1 1000
 	check "the 1.19 trace is valid" valid "$f"
+	f=$traces/cli-1_22-kstacks.trace
+	expect "record --format 1.22 --kernel-stacks -- sleep 0.1" 0 "" \
+		"$gt" record -f 1.22 -k -b 1M -o "$f" -- sleep 0.1
+	check "the 1.22 trace is valid" valid "$f"
+	check "the 1.22 trace: sleep blocks in a kernel stack (do_nanosleep, vmlinux)" \
+		kframe "$f" do_nanosleep
 	f=$traces/cli-clock-tsc.trace
 	tsc_note=""
 	dmesg | grep -q "Marking TSC unstable" && tsc_note="the kernel has marked the TSC unstable"
@@ -199,6 +205,12 @@ filter_tests() {
 # has TRACE PATTERN: gotrace dump of TRACE has a line matching PATTERN.
 has() {
 	"$gt" dump "$1" 2>&1 | grep -q -e "$2"
+}
+
+# kframe TRACE FUNCTION: an event's stack in TRACE (Go 1.22+) has the kernel frame
+# FUNCTION, file vmlinux.
+kframe() {
+	"$gt" dump "$1" 2>&1 | grep -A1 -e "^	$2 @ " | grep -q "^		vmlinux:0$"
 }
 
 # CPU samples: record --cpu-samples writes CPUSample events, status counts them.
@@ -482,11 +494,14 @@ flight_tests() {
 	snapshot_ok "record's last snapshot after it" "$d/theirs.2.trace"
 	cp "$d/theirs.1.trace" "$traces/cli-flight-theirs.trace"
 
-	expect "record --flight 1s --duration 2: the last snapshot only" 0 \
-		"wrote $d/dur.1.trace: generation" "$gt" record --flight 1s -b 1M --duration 2 \
+	expect "record --flight 1s -k --duration 2: the last snapshot only" 0 \
+		"wrote $d/dur.1.trace: generation" "$gt" record --flight 1s -k -b 1M --duration 2 \
 		-o "$d/dur.trace"
 	check "record --flight --duration: its snapshot is valid" valid "$d/dur.1.trace"
 	check "record --flight --duration: one snapshot" test ! -e "$d/dur.2.trace"
+	check "record --flight -k: the snapshot names where threads block (schedule, vmlinux)" \
+		kframe "$d/dur.1.trace" schedule
+	cp "$d/dur.1.trace" "$traces/cli-flight-kstacks.trace"
 
 	"$gt" record --flight 1s -b 1M -o "$d/int.trace" -- sleep 60 > "$out" 2> "$err" &
 	pid=$!

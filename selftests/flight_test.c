@@ -31,17 +31,24 @@
 #define PERIOD_NS	100000000ULL	/* 100 ms generations */
 #define MS		1000000ULL
 
-static int start_flight(int fd, __u32 format, __u64 buffer_size)
+/* A flight recorder of 100 ms generations, with @flags more (GOTRACE_START_*). */
+static int start_flight_flags(int fd, __u32 format, __u64 buffer_size,
+			      __u32 flags)
 {
 	struct gotrace_start args = {
 		.size = sizeof(args),
-		.flags = GOTRACE_START_FLIGHT | GOTRACE_START_CLOCK_MONO,
+		.flags = GOTRACE_START_FLIGHT | GOTRACE_START_CLOCK_MONO | flags,
 		.format = format,
 		.buffer_size = buffer_size,
 		.gen_period_ns = PERIOD_NS,
 	};
 
 	return ioctl(fd, GOTRACE_START, &args);
+}
+
+static int start_flight(int fd, __u32 format, __u64 buffer_size)
+{
+	return start_flight_flags(fd, format, buffer_size, 0);
 }
 
 static int snapshot(int fd, __u64 duration_ns, struct gotrace_snapshot *args)
@@ -304,7 +311,7 @@ TEST_F_TIMEOUT(flight, overflow, 180)
  * Buffers that hold more than asked: the snapshot's first generation is
  * the newest one that started at least @duration before the call (its
  * first time stamp says so), so it covers the duration and at most one
- * generation more.
+ * generation more. With kernel stacks, which its tables name.
  */
 TEST_F_TIMEOUT(flight, duration, 120)
 {
@@ -316,7 +323,8 @@ TEST_F_TIMEOUT(flight, duration, 120)
 	char name[64];
 
 	FLIGHT_1_26_ONLY();
-	ASSERT_EQ(0, start_flight(self->s.ctl, variant->format, 16 << 20));
+	ASSERT_EQ(0, start_flight_flags(self->s.ctl, variant->format, 16 << 20,
+					GOTRACE_START_KSTACKS));
 	busy_start(_metadata, &b, false);
 	gt_msleep(1500);
 	before = mono_ns();
@@ -336,6 +344,8 @@ TEST_F_TIMEOUT(flight, duration, 120)
 	EXPECT_LE(start + duration, before + 10 * MS);
 	/* The generation after it started less than @duration before. */
 	EXPECT_GT(duration + PERIOD_NS + 200 * MS, args.span_ns);
+	/* With kernel stacks: its tables name where threads block. */
+	EXPECT_NE(NULL, memmem(t.data, t.len, "\x08schedule", 9));
 	gt_buf_free(&t);
 	EXPECT_EQ(0, gt_stop_flags(self->s.ctl, GOTRACE_STOP_NOWAIT));
 }
@@ -444,7 +454,6 @@ TEST_F(flight, bad_requests)
 		unsigned char more[16];
 	} big;
 	struct gotrace_snapshot args;
-	struct gotrace_start start;
 	struct gotrace_status st;
 	struct gt_buf t = { 0 };
 	char name[64];
@@ -466,13 +475,6 @@ TEST_F(flight, bad_requests)
 	EXPECT_EQ(0, gt_read_to_eof(self->s.fd, &t, GT_READ_CHUNK));
 	gt_buf_free(&t);
 
-	start = (struct gotrace_start){
-		.size = sizeof(start),
-		.flags = GOTRACE_START_FLIGHT | GOTRACE_START_KSTACKS,
-		.format = variant->format,
-	};
-	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_START, &start));
-	EXPECT_EQ(EOPNOTSUPP, errno);
 	ASSERT_EQ(0, start_flight(self->s.ctl, variant->format, 1 << 20));
 	gt_pingpong(200, 0);
 	args = (struct gotrace_snapshot){ .size = sizeof(args), .flags = 1 };

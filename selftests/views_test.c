@@ -147,6 +147,13 @@ FIXTURE_VARIANT_ADD(views, default_1_26) {
 	.version = "1.26",
 };
 
+FIXTURE_VARIANT_ADD(views, kstacks_1_26) {
+	.format = GOTRACE_FORMAT_1_26,
+	.flags = GOTRACE_START_KSTACKS,
+	.mode = "kstacks",
+	.version = "1.26",
+};
+
 FIXTURE_SETUP(views)
 {
 	GT_REQUIRE_DEVICE();

@@ -76,7 +76,8 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 		break;
 	case EOPNOTSUPP:
 		if (args->flags & GOTRACE_START_KSTACKS)
-			msg_err(cmd, "--kernel-stacks needs a format before 1.22: use --format 1.21");
+			msg_err(cmd, "this module writes --kernel-stacks only in formats before 1.22: "
+				"update the module (gotrace unload; gotrace load), or use --format 1.21");
 		else if (args->cpu_sample_hz)
 			msg_err(cmd, "the kernel cannot sample its CPUs (perf events): drop "
 				"--cpu-samples; dmesg may say more");
@@ -202,11 +203,6 @@ bool start_check(const char *cmd, struct start_opts *o)
 		msg_err(cmd, "--flight needs a format with generations, 1.22 or later: drop "
 			"--format 1.%u (--flight records 1.26) or give --format 1.26",
 			args->format);
-		return false;
-	}
-	if (args->flags & GOTRACE_START_KSTACKS) {
-		msg_err(cmd, "--kernel-stacks needs a format before 1.22, which --flight cannot "
-			"record: drop --kernel-stacks or --flight");
 		return false;
 	}
 	if (args->cpu_sample_hz) {

@@ -16,7 +16,8 @@
 # 19 TAP tests per pre-1.22 trace: one, then six for each of Go
 # OLD (the old parser: 1.19 reads 1.11/1.19 traces, 1.21 reads 1.21), Go 1.23 and Go 1.27
 # (both through the converter to the new trace model; 1.27 from scripts/setup/go-fetch.sh). A
-# Go 1.22+ trace (views-default-1.26.trace) gets 13 (see "Go 1.22+ traces" below):
+# Go 1.22+ trace (views-default-1.26.trace, views-kstacks-1.26.trace) gets 13 (see "Go 1.22+
+# traces" below):
 #
 #   no raw kernel address  no event argument and no stack id, frame PC or line of the trace
 #                          is >= 0xffff800000000000 (scripts/oracles/addr_scan.py, which reads it
@@ -118,8 +119,9 @@ declare -A WANT=(
 	[kstacks syscall]='gt-pipe .*read.*'
 	[kstacks sched]='gt-mutex futex'
 	[default waker]='gt-pipe-timer write'
+	[kstacks waker]='gt-pipe-timer write'
 )
-# Unblocks carry the waker's cheap stack in both modes.
+# Unblocks carry the waker's cheap stack in both modes (waker: the sched profile's).
 SCHED_MODE=default
 PROGRAMS="gt-mutex gt-hog gt-sleep gt-pipe"
 

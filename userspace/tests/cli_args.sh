@@ -140,8 +140,6 @@ refuse "\-\-flight needs a format with generations, 1.22 or later: drop --format
 	record --flight 2s --format 1.21
 refuse "\-\-flight needs a format with generations, 1.22 or later: drop --format 1.19" \
 	start -f 1.19 --flight 2s
-refuse "\-\-kernel-stacks needs a format before 1.22, which --flight cannot record: drop --kernel-stacks or --flight" \
-	record -k --flight 2s
 refuse "\-\-flight writes a file per snapshot, not standard output: give -o FILE" \
 	record --flight 2s -o -
 refuse "\-\-flight keeps no CPU samples (they wait for their generation outside the buffers --flight overwrites): drop --cpu-samples or --flight" \
