@@ -125,18 +125,43 @@ static int curl_error(const char *cmd, const char *url, const char *path, CURLco
 	return 1;
 }
 
+/*
+ * The hosts no proxy is used for: the environment's no_proxy (or NO_PROXY), and this
+ * machine's loopback names, which libcurl would otherwise send to http_proxy too: a
+ * service traced here is on this machine more often than not. NULL if out of memory.
+ */
+static char *noproxy_hosts(void)
+{
+	const char *env = getenv("no_proxy");
+	char *hosts;
+
+	if (!env || !*env)
+		env = getenv("NO_PROXY");
+	if (!env)
+		env = "";
+	if (asprintf(&hosts, "%s%slocalhost,127.0.0.1,::1", env, *env ? "," : "") < 0)
+		return NULL;
+	return hosts;
+}
+
 /* A transfer into @f; its CURLcode. @url's query and trailing slashes are left out. */
 static CURLcode perform(struct fetch *f, const char *url, double seconds)
 {
 	size_t len = strcspn(url, "?#");
-	char *full;
+	char *full, *noproxy;
 	CURLcode rc;
 
 	while (len && url[len - 1] == '/')
 		len--;
 	if (asprintf(&full, "%.*s" TRACE_PATH "?seconds=%g", (int)len, url, seconds) < 0)
 		return CURLE_OUT_OF_MEMORY;
+	noproxy = noproxy_hosts();
+	if (!noproxy) {
+		free(full);
+		return CURLE_OUT_OF_MEMORY;
+	}
 	curl.easy_setopt(f->h, CURLOPT_URL, full);
+	curl.easy_setopt(f->h, CURLOPT_NOPROXY, noproxy);
 	curl.easy_setopt(f->h, CURLOPT_WRITEFUNCTION, fetch_write);
 	curl.easy_setopt(f->h, CURLOPT_WRITEDATA, f);
 	curl.easy_setopt(f->h, CURLOPT_NOSIGNAL, 1L);
@@ -144,6 +169,7 @@ static CURLcode perform(struct fetch *f, const char *url, double seconds)
 	rc = curl.easy_perform(f->h);
 	if (!rc && !f->status)	/* an answer without a body */
 		curl.easy_getinfo(f->h, CURLINFO_RESPONSE_CODE, &f->status);
+	free(noproxy);
 	free(full);
 	return rc;
 }

@@ -4,7 +4,7 @@
 # tests/pprof_server.py (TAP output): the trace's bytes, the seconds asked for, the URL's
 # trailing slash, and the exact messages for HTTP 404, HTTP 500, a refused connection and a
 # file that cannot be created, after none of which a file is left; and the message when
-# libcurl.so.4 is not libcurl.
+# libcurl.so.4 is not libcurl. All with a proxy in the environment that loopback bypasses.
 #
 # Usage: tests/go_fetch.sh GO_FETCH TRACE NOLIB
 # GO_FETCH: build/go_fetch (URL SECONDS FILE, fetch.c alone); TRACE: the trace to serve;
@@ -16,6 +16,9 @@ TRACE=$2
 NOLIB=$3
 TMP=$(mktemp -d)
 SERVER=
+# A proxy in the environment, none there: loopback requests must not go to it (nor to a
+# CI's, whatever no_proxy says).
+export http_proxy=http://127.0.0.1:9 all_proxy=http://127.0.0.1:9 no_proxy=example.com
 trap 'if [ -n "$SERVER" ]; then kill "$SERVER"; fi; rm -rf "$TMP"' EXIT
 # shellcheck source=scripts/lib/tap-lib.sh
 . "$(dirname "$0")/../../scripts/lib/tap-lib.sh"
