@@ -9,6 +9,10 @@ Usage: views_pages.py COMMAND ARGS; exit 1, saying why, when the check fails.
                                the FRAME frame is a kernel function (its file is not
                                "linux", the file of cheap frames).
   groups-new HTML NAME...      Go 1.23's /goroutines: each NAME has execution time > 0.
+  group-new HTML NAME COLUMN SECONDS [STATS]
+                               Go 1.22+'s /goroutine?name=NAME: its goroutines' COLUMN
+                               ("Block time (read)") sums to SECONDS or more, and to
+                               STATS seconds (gotrace stats' figure) within 1 %.
   groups-old HTML NAME...      old /goroutines: print "NAME PC" for each NAME.
   group-old HTML NAME          old /goroutine?id=PC: a goroutine has execution time > 0.
   tasks HTML NAME SECONDS      /usertasks (old and new): task type NAME has a complete
@@ -113,6 +117,30 @@ def groups_new(page, names):
         fail("\n".join(bad))
 
 
+def group_new(page, name, column, least, stats=None):
+    rows = []
+    for row in re.findall(r"<tr>(.*?)</tr>", read(page), re.S):
+        rows.append([html.unescape(re.sub(r"<[^>]*>", "", c)).strip()
+                     for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)])
+    head = next((r for r in rows if r and r[0] == "Goroutine" and column in r), None)
+    if not head:
+        fail("%s: no column %r on its goroutine page; columns: %s" % (
+            name, column, "; ".join(", ".join(r) for r in rows if r and r[0] == "Goroutine")))
+    col = head.index(column)
+    gor = [r for r in rows if len(r) == len(head) and r[0].isdigit()]
+    total = sum(seconds(r[col]) for r in gor)
+    syscall = head.index("Block time (syscall)") if "Block time (syscall)" in head else None
+    also = "" if syscall is None else ", Block time (syscall) %.6f s" % sum(
+        seconds(r[syscall]) for r in gor)
+    print("%s: %d goroutines, %s %.6f s%s" % (name, len(gor), column, total, also))
+    if total < float(least):
+        fail("%s: %s %.6f s, less than %s s" % (name, column, total, least))
+    if stats is not None:
+        if abs(total - float(stats)) > 0.01 * float(stats):
+            fail("%s: %s %.6f s, gotrace stats says %s s" % (name, column, total, stats))
+        print("gotrace stats: %s s blocked in system calls (within 1 %%)" % stats)
+
+
 def groups_old(page, names):
     links = re.findall(r"<a href=\"/goroutine\?id=(\d+)\">([^<]*)</a> N=(\d+)", read(page))
     got = {html.unescape(n): pc for pc, n, _ in links}
@@ -196,6 +224,8 @@ def main(argv):
         stack(*args)
     elif cmd == "groups-new":
         groups_new(args[0], args[1:])
+    elif cmd == "group-new":
+        group_new(*args)
     elif cmd == "groups-old":
         groups_old(args[0], args[1:])
     elif cmd == "group-old":

@@ -83,7 +83,7 @@ edit() {
 }
 
 echo "TAP version 13"
-echo "1..15"
+echo "1..16"
 
 for m in default kstacks; do
 	mkdir "$TMP/$m" "$TMP/$m-zero"
@@ -98,11 +98,12 @@ edit rename:gt-views-sleep:gt-views-sleeq "$SRC/views-default-1.21.trace" \
 	"$TMP/sleeq/views-default-1.21.trace"
 cp "$SRC/views-default-1.21.trace" "$TMP/as-kstacks/views-kstacks-1.21.trace"
 cp "$SRC/views-default-1.21.trace" "$TMP/other/workload-1.21.trace"
-mkdir "$TMP/v26" "$TMP/v26-futey" "$TMP/v26-timex"
+mkdir "$TMP/v26" "$TMP/v26-futey" "$TMP/v26-timex" "$TMP/v26-reax"
 cp "$SRC/views-default-1.26.trace" "$TMP/v26/"
 edit rename:futex:futey "$SRC/views-default-1.26.trace" "$TMP/v26-futey/views-default-1.26.trace"
 edit rename:gt-pipe-timer:gt-pipe-timex "$SRC/views-default-1.26.trace" \
 	"$TMP/v26-timex/views-default-1.26.trace"
+edit rename:read:reax "$SRC/views-default-1.26.trace" "$TMP/v26-reax/views-default-1.26.trace"
 
 GOS="1.21 1.23 1.27"
 # each KIND...: "goV KIND" for every Go version V.
@@ -143,6 +144,9 @@ expect_failing v26-futey "Go 1.26 trace, futex renamed futey: exactly sync and s
 	"${FAIL[@]}"
 mapfile -t FAIL < <(each waker)
 expect_failing v26-timex "Go 1.26 trace, gt-pipe-timer renamed gt-pipe-timex: exactly the waker checks fail" \
+	"${FAIL[@]}"
+mapfile -t FAIL < <(each goroutines)
+expect_failing v26-reax "Go 1.26 trace, reason read renamed reax: exactly the goroutines checks fail (no \"Block time (read)\")" \
 	"${FAIL[@]}"
 
 run empty "$TMP/empty"

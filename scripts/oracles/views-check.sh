@@ -37,7 +37,8 @@
 #                          from softirq, so the mutex is the workload's waker to look for.
 #   goV goroutines         the goroutine analysis page (`trace -http`, same server handling as
 #                          go-check.sh) lists gt-mutex, gt-hog, gt-sleep and gt-pipe with
-#                          non-zero execution time. Old Go's /goroutines lists group names
+#                          non-zero execution time (a Go 1.22+ trace: and gt-pipe's page
+#                          its blocked reads, see below). Old Go's /goroutines lists group names
 #                          only: each group's page /goroutine?id=PC must show a goroutine
 #                          with a non-zero Execution column. Go 1.23's and 1.27's
 #                          /goroutines is a table with each group's total execution time.
@@ -68,7 +69,10 @@
 # and no syscall test: gotrace writes no system-call events in this format (a thread
 # blocked in read() is a goroutine waiting with reason "read", so that its waker can be
 # shown), so Go's syscall profile of these traces is empty by design (Documentation:
-# "Go 1.22's format"). The reference for agreement is Go 1.26: 1.27 must find the same.
+# "Go 1.22's format"). What users open instead is checked in goroutines: gt-pipe's page
+# (/goroutine?name=gt-pipe) sums its goroutines' "Block time (read)" to at least 1 s and
+# to `gotrace stats`' system call time of gt-pipe within 1 %. The reference for agreement
+# is Go 1.26: 1.27 must find the same.
 #
 # Frames: default mode stacks are exactly [reason, program]: the futex, network and read
 # frames above must be the syscall names (futex; accept, accept4, recvfrom, recvmsg,
@@ -225,8 +229,19 @@ annotations() {
 	return $st
 }
 
+# pipe_read_seconds TRACE: gt-pipe's time blocked in system calls, as gotrace stats --json
+# counts it, in seconds.
+pipe_read_seconds() {
+	"$GOTRACE" stats --json "$1" | python3 -c '
+import json, sys
+p = [p for p in json.load(sys.stdin)["programs"] if p["program"] == "gt-pipe"]
+print(p[0]["blocked_ns"]["syscall"] / 1e9 if p else 0)'
+}
+
 # goroutines GO TOOLS TRACE FLAVOR: the goroutine analysis page shows each of $PROGRAMS
-# with execution time; 0 if so. Diagnostics in $W/diag.
+# with execution time and, for a Go 1.22+ trace, gt-pipe's page its reads as "Block time
+# (read)", at least 1 s and gotrace stats' system call time within 1 %; 0 if so.
+# Diagnostics in $W/diag.
 goroutines() {
 	local v=$1 tools=$2 file=$3 flavor=$4 name pc st=0
 	: >"$W/problems"
@@ -237,6 +252,16 @@ goroutines() {
 		# shellcheck disable=SC2086 # PROGRAMS is a list of words
 		if [ "$flavor" = new ]; then
 			python3 "$VIEWS_PY" groups-new "$W/groups.html" $PROGRAMS >>"$W/problems" 2>&1 || st=1
+			# A 1.22+ trace's blocked read() is a block named by the call: gt-pipe's
+			# page has it as "Block time (read)", gotrace stats' syscall time.
+			if [ -n "$VERSION" ] && [ "$VERSION" -ge 22 ]; then
+				if get_ok "/goroutine?name=gt-pipe"; then
+					python3 "$VIEWS_PY" group-new "$W/body" gt-pipe "Block time (read)" 1 \
+						"$(pipe_read_seconds "$file")" >>"$W/problems" 2>&1 || st=1
+				else
+					st=1
+				fi
+			fi
 		elif ! python3 "$VIEWS_PY" groups-old "$W/groups.html" $PROGRAMS >"$W/pcs" 2>&1; then
 			cat "$W/pcs" >>"$W/problems"
 			st=1
