@@ -18,6 +18,8 @@
  *    checking each copy against the writer, which may drop that chunk
  *    meanwhile (as a seqcount's reader does), and then leaves out every
  *    generation some ring dropped part of meanwhile.
+ *    With CPU samples, it copies those of the generations it keeps
+ *    (samples.c), which their reader writes as the generations' batches.
  * 4. It publishes the copy: read() serves it as a stopped trace is served
  *    (read.c): the header, each generation's batches and tables, then end
  *    of file. Then the copy is freed and another snapshot may be taken.
@@ -48,6 +50,7 @@
 #include "dev.h"
 #include "flight.h"
 #include "gfp.h"
+#include "samples.h"
 #include "session.h"
 
 /* The generations a snapshot chooses from, [lo, hi], and their starts. */
@@ -235,6 +238,7 @@ void gotrace_flight_free(struct gotrace_flight_snap *snap)
 		for_each_possible_cpu(cpu)
 			gotrace_buf_free(&snap->rings[cpu]);
 	kfree(snap->rings);
+	gotrace_srings_free(snap->samples);
 	kfree(snap);
 }
 
@@ -261,6 +265,12 @@ gotrace_flight_take(struct gotrace_session *s, struct gotrace_flight_win *w,
 	ret = gotrace_flight_copy(s, snap, &args->bytes);
 	if (ret)
 		goto err_free;
+	snap->samples = gotrace_samples_copy(s, snap->first_gen, snap->last_gen);
+	if (IS_ERR(snap->samples)) {
+		ret = PTR_ERR(snap->samples);
+		snap->samples = NULL;
+		goto err_free;
+	}
 
 	start = w->start[snap->first_gen - w->lo];
 	args->first_gen = snap->first_gen;

@@ -34,6 +34,7 @@
 #include "clock.h"
 #include "encode_oldtrace.h"
 #include "encode_tracev2.h"
+#include "flight.h"
 #include "footer.h"
 #include "kstacks.h"
 #include "programs.h"
@@ -273,7 +274,10 @@ static size_t gotrace_footer2_fill(struct gotrace_session *s)
 		return 1;
 	}
 	if (s->footer.phase == GOTRACE_F_SAMPLES) {
-		len = gotrace_samples_batch(s, s->footer.page, GOTRACE_FOOTER_PAGE);
+		/* A flight recorder's snapshot has its own copy of them. */
+		len = gotrace_samples_batch(s, s->flight.snap ? s->flight.snap->samples :
+					    s->samples.rings,
+					    s->footer.page, GOTRACE_FOOTER_PAGE);
 		if (len)
 			return len;
 		s->footer.phase++;

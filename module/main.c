@@ -189,15 +189,7 @@ static int gotrace_start_samples(const struct gotrace_start *args)
 {
 	if (args->reserved3 || args->cpu_sample_hz > GOTRACE_CPU_SAMPLE_HZ_MAX)
 		return -EINVAL;
-	if (!args->cpu_sample_hz)
-		return 0;
-	if (args->format == GOTRACE_FORMAT_1_11)
-		return -EINVAL;
-	/*
-	 * A flight recorder drops its oldest generations in the buffers;
-	 * samples wait in rings of their own, read with their generation.
-	 */
-	if (args->flags & GOTRACE_START_FLIGHT)
+	if (args->cpu_sample_hz && args->format == GOTRACE_FORMAT_1_11)
 		return -EINVAL;
 	return 0;
 }

@@ -19,6 +19,11 @@
  * room for; a ring half full starts the next generation, so that the
  * reader drains it.
  *
+ * A flight recorder's rings are read by nobody: they keep each CPU's
+ * newest GOTRACE_SRING_SIZE samples, overwriting the oldest as its
+ * buffers overwrite their oldest chunks, and a snapshot copies those of
+ * its generations (gotrace_samples_copy()) for its reader's batches.
+ *
  * The events are created before the start snapshot publishes the session
  * and released once it is unpublished, or cut short, in process context
  * under gotrace_dev.lock. A CPU that comes online later is not sampled;
@@ -115,22 +120,101 @@ static bool gotrace_samples_keep(struct gotrace_session *s,
 {
 	struct gotrace_sring *r = &s->samples.rings[c->cpu];
 	struct gotrace_sample *e;
-	u32 head = r->head, used;
+	u32 head = r->head, used = 0;
 
-	/* Pairs with the release in gotrace_sring_next(): the entry is free. */
-	used = head - smp_load_acquire(&r->tail);
-	if (used >= GOTRACE_SRING_SIZE)
-		return false;
+	if (s->flight.on) {
+		/*
+		 * A flight recorder overwrites its oldest sample; nobody reads
+		 * @tail. Pairs with the smp_rmb() in gotrace_sring_copy(): the
+		 * head before the entry it lets this store overwrite, as a
+		 * seqcount's writer does.
+		 */
+		smp_wmb();
+	} else {
+		/* Pairs with the release in gotrace_sring_next(): the entry is free. */
+		used = head - smp_load_acquire(&r->tail);
+		if (used >= GOTRACE_SRING_SIZE)
+			return false;
+	}
 	e = &r->ent[head % GOTRACE_SRING_SIZE];
 	e->ts = ts;
 	e->g = c->cur_g;
 	e->gen = c->ring.gen;
 	e->stack = stack;
-	/* Pairs with the acquire in gotrace_sring_next(): the entry first. */
+	/*
+	 * Pairs with the acquire in gotrace_sring_next() and in
+	 * gotrace_samples_copy(): the entry first.
+	 */
 	smp_store_release(&r->head, head + 1);
-	if (used + 1 == GOTRACE_SRING_SIZE / 2)
+	if (!s->flight.on && used + 1 == GOTRACE_SRING_SIZE / 2)
 		irq_work_queue(&s->gen.kick);
 	return true;
+}
+
+/*
+ * One CPU's part of gotrace_samples_copy(): the entries of @r, which its
+ * handler may be overwriting meanwhile, whose generation is @first to
+ * @last, into @dst at the same indices.
+ */
+static void gotrace_sring_copy(struct gotrace_sring *dst,
+			       const struct gotrace_sring *r, u32 first,
+			       u32 last)
+{
+	u32 head, lo, idx, valid;
+
+	/* Pairs with the release in gotrace_samples_keep(): entries first. */
+	head = smp_load_acquire(&r->head);
+	lo = head - min_t(u32, head, GOTRACE_SRING_SIZE);
+	for (idx = lo; idx != head; idx++)
+		dst->ent[idx % GOTRACE_SRING_SIZE] = r->ent[idx % GOTRACE_SRING_SIZE];
+	/*
+	 * The copies before the head read again, as a seqcount's reader
+	 * does (pairs with the smp_wmb() in gotrace_samples_keep()): while
+	 * the head is h, the handler may be writing entry h over entry
+	 * h - GOTRACE_SRING_SIZE, so the entries copied from then on, after
+	 * h - GOTRACE_SRING_SIZE, are whole.
+	 */
+	smp_rmb();
+	valid = READ_ONCE(r->head) - GOTRACE_SRING_SIZE + 1;
+	if ((s32)(valid - lo) > 0)
+		lo = valid;
+	/* Generations only grow along the ring: skip the older, stop at newer. */
+	while (lo != head && dst->ent[lo % GOTRACE_SRING_SIZE].gen < first)
+		lo++;
+	for (idx = lo; idx != head && dst->ent[idx % GOTRACE_SRING_SIZE].gen <= last; idx++)
+		;
+	dst->tail = lo;
+	dst->head = idx;
+}
+
+/**
+ * gotrace_samples_copy - a flight recorder's samples of a snapshot
+ * @s: the session, a flight recorder
+ * @first: the snapshot's first generation
+ * @last: its last, closed: no CPU takes a sample of it any more
+ *
+ * Runs in process context while the handlers may overwrite the oldest
+ * samples: a sample of the snapshot's generations that was overwritten
+ * before it was copied is not in the copy (its oldest generations may
+ * have none when the rings hold less time than the buffers).
+ *
+ * Return: the copy, by CPU, for gotrace_samples_batch(); NULL without
+ * samples; an ERR_PTR(-ENOMEM).
+ */
+struct gotrace_sring *gotrace_samples_copy(struct gotrace_session *s,
+					   u32 first, u32 last)
+{
+	struct gotrace_sring *copy;
+	int cpu;
+
+	if (!s->samples.rings)
+		return NULL;
+	copy = gotrace_srings_alloc();
+	if (!copy)
+		return ERR_PTR(-ENOMEM);
+	for_each_possible_cpu(cpu)
+		gotrace_sring_copy(&copy[cpu], &s->samples.rings[cpu], first, last);
+	return copy;
 }
 
 /* The next sample of @r in generation @gen or before, into @e; false if none. */
@@ -153,6 +237,8 @@ static bool gotrace_sring_next(struct gotrace_sring *r, u32 gen,
 /**
  * gotrace_samples_batch - the next CPU-sample batch of the generation read
  * @s: the session; its reader is writing the tables of s->rd.gen, closed
+ * @rings: the samples' rings: the session's, or a flight recorder's
+ *         snapshot's copy (gotrace_samples_copy()); NULL: none
  * @buf: where
  * @size: room at @buf
  *
@@ -163,21 +249,22 @@ static bool gotrace_sring_next(struct gotrace_sring *r, u32 gen,
  *
  * Return: the batch's bytes, 0 once no sample of the generation is left.
  */
-size_t gotrace_samples_batch(struct gotrace_session *s, u8 *buf, size_t size)
+size_t gotrace_samples_batch(struct gotrace_session *s,
+			     struct gotrace_sring *rings, u8 *buf, size_t size)
 {
 	u8 *p, *body, *lenp, *end = buf + size - GOTRACE_SAMPLE_MAX;
 	struct gotrace_sample e;
 	u32 cpu;
 	u64 args[5];
 
-	if (!s->samples.rings)
+	if (!rings)
 		return 0;
 	p = gotrace2_put_batch(buf, s->rd.gen, GO2_NO_THREAD, s->end_ts, &lenp);
 	*p++ = GO2_EV_CPU_SAMPLES;
 	body = p;
 	for (cpu = s->footer.pos; cpu < nr_cpu_ids && p <= end; cpu++) {
 		while (p <= end &&
-		       gotrace_sring_next(&s->samples.rings[cpu], s->rd.gen, &e)) {
+		       gotrace_sring_next(&rings[cpu], s->rd.gen, &e)) {
 			/* The time stamp, then M and P (both the CPU), G, stack. */
 			args[0] = e.ts;
 			args[1] = cpu;

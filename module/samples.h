@@ -12,6 +12,9 @@ struct gotrace_sring *gotrace_srings_alloc(void);
 void gotrace_srings_free(struct gotrace_sring *sr);
 int gotrace_samples_start(struct gotrace_session *s);
 void gotrace_samples_stop(struct gotrace_session *s);
-size_t gotrace_samples_batch(struct gotrace_session *s, u8 *buf, size_t size);
+struct gotrace_sring *gotrace_samples_copy(struct gotrace_session *s,
+					   u32 first, u32 last);
+size_t gotrace_samples_batch(struct gotrace_session *s,
+			     struct gotrace_sring *rings, u8 *buf, size_t size);
 
 #endif /* _GOTRACE_SAMPLES_H */

@@ -494,13 +494,15 @@ flight_tests() {
 	snapshot_ok "record's last snapshot after it" "$d/theirs.2.trace"
 	cp "$d/theirs.1.trace" "$traces/cli-flight-theirs.trace"
 
-	expect "record --flight 1s -k --duration 2: the last snapshot only" 0 \
-		"wrote $d/dur.1.trace: generation" "$gt" record --flight 1s -k -b 1M --duration 2 \
-		-o "$d/dur.trace"
+	expect "record --flight 1s -k --cpu-samples 1000 --duration 2: the last snapshot only" 0 \
+		"wrote $d/dur.1.trace: generation" "$gt" record --flight 1s -k --cpu-samples 1000 \
+		-b 1M --duration 2 -o "$d/dur.trace"
 	check "record --flight --duration: its snapshot is valid" valid "$d/dur.1.trace"
 	check "record --flight --duration: one snapshot" test ! -e "$d/dur.2.trace"
 	check "record --flight -k: the snapshot names where threads block (schedule, vmlinux)" \
 		kframe "$d/dur.1.trace" schedule
+	check "record --flight --cpu-samples: the snapshot has CPU samples" \
+		has "$d/dur.1.trace" "StackSample"
 	cp "$d/dur.1.trace" "$traces/cli-flight-kstacks.trace"
 
 	"$gt" record --flight 1s -b 1M -o "$d/int.trace" -- sleep 60 > "$out" 2> "$err" &

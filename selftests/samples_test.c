@@ -7,9 +7,9 @@
  * the generations of 1.23 and 1.26 (CPU-sample batches, read as Go's
  * reader does; 1.26 with a generation every 100 ms); GOTRACE_STATUS counts
  * the samples written, which are the trace's, and those dropped when
- * nobody reads (1.26's sample rings full, 1.21's buffers full); no sample
- * without the field; bad rates, formats and flags fail with their errno
- * and start nothing.
+ * nobody reads (1.26's sample rings full, 1.21's buffers full); a flight
+ * recorder's snapshot has its generations' samples; no sample without the
+ * field; bad rates and formats fail with their errno and start nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -286,6 +286,82 @@ TEST(samples_1_26)
 }
 
 /*
+ * A flight recorder sampling at @hz, 100 ms generations: a snapshot of all
+ * it holds, taken once the busy thread ran, is read as Go's reader does,
+ * with its samples in its generations' CPU-sample batches, no more than
+ * GOTRACE_STATUS counts taken nor than the rings keep (2048 a CPU: they
+ * overwrite, so none is counted dropped), into @c; kept as @name.
+ */
+static void flight_sampled(struct __test_metadata *_metadata, __u32 hz,
+			   const char *name, struct counts *c)
+{
+	struct gotrace_start args = {
+		.size = sizeof(args),
+		.flags = GOTRACE_START_FLIGHT,
+		.format = GOTRACE_FORMAT_1_26,
+		.buffer_size = 16 << 20,
+		.gen_period_ns = GEN_PERIOD_NS,
+		.cpu_sample_hz = hz,
+	};
+	struct gotrace_snapshot snap = { .size = sizeof(snap) };
+	struct gotrace_status status;
+	struct gt_buf t = { 0 };
+	struct gt_session s;
+	struct busy b = { 0 };
+
+	GT_REQUIRE_DEVICE();
+	ASSERT_EQ(0, gt_session_open(&s, GOTRACE_FORMAT_1_26));
+	ASSERT_EQ(0, ioctl(s.ctl, GOTRACE_START, &args)) {
+		TH_LOG("a flight recorder with samples: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, pthread_create(&b.thread, NULL, busy_main, &b));
+	ASSERT_EQ(0, pthread_join(b.thread, NULL));
+	ASSERT_EQ(0, b.error);
+	ASSERT_EQ(0, ioctl(s.ctl, GOTRACE_SNAPSHOT, &snap)) {
+		TH_LOG("snapshot: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, gt_read_to_eof(s.fd, &t, GT_READ_CHUNK));
+	EXPECT_EQ(0, gt_save(&t, name));
+	ASSERT_EQ(0, gt_status(s.ctl, &status));
+	count_trace(_metadata, GOTRACE_FORMAT_1_26, &t, b.tid, c);
+	TH_LOG("%s: generations %llu-%llu: %lu samples, %lu of the thread (%llu ms busy), %lu in vfs_read; %llu taken",
+	       name, (unsigned long long)snap.first_gen,
+	       (unsigned long long)(snap.first_gen + snap.generations - 1),
+	       c->samples, c->busy, (unsigned long long)b.ms, c->in_read,
+	       (unsigned long long)status.samples);
+	EXPECT_EQ(snap.generations, c->gens);
+	EXPECT_LE(c->samples, status.samples);
+	EXPECT_LE(c->samples, 2048UL * c->nr_cpus);
+	EXPECT_EQ(0, status.samples_dropped);
+	EXPECT_EQ(0, gt_stop_flags(s.ctl, GOTRACE_STOP_NOWAIT));
+	gt_buf_free(&t);
+	EXPECT_EQ(0, gt_session_close(&s));
+}
+
+/* At SAMPLE_HZ the rings keep every sample: the thread's, most in vfs_read. */
+TEST(samples_flight_1_26)
+{
+	struct counts c;
+
+	flight_sampled(_metadata, SAMPLE_HZ, "samples-flight-1.26", &c);
+	EXPECT_GE(c.busy, SAMPLE_HZ * BUSY_MS / 1000 / 10);
+	EXPECT_GE(c.in_read, c.busy / 4);
+}
+
+/*
+ * At the most rate the busy CPU's ring overwrites its oldest samples while
+ * the snapshot copies it: what it copies is whole (Go's rules hold), of the
+ * thread's newest samples.
+ */
+TEST(samples_flight_overwritten_1_26)
+{
+	struct counts c;
+
+	flight_sampled(_metadata, GOTRACE_CPU_SAMPLE_HZ_MAX, "samples-flight-max-1.26", &c);
+	EXPECT_LT(0, c.busy);
+}
+
+/*
  * Nobody reads while the busy thread is sampled at the most rate. In format
  * 1.26 its CPU's sample ring fills and GOTRACE_STATUS counts the samples
  * dropped. In 1.21 the buffer fills and the trace is cut: by a sample (one
@@ -403,10 +479,6 @@ TEST(bad_samples)
 	args = (struct gotrace_start){ .format = GOTRACE_FORMAT_1_11,
 				       .cpu_sample_hz = SAMPLE_HZ };
 	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "format 1.11, without CPUSample");
-	args = (struct gotrace_start){ .format = GOTRACE_FORMAT_1_26,
-				       .flags = GOTRACE_START_FLIGHT,
-				       .cpu_sample_hz = SAMPLE_HZ };
-	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "a flight recorder");
 	args = (struct gotrace_start){ .reserved3 = 1 };
 	GT_EXPECT_START_REFUSED(fd, &args, EINVAL, "reserved3 set");
 	close(fd);

@@ -90,7 +90,8 @@ bool session_start(const char *cmd, int fd, struct gotrace_start *args)
 		msg_err(cmd, "the module rejected the parameters (format, buffer size, max tid, "
 			"--gen-period from 0.01 to 3600 s and --gen-size of 64K or more with formats "
 			"1.22 and later only, --cgroup a cgroup v2 directory, --cpu-samples with "
-			"format 1.19 or later, not with --flight): check the options; dmesg may say more");
+			"format 1.19 or later; an older module: --cpu-samples without --flight): "
+			"check the options; dmesg may say more");
 		break;
 	case E2BIG:
 		msg_err(cmd, "the module takes at most %d --pid and %d --comm values, or is older "
@@ -203,11 +204,6 @@ bool start_check(const char *cmd, struct start_opts *o)
 		msg_err(cmd, "--flight needs a format with generations, 1.22 or later: drop "
 			"--format 1.%u (--flight records 1.26) or give --format 1.26",
 			args->format);
-		return false;
-	}
-	if (args->cpu_sample_hz) {
-		msg_err(cmd, "--flight keeps no CPU samples (they wait for their generation "
-			"outside the buffers --flight overwrites): drop --cpu-samples or --flight");
 		return false;
 	}
 	args->flags |= GOTRACE_START_FLIGHT;

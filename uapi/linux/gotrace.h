@@ -130,7 +130,8 @@
  *		event with the interrupted kernel stack (kernel stacks only);
  *		0, the default: no samples. At most GOTRACE_CPU_SAMPLE_HZ_MAX
  *		(else -EINVAL). Formats 1.19 and later: -EINVAL with 1.11
- *		(which has no CPUSample event) and with GOTRACE_START_FLIGHT.
+ *		(which has no CPUSample event). A flight recorder keeps each
+ *		CPU's newest 2048 samples for its snapshots.
  *		An error of the kernel's perf events creating a sampler
  *		(-EOPNOTSUPP, -ENOENT, -ENODEV...) fails the start.
  * @reserved3:	Input: set to 0.

@@ -142,8 +142,6 @@ refuse "\-\-flight needs a format with generations, 1.22 or later: drop --format
 	start -f 1.19 --flight 2s
 refuse "\-\-flight writes a file per snapshot, not standard output: give -o FILE" \
 	record --flight 2s -o -
-refuse "\-\-flight keeps no CPU samples (they wait for their generation outside the buffers --flight overwrites): drop --cpu-samples or --flight" \
-	start --cpu-samples 100 --flight 2s
 refuse "invalid --cpu-samples '0': give a rate from 1 to 10000 a second" record --cpu-samples 0
 refuse "invalid --cpu-samples '10001': give a rate from 1 to 10000 a second" start --cpu-samples 10001
 refuse "invalid --cpu-samples 'x': give a rate from 1 to 10000 a second" record --cpu-samples x
