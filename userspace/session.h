@@ -72,9 +72,9 @@ struct start_opts {
 	"  -k, --kernel-stacks    block events carry the kernel stack where the\n" \
 	"                         thread blocks (costs an unwind per block)\n" \
 	"      --cpu-samples HZ   sample each CPU HZ times a second (1 to 10000):\n" \
-	"                         CPUSample events with the kernel stack, formats\n" \
-	"                         1.19 and later, not with --flight (kernel\n" \
-	"                         stacks only)\n" \
+	"                         CPUSample events with the kernel stack (kernel\n" \
+	"                         stacks only), formats 1.19 and later; --flight\n" \
+	"                         keeps each CPU's newest 2048 samples\n" \
 	"  -c, --clock CLOCK      time stamps from: auto (the TSC if invariant and\n" \
 	"                         the kernel trusts it, else mono; the default), mono\n" \
 	"                         (CLOCK_MONOTONIC) or tsc (even if the kernel\n" \
