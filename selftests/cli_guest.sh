@@ -144,11 +144,11 @@ load_tests() {
 
 record_tests() {
 	f=$traces/cli-record.trace
-	expect "record -- CMD returns CMD's exit status (3)" 3 "Open it with: go tool trace $f" \
+	expect "record -- CMD returns CMD's exit status (3)" 3 "Open it with Go 1.26 or later: go tool trace $f" \
 		"$gt" record -o "$f" -- sh -c "$WORKLOAD"
 	check "the record trace is valid" valid "$f"
-	expect "record --duration 1 (FILE exists)" 0 "events not recorded" \
-		"$gt" record -o "$f" --duration 1
+	expect "record -f 1.21 --duration 1 (FILE exists)" 0 "Open it with Go 1.26 or later (or Go 1.21): go tool trace $f" \
+		"$gt" record -f 1.21 -o "$f" --duration 1
 	check "the previous file is kept as FILE.old, both valid" valid "$f.old"
 	check "the new FILE is valid" valid "$f"
 	f=$traces/cli-1_19-kstacks.trace
@@ -217,8 +217,8 @@ kframe() {
 samples_tests() {
 	busy='dd if=/dev/zero of=/dev/null bs=256k count=4000 2> /dev/null'
 	f=$traces/cli-samples.trace
-	expect "record --cpu-samples 1000 -- CMD: no sample dropped" 0 "" \
-		"$gt" record --cpu-samples 1000 -o "$f" -- sh -c "$busy"
+	expect "record -f 1.21 --cpu-samples 1000 -- CMD: no sample dropped" 0 "" \
+		"$gt" record -f 1.21 --cpu-samples 1000 -o "$f" -- sh -c "$busy"
 	check "record --cpu-samples says nothing of dropped samples" \
 		sh -c "! grep -q 'samples were dropped' '$err'"
 	check "the --cpu-samples trace is valid" valid "$f"
@@ -250,8 +250,8 @@ annotate_tests() {
 	expect "region -- a missing command: 127" 127 "cannot run 'no-such-command'" \
 		"$gt" region r -- no-such-command
 	long=$(printf '%0300d' 0)
-	expect "record -- CMD that marks, runs a region and writes the device" 0 "" \
-		"$gt" record -o "$f" -- sh -c "'$gt' mark --category phase hello &&
+	expect "record -f 1.21 -- CMD that marks, runs a region and writes the device" 0 "" \
+		"$gt" record -f 1.21 -o "$f" -- sh -c "'$gt' mark --category phase hello &&
 			'$gt' region build -- sleep 0.2 &&
 			echo 'deploy: v2 rolled out' > /dev/gotrace-annotate &&
 			! '$gt' mark '$long' 2> /tmp/long.err &&
@@ -639,7 +639,7 @@ continue_tests() {
 	d=/tmp/continue
 	rm -rf "$d"
 	mkdir -p "$d"
-	"$gt" record --continue -b 16K -o "$d/cont.trace" -- sh -c \
+	"$gt" record -f 1.21 --continue -b 16K -o "$d/cont.trace" -- sh -c \
 		"dd if=/dev/zero bs=1 count=100000 2> /dev/null | cat > /dev/null & $(busy 6); wait" \
 		> "$out" 2> "$d/err" &
 	pid=$!

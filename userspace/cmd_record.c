@@ -96,8 +96,7 @@ static bool max_size_check(const struct record *r)
 			"give -o FILE");
 	else if (format < GOTRACE_FORMAT_1_22)
 		msg_err("record", "--max-size cuts files at generations, which format 1.%u does "
-			"not have: use --format 1.26", format == GOTRACE_FORMAT_DEFAULT ? GOTRACE_FORMAT_1_21 :
-			format);
+			"not have: drop --format 1.%u (the default is 1.26)", format, format);
 	else
 		return true;
 	return false;

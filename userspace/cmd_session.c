@@ -174,11 +174,17 @@ bool start_option(const char *cmd, int c, const char *arg, struct start_opts *o)
 	return filter_option(cmd, c, arg, o);
 }
 
-/* A flight recorder needs generations: format 1.26 unless one of 1.22 or later is given. */
+/*
+ * The format is 1.26 unless --format says otherwise: Go 1.26 and later read it natively,
+ * every profile right (the older format is one flag away). A flight recorder needs
+ * generations: one of 1.22 or later.
+ */
 bool start_check(const char *cmd, struct start_opts *o)
 {
 	struct gotrace_start *args = &o->args;
 
+	if (args->format == GOTRACE_FORMAT_DEFAULT)
+		args->format = GOTRACE_FORMAT_1_26;
 	filter_apply(o);
 	if ((args->flags & GOTRACE_START_DESCENDANTS) && !args->nr_tgids &&
 	    !args->nr_comms && !(args->flags & GOTRACE_START_CGROUP)) {
@@ -198,12 +204,9 @@ bool start_check(const char *cmd, struct start_opts *o)
 			"overwrites its oldest data and never runs full");
 		return false;
 	}
-	if (args->format == GOTRACE_FORMAT_DEFAULT) {
-		args->format = GOTRACE_FORMAT_1_26;
-	} else if (args->format < GOTRACE_FORMAT_1_22) {
+	if (args->format < GOTRACE_FORMAT_1_22) {
 		msg_err(cmd, "--flight needs a format with generations, 1.22 or later: drop "
-			"--format 1.%u (--flight records 1.26) or give --format 1.26",
-			args->format);
+			"--format 1.%u (the default is 1.26)", args->format);
 		return false;
 	}
 	args->flags |= GOTRACE_START_FLIGHT;

@@ -50,8 +50,8 @@ struct start_opts {
 #define START_OPTIONS_HELP \
 	"      --flight DURATION  a flight recorder keeping at least the last\n" \
 	"                         DURATION (e.g. 10s): its buffers overwrite their\n" \
-	"                         oldest data; format 1.26 unless --format says 1.22\n" \
-	"                         or later; without --buffer-size, 1 s of recording\n" \
+	"                         oldest data; formats 1.22 and later; without\n" \
+	"                         --buffer-size, 1 s of recording\n" \
 	"                         first sizes the buffers\n" \
 	"      --continue         when the buffers run full, end the trace there and\n" \
 	"                         start a new one once it is read (a file each)\n" \
@@ -59,9 +59,10 @@ struct start_opts {
 	"                         with --flight: a latency trigger, which fires when\n" \
 	"                         a thread waits longer than L (1ms to 60s) between\n" \
 	"                         becoming runnable and running\n" \
-	"  -f, --format VER       trace format: 1.11, 1.19 or 1.21 (Go's before 1.22;\n" \
-	"                         the default is 1.21), or 1.22, 1.23, 1.25, 1.26\n" \
-	"                         (with generations, read by that Go and later)\n" \
+	"  -f, --format VER       trace format: 1.22, 1.23, 1.25 or 1.26 (with\n" \
+	"                         generations, read by that Go and later; the\n" \
+	"                         default is 1.26), or 1.11, 1.19 or 1.21 (Go's\n" \
+	"                         before 1.22, for Go 1.21 and before)\n" \
 	"      --gen-period SECS  with generations: start one every SECS (default 1)\n" \
 	"      --gen-size SIZE    with generations: also once a CPU wrote SIZE in one\n" \
 	"                         (default: a quarter of the buffer)\n" \

@@ -109,6 +109,39 @@ static void print_path(const char *path)
 	fputc('\'', stderr);
 }
 
+/*
+ * The Go that opens a trace of @format: 1.26 and later read every format, every
+ * profile right; the Go of the format reads it too (1.22 to 1.25 natively, Go 1.21 and
+ * before the older format).
+ */
+static const char *reader_go(uint32_t format)
+{
+	switch (format) {
+	case GOTRACE_FORMAT_1_11:
+		return "Go 1.26 or later (or Go 1.11 to 1.21)";
+	case GOTRACE_FORMAT_1_19:
+		return "Go 1.26 or later (or Go 1.19 to 1.21)";
+	case GOTRACE_FORMAT_1_21:
+		return "Go 1.26 or later (or Go 1.21)";
+	case GOTRACE_FORMAT_1_22:
+		return "Go 1.26 or later (or Go 1.22 to 1.25)";
+	case GOTRACE_FORMAT_1_23:
+		return "Go 1.26 or later (or Go 1.23 to 1.25)";
+	case GOTRACE_FORMAT_1_25:
+		return "Go 1.26 or later (or Go 1.25)";
+	default:
+		return "Go 1.26 or later";
+	}
+}
+
+/* "Open it with Go ...: go tool trace PATH", @what being "it", "the last" or "each". */
+static void print_open(const struct record *r, const char *what, const char *path)
+{
+	fprintf(stderr, "Open %s with %s: go tool trace ", what, reader_go(r->start.args.format));
+	print_path(path);
+	fputc('\n', stderr);
+}
+
 /* With --flight, the snapshots written, or with --max-size the files; and how to open the last. */
 static void files_summary(struct record *r)
 {
@@ -134,10 +167,7 @@ static void files_summary(struct record *r)
 	fputc('\n', stderr);
 	if (!r->snaps)
 		return;
-	fputs(r->snaps > 1 ? "Open the last with: go tool trace " : "Open it with: go tool trace ",
-	      stderr);
-	print_path(last);
-	fputc('\n', stderr);
+	print_open(r, r->snaps > 1 ? "the last" : "it", last);
 }
 
 /* With --continue, after a cut: FILE, then PREFIX.1.trace to PREFIX.N.trace. */
@@ -151,8 +181,9 @@ static void traces_summary(struct record *r)
 		fprintf(stderr, "%s.1.trace to ", r->prefix);
 	print_path(r->cont_path);
 	fprintf(stderr, "; %" PRIu64 " events not recorded (%" PRIu64 " in %u gap%s between "
-		"traces)\nOpen each with: go tool trace FILE\n", record_lost(r), r->gap_events,
-		r->resumes, r->resumes == 1 ? "" : "s");
+		"traces)\n", record_lost(r), r->gap_events, r->resumes,
+		r->resumes == 1 ? "" : "s");
+	print_open(r, "each", "FILE");
 }
 
 /* CPU samples dropped are loss too: said, with what keeps up. */
@@ -189,7 +220,5 @@ void record_summary(struct record *r)
 		file ? r->out_path : "standard output", (uint64_t)r->st.events_lost);
 	if (r->failed || !r->out_file)	/* not for stdout, a FIFO, /dev/null */
 		return;
-	fputs("Open it with: go tool trace ", stderr);
-	print_path(r->out_path);
-	fputc('\n', stderr);
+	print_open(r, "it", r->out_path);
 }

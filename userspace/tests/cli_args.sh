@@ -136,7 +136,7 @@ refuse "empty output prefix" split --every 1s -o '' x.trace
 refuse "invalid --flight '0': give a duration above 0, a number and a unit" record --flight 0
 refuse "invalid --flight '2x': give a duration above 0, a number and a unit" record --flight 2x -- true
 refuse "option '--flight' requires an argument" record --flight
-refuse "\-\-flight needs a format with generations, 1.22 or later: drop --format 1.21 (--flight records 1.26) or give --format 1.26" \
+refuse "\-\-flight needs a format with generations, 1.22 or later: drop --format 1.21 (the default is 1.26)" \
 	record --flight 2s --format 1.21
 refuse "\-\-flight needs a format with generations, 1.22 or later: drop --format 1.19" \
 	start -f 1.19 --flight 2s
@@ -148,9 +148,9 @@ refuse "invalid --cpu-samples 'x': give a rate from 1 to 10000 a second" record 
 refuse "cannot create the snapshots /nonexistent/x.N.trace in /nonexistent: No such file or directory: choose another -o FILE" \
 	record --flight 2s -o /nonexistent/x.trace -- true
 refuse "invalid --flight '1h2m'" start --flight 1h2m
-refuse "\-\-max-size cuts files at generations, which format 1.21 does not have: use --format 1.26" \
-	record --max-size 64M -- true
-refuse "\-\-max-size cuts files at generations, which format 1.19 does not have: use --format 1.26" \
+refuse "\-\-max-size cuts files at generations, which format 1.21 does not have: drop --format 1.21 (the default is 1.26)" \
+	record --max-size 64M -f 1.21 -- true
+refuse "\-\-max-size cuts files at generations, which format 1.19 does not have: drop --format 1.19 (the default is 1.26)" \
 	record --max-size 64M --format 1.19 -- true
 refuse "\-\-max-size and --flight do not go together: the flight recorder's snapshots are already separate files" \
 	record --max-size 64M --flight 2s -- true
