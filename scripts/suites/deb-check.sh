@@ -12,7 +12,8 @@
 #    scripts/package/deb.sh when missing). DKMS must have built and installed gotrace.ko for the
 #    root's kernel (dkms status, vermagic, modules.dep); the command, both man pages, the
 #    header and the bash completion must be there, and the completion must complete.
-# 3. scripts/vm/vm.sh boots that kernel (the same release, fetched by scripts/setup/kernels.sh) with
+# 3. scripts/vm/vm.sh boots that kernel (the same release, fetched by scripts/setup/kernels.sh,
+#    or by the root's apt when Debian published a newer one since the host's lists) with
 #    build/deb-check shared at /host; the guest chroots into the root and runs its
 #    /usr/sbin/gotrace: load (as modprobe: the DKMS-built module through the root's
 #    modules.dep), record -o /tmp/t.trace -- sh -c 'sleep 0.2', check, unload.
@@ -180,12 +181,25 @@ else
 fi
 
 # 3. The guest: the root's kernel, the root's gotrace and the module DKMS built there.
+# The host's kernels (scripts/setup/kernels.sh) hold the root's, unless Debian published a
+# new kernel ABI between the host's apt lists and the root's (a security update during
+# make check, or lists not refreshed since): then the root's apt fetches its own image.
+kernels=$ROOT/build/kernels
 if ! "$ROOT/scripts/setup/kernels.sh" --list | grep -qx "$kver"; then
-	bail "scripts/setup/kernels.sh fetched no $kver to boot, only:" \
-		"$("$ROOT/scripts/setup/kernels.sh" --list | tr '\n' ' ')(the root's and the host's apt" \
-		"lists differ: GOTRACE_DEPS_REFRESH=1 scripts/setup/deps.sh, then scripts/setup/kernels.sh)"
+	echo "# the host's kernels are $("$ROOT/scripts/setup/kernels.sh" --list | tr '\n' ' ')(not" \
+		"$kver): the root's apt fetches linux-image-$kver"
+	kernels=$WORK/kernels
+	rm -rf "$kernels" "$CACHE/linux-image-${kver}_"*.deb
+	mkdir -p "$kernels/$kver"
+	in_root sh -c "cd /var/cache/apt/archives && apt-get download -q linux-image-$kver" \
+		> "$(log image)" 2>&1 < /dev/null &&
+		dpkg-deb -x "$CACHE/linux-image-${kver}_"*.deb "$kernels/$kver" &&
+		depmod -b "$kernels/$kver" "$kver" ||
+		bail "cannot fetch and unpack linux-image-$kver with the root's apt (log: $(log image))"
+	dpkg-deb -W --showformat='${Package} ${Version}\n' "$CACHE/linux-image-${kver}_"*.deb \
+		> "$kernels/$kver/.image-stamp"
 fi
-echo "# booting $(cat "$ROOT/build/kernels/$kver/.image-stamp" 2>/dev/null)"
+echo "# booting $(cat "$kernels/$kver/.image-stamp" 2>/dev/null)"
 cat > "$WORK/guest.sh" <<'EOF'
 # Runs in the guest (busybox sh) in /host: the root's gotrace, chrooted, on its module.
 # Each step's output goes to /host/step-NAME.out, "STEP NAME STATUS" to stdout.
@@ -211,7 +225,8 @@ umount $r/tmp $r/dev $r/sys $r/proc
 EOF
 rm -f "$WORK"/t.trace "$WORK"/step-*.out "$WORK/guest.out"
 t0=$(date +%s)
-"$ROOT/scripts/vm/vm.sh" --quiet --timeout 600 --log "$(log console)" --stdout "$WORK/guest.out" \
+GOTRACE_VM_KERNELS=$kernels \
+	"$ROOT/scripts/vm/vm.sh" --quiet --timeout 600 --log "$(log console)" --stdout "$WORK/guest.out" \
 	"$kver" "$WORK" -- sh /host/guest.sh > "$(log vm)" 2>&1
 rc=$?
 sed 's/^/# /' "$(log vm)"

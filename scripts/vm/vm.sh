@@ -29,11 +29,12 @@
 # cached in build/vm/, keyed by the kernel package, busybox and this script.
 #
 # Environment, for comparisons: GOTRACE_VM_QEMU (QEMU binary or wrapper, default
-# qemu-system-x86_64), GOTRACE_VM_ACCEL (default tcg,thread=multi).
+# qemu-system-x86_64), GOTRACE_VM_ACCEL (default tcg,thread=multi); GOTRACE_VM_KERNELS, the
+# directory of unpacked kernels (default build/kernels, scripts/setup/kernels.sh's).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-KERNELS="$ROOT/build/kernels"
+KERNELS=${GOTRACE_VM_KERNELS:-$ROOT/build/kernels}
 VMDIR="$ROOT/build/vm"
 BUSYBOX=/bin/busybox
 
