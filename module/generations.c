@@ -20,8 +20,8 @@
  *    cpus_read_lock(): its batch is committed here, and its first event once
  *    online writes its P's status. Then no event of the old generation can
  *    be written any more.
- * 3. It walks every thread id that held a goroutine in the trace (a bitmap,
- *    not the table: it may cover PID_MAX_LIMIT ids) and the aliases: a
+ * 3. It walks the thread ids of the table's leaves (thread_table.c: not
+ *    the id space, which may be PID_MAX_LIMIT ids) and the aliases: a
  *    goroutine not running whose status no event has given in the new
  *    generation gets it (gotrace_g_walk()), so that a trace starting at this
  *    generation knows every goroutine.
@@ -51,8 +51,11 @@
 #include "threads.h"
 #include "transitions.h"
 
-/* Threads the walk gives statuses with interrupts off, at a time. */
-#define GOTRACE_WALK_BATCH	64
+/*
+ * What the walk looks at with interrupts off, at a time: entries of
+ * leaves, or directory slots without one.
+ */
+#define GOTRACE_WALK_BATCH	256
 
 /* Step 2 on one CPU, in its hard interrupt context (or interrupts off). */
 static void gotrace_gens_cpu(void *info)
@@ -124,27 +127,33 @@ out:
 }
 
 /*
- * Step 3 for GOTRACE_WALK_BATCH thread ids that held a goroutine, from
- * *@tid on; *@tid is then the next one. The first batch also writes the
- * generation's ProcsChange. False once recording is off or cut.
+ * Step 3 for the thread ids of directory slots from *@slot on, up to
+ * GOTRACE_WALK_BATCH entries or empty slots; *@slot is then the next one.
+ * The first batch also writes the generation's ProcsChange. False once
+ * recording is off or cut.
  */
-static bool gotrace_gens_walk_ids(struct gotrace_session *s, u32 *tid)
+static bool gotrace_gens_walk_ids(struct gotrace_session *s, u32 *slot)
 {
+	struct gotrace_leaf *leaf;
 	struct gotrace_cpu *c;
 	unsigned long flags;
+	u32 n = 0, tid, i;
 	bool ok = true;
-	u32 i;
 	u64 ts;
 
 	c = gotrace_gens_walk_begin(s, &flags, &ts);
 	if (!c)
 		return false;
-	if (!*tid)
+	if (!*slot)
 		ok = gotrace_procs_set(s, c, ts);
-	*tid = find_next_bit(s->gen.tids_seen, s->max_tid, *tid);
-	for (i = 0; ok && i < GOTRACE_WALK_BATCH && *tid < s->max_tid; i++) {
-		ok = gotrace_g_walk(s, c, &s->threads[*tid], *tid, ts);
-		*tid = find_next_bit(s->gen.tids_seen, s->max_tid, *tid + 1);
+	for (; ok && n < GOTRACE_WALK_BATCH && *slot < s->table.nr_dir;
+	     (*slot)++) {
+		/* Interrupts are off: the leaf stays (thread_table.c). */
+		leaf = gotrace_table_leaf(&s->table, *slot);
+		n += leaf ? GOTRACE_LEAF_IDS : 1;
+		tid = *slot << GOTRACE_LEAF_SHIFT;
+		for (i = 0; ok && leaf && i < GOTRACE_LEAF_IDS; i++)
+			ok = gotrace_g_walk(s, c, &leaf->t[i], tid + i, ts);
 	}
 	if (!ok)
 		gotrace_cut(s, c, ts);
@@ -177,18 +186,18 @@ static void gotrace_gens_walk_aliases(struct gotrace_session *s)
 }
 
 /*
- * Step 3: the ids that ever held a goroutine in this trace (tids_seen), not
- * the whole table: max_tid may be PID_MAX_LIMIT.
+ * Step 3: the ids in the table's leaves (thread_table.c), not the whole id
+ * space: max_tid may be PID_MAX_LIMIT.
  */
 static void gotrace_gens_walk(struct gotrace_session *s)
 {
-	u32 tid = 0;
+	u32 slot = 0;
 
 	do {
-		if (!gotrace_gens_walk_ids(s, &tid))
+		if (!gotrace_gens_walk_ids(s, &slot))
 			return;
 		cond_resched();
-	} while (tid < s->max_tid);
+	} while (slot < s->table.nr_dir);
 	gotrace_gens_walk_aliases(s);
 }
 

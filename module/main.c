@@ -33,7 +33,7 @@ MODULE_PARM_DESC(buffer_size, "Trace buffer bytes per CPU when GOTRACE_START giv
 
 static uint max_tid = PID_MAX_LIMIT;
 module_param(max_tid, uint, 0644);
-MODULE_PARM_DESC(max_tid, "Thread ids covered when GOTRACE_START gives 0; 28 bytes each (default PID_MAX_LIMIT)");
+MODULE_PARM_DESC(max_tid, "Thread ids covered when GOTRACE_START gives 0 (default PID_MAX_LIMIT)");
 
 static struct gotrace_dev gotrace_dev = {
 	.lock = __MUTEX_INITIALIZER(gotrace_dev.lock),

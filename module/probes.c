@@ -297,7 +297,7 @@ static __always_inline void gotrace_switch(struct gotrace_session *s,
 		goto cut;
 	/* Only flight recorders, which need generations, have a trigger. */
 	if (v2 && unlikely(s->trig))
-		gotrace_trig_switch(s->trig, stop, prev->pid, run ? next : NULL, ts);
+		gotrace_trig_switch(s->trig, stop, run, next, ts);
 	return;
 cut:
 	gotrace_cut(s, c, ts);
@@ -428,7 +428,7 @@ static __always_inline void gotrace_wakeup(struct gotrace_session *s,
 	    !gotrace_g_unblock(s, c, t, p->pid, ts, v2))
 		gotrace_cut(s, c, ts);
 	else if (v2 && unlikely(s->trig))	/* flight recorders: generations only */
-		gotrace_trig_ready(s->trig, p->pid, ts);
+		gotrace_trig_ready(t, ts);
 out:
 	local_irq_restore(flags);
 }
@@ -488,7 +488,7 @@ static void gotrace_fork_untraced(struct gotrace_session *s,
 					    GOTRACE_R_FORK), ts))
 		gotrace_cut(s, c, ts);
 	else if (unlikely(s->trig))
-		gotrace_trig_ready(s->trig, child->pid, ts);
+		gotrace_trig_ready(t, ts);
 }
 
 static void gotrace_probe_fork(void *data, struct task_struct *parent,
@@ -530,7 +530,7 @@ static void gotrace_probe_fork(void *data, struct task_struct *parent,
 			      gotrace_stack(s->stacks, pt->prog, GOTRACE_R_FORK), ts))
 		goto cut;
 	if (unlikely(s->trig))
-		gotrace_trig_ready(s->trig, child->pid, ts);
+		gotrace_trig_ready(t, ts);
 	goto out;
 cut:
 	gotrace_cut(s, c, ts);

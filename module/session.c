@@ -50,9 +50,7 @@ static void gotrace_session_release(struct gotrace_session *s)
 		gotrace_buf_free(&per_cpu_ptr(s->cpus, cpu)->ring);
 	gotrace_flight_free(s->flight.snap);
 	s->flight.snap = NULL;
-	gotrace_trig_release(s->trig);
-	gotrace_threads_free(s->threads);
-	kvfree(s->gen.tids_seen);
+	gotrace_table_free(&s->table);
 	kfree(s->aliases);
 	gotrace_progs_free(s->progs);
 	gotrace_kstacks_free(s->kstacks);
@@ -74,18 +72,14 @@ static void gotrace_session_free(struct gotrace_session *s)
 }
 
 /*
- * Whether a session's buffers and thread table fit in the memory available
- * now. As ftrace checks before growing its ring buffers: asking for more
- * would only make the kernel reclaim all it can before failing anyway.
+ * Whether a session's buffers fit in the memory available now. As ftrace
+ * checks before growing its ring buffers: asking for more would only make
+ * the kernel reclaim all it can before failing anyway. The thread table
+ * grows with the threads (thread_table.c).
  */
 static bool gotrace_session_fits(const struct gotrace_start_args *args)
 {
-	u64 bytes = num_possible_cpus() * args->buffer_size +
-		    (u64)args->max_tid * sizeof(struct gotrace_thread);
-
-	/* A latency trigger's slot per thread id (trigger.c). */
-	if (args->latency_ns)
-		bytes += (u64)args->max_tid * sizeof(u32);
+	u64 bytes = num_possible_cpus() * args->buffer_size;
 
 	return (bytes >> PAGE_SHIFT) < (u64)si_mem_available();
 }
@@ -131,14 +125,13 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 		if (s->flight.on)
 			gotrace_buf_set_overwrite(&c->ring);
 	}
-	s->threads = gotrace_threads_alloc(max_tid);
 	s->aliases = kcalloc(GOTRACE_ALIASES, sizeof(*s->aliases), GOTRACE_GFP);
 	s->progs = gotrace_progs_alloc();
 	s->stacks = gotrace_stacks_alloc();
 	s->ann = gotrace_ann_alloc();
 	s->footer.page = kvmalloc(GOTRACE_FOOTER_PAGE, GOTRACE_GFP);
-	if (!s->threads || !s->aliases || !s->progs || !s->stacks ||
-	    !s->ann || !s->footer.page)
+	if (gotrace_table_alloc(&s->table, max_tid) || !s->aliases ||
+	    !s->progs || !s->stacks || !s->ann || !s->footer.page)
 		goto err_free;
 	if ((args->flags & GOTRACE_START_KSTACKS) || args->cpu_sample_hz) {
 		s->kstacks = gotrace_kstacks_alloc();
@@ -147,10 +140,6 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 	}
 	/* Generations' state, and the sample rings their batches need. */
 	if (s->v2) {
-		s->gen.tids_seen = kvcalloc(BITS_TO_LONGS(max_tid),
-					    sizeof(long), GOTRACE_GFP);
-		if (!s->gen.tids_seen)
-			goto err_free;
 		if (args->cpu_sample_hz) {
 			s->samples.rings = gotrace_srings_alloc();
 			if (!s->samples.rings)
@@ -216,9 +205,13 @@ static int gotrace_session_begin(struct gotrace_dev *dev,
 	ret = gotrace_samples_start(s);
 	if (ret)
 		goto err_free;
+	ret = gotrace_table_prepare(s);
+	if (ret)
+		goto err_free;
 	ret = gotrace_snapshot(s);
 	if (ret)
 		goto err_sync;
+	gotrace_table_start(&s->table);
 	if (s->v2)	/* only the format with generations has them */
 		gotrace_gens_start(s);
 
@@ -282,6 +275,7 @@ static void gotrace_session_close(struct gotrace_dev *dev,
 	if (s->v2)	/* only the format with generations has them */
 		gotrace_gens_stop(s);
 	gotrace_trig_stop(s->trig);
+	gotrace_table_stop(&s->table);
 	for_each_possible_cpu(cpu)
 		gotrace_proc_close(per_cpu_ptr(s->cpus, cpu), ts);
 	gotrace_session_sync_wake(s);
@@ -531,6 +525,12 @@ void gotrace_session_status(struct gotrace_dev *dev, struct gotrace_status *st)
 	st->snapshot_ns = s->snapshot_ns;
 	st->snapshot_threads = s->snapshot_threads;
 	st->generations = s->gen.cur;
+	if (s->state != GOTRACE_SESS_DONE) {
+		st->thread_bytes = gotrace_table_bytes(&s->table) +
+				   GOTRACE_ALIASES * sizeof(*s->aliases);
+		st->thread_leaves_freed = READ_ONCE(s->table.reclaimed);
+	}
+	st->thread_starved = atomic_read(&s->table.starved);
 	for_each_possible_cpu(cpu) {
 		struct gotrace_cpu *c = per_cpu_ptr(s->cpus, cpu);
 		u32 full = gotrace_buf_full(&c->ring);

@@ -52,6 +52,7 @@
 #include <linux/workqueue.h>
 #include <linux/gotrace.h>
 #include "reasons.h"
+#include "thread_table.h"
 
 struct gotrace_alias;
 struct gotrace_ann;
@@ -174,9 +175,6 @@ struct gotrace_footer {
  *		current one reached the start's gen_bytes.
  * @procs:	the last generation with its ProcsChange (gotrace_procs_set(),
  *		transitions.c); claimed with cmpxchg.
- * @tids_seen:	a bitmap of the thread ids that held a goroutine in this
- *		trace, which the generation walk visits; set with set_bit()
- *		by creations (transitions.c).
  */
 struct gotrace_gens {
 	u32 cur;
@@ -185,7 +183,6 @@ struct gotrace_gens {
 	struct delayed_work work;
 	struct irq_work kick;
 	u32 procs;
-	unsigned long *tids_seen;
 };
 
 /**
@@ -244,7 +241,8 @@ struct gotrace_samples {
  * @state:	enum gotrace_sess_state; written under gotrace_dev.lock,
  *		read locklessly by the reader (acquire).
  * @cpus:	per-CPU buffers.
- * @threads:	thread table, max_tid entries (vmalloc).
+ * @table:	thread table: an entry per thread id below @max_tid, in
+ *		leaves made as ids come into use (thread_table.c).
  * @aliases:	entries of threads whose id's entry another thread holds.
  * @nr_aliases:	aliases in use; written with atomics.
  * @max_tid:	thread ids the table covers.
@@ -292,7 +290,7 @@ struct gotrace_session {
 	int mode;
 	int state;
 	struct gotrace_cpu __percpu *cpus;
-	struct gotrace_thread *threads;
+	struct gotrace_table table;
 	struct gotrace_alias *aliases;
 	atomic_t nr_aliases;
 	u32 max_tid;

@@ -76,8 +76,8 @@ static int gotrace_snapshot_thread(struct gotrace_snap *sn,
 	if (!p->pid || state & (TASK_DEAD | TASK_NEW))
 		return 0;
 	t = gotrace_thread_of(s, p);
-	if (!t)
-		return -ERANGE;
+	if (!t)	/* out of the table, or no leaf ready for it */
+		return (u32)p->pid < s->max_tid ? -ENOMEM : -ERANGE;
 	if (s->filter && !gotrace_filter_admits(s->filter, p, p->comm)) {
 		gotrace_g_untrace(t, p);
 		return 0;
@@ -128,7 +128,9 @@ static int gotrace_snapshot_stopped(void *data)
  * @s: the session; the probes are attached
  *
  * Return: 0; -ENOSPC if the snapshot does not fit in the buffer of the CPU
- * that writes it; -ERANGE if a thread id is not below max_tid.
+ * that writes it; -ERANGE if a thread id is not below max_tid; -ENOMEM if
+ * more threads were created since gotrace_table_prepare() than the thread
+ * table's pool has leaves for.
  */
 int gotrace_snapshot(struct gotrace_session *s)
 {

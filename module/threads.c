@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gotrace threads: the table of every thread id's trace state, and aliases.
+ * gotrace threads: each thread id's trace state, and aliases.
  *
- * One 28-byte entry per thread id below max_tid, allocated when a session
- * starts, so probes never allocate and find a thread in O(1). gotrace start
- * passes the running system's pid_max (32768 ids by default: 896 KiB); the
- * module default covers PID_MAX_LIMIT ids (4194304 on 64-bit: 112 MiB).
+ * An entry per thread id below max_tid, in leaves that thread_table.c
+ * makes as ids come into use and retires when they hold no thread: probes
+ * find a thread in O(1) and never allocate.
  *
  * Linux frees a thread's id (release_task()) a little before the thread's
  * last switch-out, so a new thread can get the id while the old one still
@@ -20,33 +19,12 @@
  * written by transitions.c and transitions.h (with events.h's writers).
  */
 
-#include <linux/slab.h>
+#include <linux/atomic.h>
+#include <linux/string.h>
 
-#include "compat.h"
-#include "gfp.h"
 #include "session.h"
+#include "thread_table.h"
 #include "threads.h"
-
-/**
- * gotrace_threads_alloc - a zeroed table for thread ids below @max_tid
- * @max_tid: number of entries
- *
- * Return: the table, or NULL if it cannot be allocated.
- */
-struct gotrace_thread *gotrace_threads_alloc(u32 max_tid)
-{
-	return kvzalloc(array_size(max_tid, sizeof(struct gotrace_thread)),
-			GOTRACE_GFP);
-}
-
-/**
- * gotrace_threads_free - free a table from gotrace_threads_alloc()
- * @threads: the table
- */
-void gotrace_threads_free(struct gotrace_thread *threads)
-{
-	kvfree(threads);
-}
 
 /**
  * gotrace_thread_slow - gotrace_thread_of() when @p does not hold @t
@@ -55,7 +33,8 @@ void gotrace_threads_free(struct gotrace_thread *threads)
  * @t: the entry of @p's id
  *
  * Return: @p's alias if it has one; else @t if that entry is free (never
- * used, or dead) for @p to be created in; else NULL.
+ * used, or dead) for @p to be created in, in a leaf of its own (see
+ * gotrace_table_claim()); else NULL.
  */
 struct gotrace_thread *gotrace_thread_slow(struct gotrace_session *s,
 					   struct task_struct *p,
@@ -74,7 +53,13 @@ struct gotrace_thread *gotrace_thread_slow(struct gotrace_session *s,
 				return &a->t;
 		}
 	}
-	return gotrace_alive(t) ? NULL : t;
+	if (gotrace_alive(t))
+		return NULL;
+	t = gotrace_table_claim(&s->table, p->pid);
+	/* Taking a retired leaf back, it may find @p created meanwhile. */
+	if (!t || (gotrace_alive(t) && t->tag != tag))
+		return NULL;
+	return t;
 }
 
 /**
@@ -134,13 +119,18 @@ void gotrace_thread_unalias(struct gotrace_session *s, struct gotrace_thread *t)
  * generations, a thread created in the id's own entry goes by the id
  * itself: the previous holder's goroutine has ended.
  *
- * Return: false if @tid was reused 65535 times: it has no goroutine id left.
+ * Return: false if @tid was reused 65535 times: it has no goroutine id
+ * left; or if the id's own entry needs a leaf and none is ready.
  */
 bool gotrace_thread_next_gen(struct gotrace_session *s, struct gotrace_thread *t,
 			     pid_t tid, u16 *gen)
 {
-	struct gotrace_thread *owner = &s->threads[tid];
-	u16 g = READ_ONCE(owner->gens);
+	struct gotrace_thread *owner = gotrace_table_claim(&s->table, tid);
+	u16 g;
+
+	if (!owner)
+		return false;
+	g = READ_ONCE(owner->gens);
 
 	if (t == owner && s->v2) {
 		*gen = 0;
@@ -168,10 +158,14 @@ bool gotrace_thread_next_gen(struct gotrace_session *s, struct gotrace_thread *t
 struct gotrace_thread *gotrace_thread_of_gid(struct gotrace_session *s, u64 gid)
 {
 	u32 tid = gotrace_gid_tid(gid);
+	struct gotrace_thread *t;
 	int i;
 
-	if (tid < s->max_tid && gotrace_gid(&s->threads[tid], tid) == gid)
-		return &s->threads[tid];
+	if (tid < s->max_tid) {
+		t = gotrace_thread_entry(s, tid);
+		if (gotrace_alive(t) && gotrace_gid(t, tid) == gid)
+			return t;
+	}
 	for (i = 0; i < GOTRACE_ALIASES; i++) {
 		struct gotrace_alias *a = &s->aliases[i];
 

@@ -10,6 +10,7 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 #include "session.h"
+#include "thread_table.h"
 
 /* A thread's state in the trace's eyes. */
 enum gotrace_tstate {
@@ -49,6 +50,9 @@ enum gotrace_tstate {
  *		goroutine is written, OR GOTRACE_SGEN_WALKED when the
  *		generation's walk wrote it (generations.c); 0 in older formats,
  *		as the CPUs' generation. Claimed with cmpxchg.
+ * @ready:	with a latency trigger: the low 32 bits of the trace clock
+ *		when the thread became runnable, 0 while it is not
+ *		(trigger.h).
  *
  * Apart from @wake_stack, @prog, @renamed and @gens, only the probes that
  * the scheduler serialises for the thread (its switches and wakeups) write
@@ -67,6 +71,23 @@ struct gotrace_thread {
 	u16 last_cpu;
 	u16 gens;
 	u32 sgen;
+	u32 ready;
+};
+
+/**
+ * struct gotrace_leaf - the entries of GOTRACE_LEAF_IDS consecutive ids
+ * @t:		the entries, in id order.
+ * @spare:	while the leaf is in no directory slot: its place in a list
+ *		(thread_table.c).
+ *
+ * 32-byte entries make a leaf 2 KiB: a kmalloc() of that size is aligned
+ * to it, which leaves GOTRACE_LEAF_RETIRED's bit free in a slot.
+ */
+struct gotrace_leaf {
+	union {
+		struct gotrace_thread t[GOTRACE_LEAF_IDS];
+		struct llist_node spare;
+	};
 };
 
 /* In @sgen: the generation's walk wrote the status; seq restarts at 1. */
@@ -87,8 +108,6 @@ struct gotrace_alias {
 	struct gotrace_thread t;
 };
 
-struct gotrace_thread *gotrace_threads_alloc(u32 max_tid);
-void gotrace_threads_free(struct gotrace_thread *threads);
 struct gotrace_thread *gotrace_thread_slow(struct gotrace_session *s,
 					   struct task_struct *p,
 					   struct gotrace_thread *t);
@@ -193,15 +212,36 @@ static inline bool gotrace_is_alias(struct gotrace_session *s,
 }
 
 /**
+ * gotrace_thread_entry - the entry of thread id @tid, to read
+ * @s: session
+ * @tid: a thread id below max_tid
+ *
+ * The load of the slot orders the loads through it (an address
+ * dependency) after the cmpxchg() that published the leaf.
+ *
+ * Return: the entry; in the shared empty leaf (GOTRACE_T_NONE, never to be
+ * written) if no leaf holds @tid: gotrace_table_claim() makes one.
+ */
+static __always_inline struct gotrace_thread *
+gotrace_thread_entry(struct gotrace_session *s, u32 tid)
+{
+	unsigned long leaf = READ_ONCE(s->table.dir[tid >> GOTRACE_LEAF_SHIFT]);
+
+	leaf &= ~GOTRACE_LEAF_RETIRED;
+	return &((struct gotrace_leaf *)leaf)->t[tid & (GOTRACE_LEAF_IDS - 1)];
+}
+
+/**
  * gotrace_thread_find - the trace state of @p
  * @s: session
  * @p: task
  * @tp: set to @p's entry: its id's entry if @p holds it, else its alias
  *	(see threads.c), else the id's entry if it is free (never used, or
- *	dead) for @p to be created in; NULL if @p's id is not below max_tid
- *	or another task holds the entry and @p has no alias. The prober
- *	decides what NULL means: switch-in and fork claim an alias, others
- *	cut the recording.
+ *	dead) for @p to be created in; NULL if @p's id is not below max_tid,
+ *	or another task holds the entry and @p has no alias, or the entry
+ *	needs a leaf and none is ready (thread_table.c). The prober decides
+ *	what NULL means: switch-in and fork claim an alias, others cut the
+ *	recording.
  *
  * Return: whether @tp is an entry. Inline and a bool, so that on the
  * common path, a live thread holding its id's entry, a probe tests nothing
@@ -219,7 +259,7 @@ static __always_inline bool gotrace_thread_find(struct gotrace_session *s,
 		*tp = NULL;
 		return false;
 	}
-	t = &s->threads[tid];
+	t = gotrace_thread_entry(s, tid);
 	if (likely(t->tag == gotrace_tag(p) && gotrace_alive(t))) {
 		*tp = t;
 		return true;

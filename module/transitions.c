@@ -186,8 +186,6 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 				 creator, gotrace_v2(c)))
 		return false;
 	WRITE_ONCE(t->sgen, c->ring.gen);
-	if (s->gen.tids_seen)
-		set_bit(p->pid, s->gen.tids_seen);
 	t->gen = gen;
 	t->tag = gotrace_tag(p);
 	t->prog = prog;
@@ -195,6 +193,7 @@ bool gotrace_g_create(struct gotrace_session *s, struct gotrace_cpu *c,
 	t->state = GOTRACE_T_RUNNABLE;
 	t->last_cpu = c->cpu;
 	t->wake_stack = 0;
+	t->ready = 0;
 	WRITE_ONCE(t->renamed, 0);
 	return true;
 }
@@ -453,7 +452,6 @@ static bool gotrace2_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
 {
 	u64 gid = gotrace_goid(p->pid, 0);
 
-	__set_bit(p->pid, s->gen.tids_seen);	/* no probe runs yet */
 	t->gen = 0;
 	t->tag = gotrace_tag(p);
 	t->prog = prog;

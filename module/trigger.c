@@ -5,7 +5,7 @@
  * Go's scheduler-latency profile - fires it, once armed, so that user space
  * can take a snapshot of what led to the stall.
  *
- * The probes stamp a thread's slot in @ready when it becomes runnable (a
+ * The probes stamp a thread's entry (@ready) when it becomes runnable (a
  * wakeup, a fork, a preemption or a yield) and compare at its next switch
  * in: a subtraction and a test, only in sessions that have a trigger. A
  * firing moves the trigger from ARMED to FIRING with cmpxchg, so one probe
@@ -20,7 +20,6 @@
 #include <linux/irq_work.h>
 #include <linux/lockdep.h>
 #include <linux/math64.h>
-#include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -45,7 +44,7 @@ static void gotrace_trig_wake(struct irq_work *work)
 
 /**
  * gotrace_trig_alloc - a latency trigger for a new session
- * @s: the session, its clock and thread table size set up
+ * @s: the session, its clock set up
  * @latency_ns: the threshold
  *
  * Return: the trigger, unarmed, or NULL.
@@ -58,12 +57,6 @@ struct gotrace_trig *gotrace_trig_alloc(struct gotrace_session *s,
 	trig = kzalloc(sizeof(*trig), GOTRACE_GFP);
 	if (!trig)
 		return NULL;
-	trig->ready = kvcalloc(s->max_tid, sizeof(*trig->ready), GOTRACE_GFP);
-	if (!trig->ready) {
-		kfree(trig);
-		return NULL;
-	}
-	trig->nr = s->max_tid;
 	trig->freq = s->ts_freq;
 	trig->ticks = mul_u64_u64_div_u64(latency_ns, s->ts_freq, NSEC_PER_SEC);
 	trig->wq = s->wq;
@@ -72,24 +65,11 @@ struct gotrace_trig *gotrace_trig_alloc(struct gotrace_session *s,
 }
 
 /**
- * gotrace_trig_release - free the thread slots once the trace has ended
- * @trig: the trigger or NULL; no probe runs any more
- */
-void gotrace_trig_release(struct gotrace_trig *trig)
-{
-	if (!trig)
-		return;
-	kvfree(trig->ready);
-	trig->ready = NULL;
-}
-
-/**
  * gotrace_trig_free - free a trigger with its session
  * @trig: the trigger or NULL; nobody waits on it any more
  */
 void gotrace_trig_free(struct gotrace_trig *trig)
 {
-	gotrace_trig_release(trig);
 	kfree(trig);
 }
 

@@ -25,10 +25,6 @@ enum gotrace_trig_state {
 
 /**
  * struct gotrace_trig - a session's latency trigger
- * @ready:	per thread id: the low 32 bits of the trace clock when the
- *		thread became runnable, 0 while it is not (vmalloc). Written
- *		by the probes the scheduler serialises for the thread.
- * @nr:		slots in @ready: the session's max_tid.
  * @ticks:	the threshold, in trace ticks.
  * @freq:	trace ticks per second.
  * @state:	enum gotrace_trig_state; ARMED by GOTRACE_TRIGGER under
@@ -47,8 +43,6 @@ enum gotrace_trig_state {
  * and read by GOTRACE_TRIGGER once it sees FIRED.
  */
 struct gotrace_trig {
-	u32 *ready;
-	u32 nr;
 	u32 ticks;
 	u64 freq;
 	int state;
@@ -64,7 +58,6 @@ struct gotrace_trig {
 
 struct gotrace_trig *gotrace_trig_alloc(struct gotrace_session *s,
 					u64 latency_ns);
-void gotrace_trig_release(struct gotrace_trig *trig);
 void gotrace_trig_free(struct gotrace_trig *trig);
 void gotrace_trig_stop(struct gotrace_trig *trig);
 bool gotrace_trig_pollpri(struct gotrace_dev *dev);
@@ -79,42 +72,39 @@ int gotrace_trig_wait(struct gotrace_dev *dev, bool nowait,
  */
 
 /**
- * gotrace_trig_ready - a thread became runnable: stamp its slot
- * @trig: the session's trigger
- * @tid: the thread
+ * gotrace_trig_ready - a thread became runnable: stamp its entry
+ * @t: the thread's entry (struct gotrace_thread's @ready)
  * @ts: when, in trace ticks
  */
-static __always_inline void gotrace_trig_ready(struct gotrace_trig *trig,
-					       pid_t tid, u64 ts)
+static __always_inline void gotrace_trig_ready(struct gotrace_thread *t, u64 ts)
 {
-	if ((u32)tid < trig->nr)
-		WRITE_ONCE(trig->ready[tid], (u32)ts ?: 1);
+	WRITE_ONCE(t->ready, (u32)ts ?: 1);
 }
 
 /**
  * gotrace_trig_switch - a switch was written: stamp and check
  * @trig: the session's trigger
  * @stop: the entry of the thread switched out, or NULL
- * @prev: its id
- * @next: the thread switched in, if it has an entry; else NULL
+ * @run: the entry of the thread switched in, or NULL
+ * @next: that thread
  * @ts: when, in trace ticks
  */
 static __always_inline void gotrace_trig_switch(struct gotrace_trig *trig,
-						const struct gotrace_thread *stop,
-						pid_t prev,
+						struct gotrace_thread *stop,
+						struct gotrace_thread *run,
 						struct task_struct *next,
 						u64 ts)
 {
 	u32 then;
 
 	if (stop && stop->state == GOTRACE_T_RUNNABLE)
-		gotrace_trig_ready(trig, prev, ts);
-	if (!next || (u32)next->pid >= trig->nr)
+		gotrace_trig_ready(stop, ts);
+	if (!run)
 		return;
-	then = READ_ONCE(trig->ready[next->pid]);
+	then = READ_ONCE(run->ready);
 	if (!then)
 		return;
-	WRITE_ONCE(trig->ready[next->pid], 0);
+	WRITE_ONCE(run->ready, 0);
 	if (unlikely((u32)ts - then > trig->ticks))
 		gotrace_trig_fire(trig, next, (u32)ts - then);
 }

@@ -23,7 +23,8 @@
 # lines, then its "ok"/"not ok" line. Exits non-zero if anything failed.
 
 TESTS="device_test ioctl_test session_test exhaustion_test workload_test filter_test module_test views_test
-accounting_test fault_test fuzz_test stress_test generations_test flight_test annotate_test samples_test"
+accounting_test fault_test fuzz_test stress_test generations_test flight_test annotate_test samples_test
+thread_table_test"
 TESTS=${GOTRACE_TESTS:-$TESTS}
 
 GOTRACE_BIN=${GOTRACE_BIN:-$(dirname "$0")}

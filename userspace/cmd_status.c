@@ -77,6 +77,9 @@ static void status_json(const struct gotrace_status *st)
 	json_u64(&j, "resume_error", st->resume_error);
 	json_u64(&j, "samples", st->samples);
 	json_u64(&j, "samples_dropped", st->samples_dropped);
+	json_u64(&j, "thread_bytes", st->thread_bytes);
+	json_u64(&j, "thread_leaves_freed", st->thread_leaves_freed);
+	json_u64(&j, "thread_starved", st->thread_starved);
 	json_end(&j, '}');
 }
 
@@ -117,6 +120,11 @@ static void status_text(const struct gotrace_status *st)
 	if (st->samples || st->samples_dropped)
 		printf("cpu samples:  %" PRIu64 " written, %" PRIu64 " dropped\n",
 		       (uint64_t)st->samples, (uint64_t)st->samples_dropped);
+	if (st->thread_bytes)
+		printf("thread state: %" PRIu64 " KiB\n", (uint64_t)st->thread_bytes >> 10);
+	if (st->thread_starved)
+		printf("thread state: %u threads found no memory ready for their state "
+		       "(the trace was cut there)\n", st->thread_starved);
 	printf("cpus:         %u\n"
 	       "max tid:      %u\n"
 	       "buffer:       %" PRIu64 " bytes per CPU\n"

@@ -181,6 +181,8 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 [ -d /sys/kernel/tracing ] && mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 ln -sf /proc/self/fd /dev/fd 2>/dev/null
 hostname gotrace-vm
+# As on users' machines: systemd's /usr/lib/sysctl.d/50-pid-max.conf.
+echo 4194304 > /proc/sys/kernel/pid_max
 ip link set lo up 2>/dev/null
 while read -r m; do
 	insmod "/lib/modules/$m" || stop "cannot load $m"

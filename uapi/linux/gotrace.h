@@ -244,7 +244,8 @@ struct gotrace_stop {
  * @chunks_full: Output: filled buffer chunks waiting for the reader.
  * @chunks_free: Output: buffer chunks free for writing.
  * @events_lost: Output: scheduler events not recorded because recording
- *		was cut short (full buffers or a thread id >= max_tid).
+ *		was cut short (full buffers, a thread id >= max_tid, or
+ *		@thread_starved).
  * @sessions:	Output: sessions started since the module was loaded.
  * @snapshot_ns: Output: how long the start snapshot held every CPU
  *		(the stopped world), in nanoseconds.
@@ -276,6 +277,14 @@ struct gotrace_stop {
  *		1.22 and later, the CPU's sample ring was full (the reader
  *		had not drained it); older ones, the buffer was full (the
  *		trace is then cut).
+ * @thread_bytes: Output: memory the session's per-thread state holds now:
+ *		it grows with the thread ids in use and shrinks as threads
+ *		end, not with @max_tid.
+ * @thread_leaves_freed: Output: parts of that state freed since the start
+ *		(each the entries of 64 thread ids that no thread held).
+ * @thread_starved: Output: thread creations that found no memory ready
+ *		for their entry; each cut the recording short.
+ * @reserved2:	Output: zero.
  */
 struct gotrace_status {
 	__u32 size;
@@ -307,6 +316,10 @@ struct gotrace_status {
 	__u32 resume_error;
 	__u64 samples;
 	__u64 samples_dropped;
+	__u64 thread_bytes;
+	__u64 thread_leaves_freed;
+	__u32 thread_starved;
+	__u32 reserved2;
 };
 
 #define GOTRACE_STATUS_SIZE_VER0 120	/* sizeof first published struct */
