@@ -128,7 +128,8 @@ static int curl_error(const char *cmd, const char *url, const char *path, CURLco
 /*
  * The hosts no proxy is used for: the environment's no_proxy (or NO_PROXY), and this
  * machine's loopback names, which libcurl would otherwise send to http_proxy too: a
- * service traced here is on this machine more often than not. NULL if out of memory.
+ * service traced here is on this machine more often than not. A lone "*" (every host)
+ * stays alone: libcurl reads it so only then. NULL if out of memory.
  */
 static char *noproxy_hosts(void)
 {
@@ -139,6 +140,8 @@ static char *noproxy_hosts(void)
 		env = getenv("NO_PROXY");
 	if (!env)
 		env = "";
+	if (!strcmp(env, "*"))
+		return strdup(env);
 	if (asprintf(&hosts, "%s%slocalhost,127.0.0.1,::1", env, *env ? "," : "") < 0)
 		return NULL;
 	return hosts;

@@ -82,6 +82,32 @@ expect "HTTP 500: what the service said" "$TMP/busy.err" \
 kill "$SERVER"
 wait "$SERVER" 2> /dev/null || true
 SERVER=
+
+# no_proxy=* sends no host to the proxy; a list with "*" in it would send all but its
+# others to it, so loopback cannot tell: a server on this machine's first other address.
+ADDR=$(hostname -I 2>/dev/null | awk '{ print $1 }')
+case $ADDR in
+*.*.*.*)
+	python3 "$(dirname "$0")/pprof_server.py" "$TRACE" "$TMP/port2" "$TMP/log" "$ADDR" &
+	SERVER=$!
+	i=0
+	while [ ! -s "$TMP/port2" ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	no_proxy='*'
+	fetch star "http://$ADDR:$(cat "$TMP/port2")" 1
+	no_proxy=example.com
+	expect "no_proxy=*: no host goes to the proxy" "$TMP/star.err" fetched star
+	kill "$SERVER"
+	wait "$SERVER" 2> /dev/null || true
+	SERVER=
+	;;
+*)
+	result 0 "no_proxy=*: no host goes to the proxy # SKIP no IPv4 address but loopback"
+	;;
+esac
+
 fetch refused "$URL" 1
 expect "connection refused: is the service serving net/http/pprof?" "$TMP/refused.err" \
 	fails refused "cannot connect to $URL: is the service serving net/http/pprof at $URL?"

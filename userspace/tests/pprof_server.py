@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """A stand-in for a Go service's net/http/pprof, for tests/go_fetch.sh.
 
-Usage: pprof_server.py TRACE PORT_FILE LOG_FILE
+Usage: pprof_server.py TRACE PORT_FILE LOG_FILE [ADDRESS]
 
-Listens on 127.0.0.1 (a free port, written to PORT_FILE once it listens) and answers
+Listens on ADDRESS (default 127.0.0.1; a free port, written to PORT_FILE once it listens)
+and answers
 GET /debug/pprof/trace with TRACE's bytes, GET /busy/debug/pprof/trace with the HTTP 500
 Go's handler gives when a trace is already running, and anything else with Go's 404.
 Each request's path and query go to LOG_FILE, a line each.
@@ -42,7 +43,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 def main():
     trace_path, port_path, log_path = sys.argv[1:4]
-    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    address = sys.argv[4] if len(sys.argv) > 4 else "127.0.0.1"
+    server = http.server.HTTPServer((address, 0), Handler)
     with open(trace_path, "rb") as f:
         server.trace = f.read()
     server.log_path = log_path
