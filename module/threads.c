@@ -125,9 +125,12 @@ void gotrace_thread_unalias(struct gotrace_session *s, struct gotrace_thread *t)
 bool gotrace_thread_next_gen(struct gotrace_session *s, struct gotrace_thread *t,
 			     pid_t tid, u16 *gen)
 {
-	struct gotrace_thread *owner = gotrace_table_claim(&s->table, tid);
+	struct gotrace_thread *owner = t;
 	u16 g;
 
+	/* @t, if not an alias, is the id's own entry, in a leaf claimed. */
+	if (gotrace_is_alias(s, t))
+		owner = gotrace_table_claim(&s->table, tid);
 	if (!owner)
 		return false;
 	g = READ_ONCE(owner->gens);
