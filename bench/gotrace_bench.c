@@ -321,6 +321,19 @@ static unsigned long read_ulong(const char *path)
 	return v;
 }
 
+/* A /proc/meminfo field, in KiB. */
+static unsigned long meminfo_kib(const char *key)
+{
+	char *s = read_text("/proc/meminfo"), *at = strstr(s, key);
+	unsigned long v;
+
+	if (!at)
+		die("no %s in /proc/meminfo", key);
+	v = strtoul(at + strlen(key), NULL, 10);
+	free(s);
+	return v;
+}
+
 static void copy_file(const char *from, const char *to)
 {
 	static char buf[READ_CHUNK];
@@ -1451,13 +1464,15 @@ static void snapshot_reps(unsigned int threads, bool graph)
 	unsigned int rep, seq;
 
 	for (rep = 1; rep <= opt.snap_reps; rep++) {
-		struct gotrace_status st;
+		struct gotrace_status st, live;
 		uint64_t t, cb_ns = 0, stw_ns = 0;
+		unsigned long avail;
 		struct reader r;
 		int ret;
 
 		reader_spawn(&r);
 		settle();
+		avail = meminfo_kib("MemAvailable:");
 		if (graph) {
 			tfs_must("trace", "");
 			tfs_must("tracing_on", "1");
@@ -1473,6 +1488,9 @@ static void snapshot_reps(unsigned int threads, bool graph)
 		}
 		if (ret)
 			die("GOTRACE_START with %u extra threads", threads);
+		/* What the session holds: its buffers and per-thread state. */
+		avail -= meminfo_kib("MemAvailable:");
+		gt_status(&live);
 		if (gt_stop())
 			die("GOTRACE_STOP");
 		reader_wait(&r);
@@ -1480,9 +1498,11 @@ static void snapshot_reps(unsigned int threads, bool graph)
 		gt_status(&st);
 		snprintf(name, sizeof(name), "snapshot-%u-%u", threads, rep);
 		keep_trace(name);
-		out("snap seq=%u threads=%u rep=%u start_ns=%llu stopped_cb_ns=%llu stopped_world_ns=%llu",
+		out("snap seq=%u threads=%u rep=%u start_ns=%llu stopped_cb_ns=%llu stopped_world_ns=%llu"
+		    " mem_kib=%ld thread_bytes=%llu",
 		       seq, threads, rep, (unsigned long long)t,
-		       (unsigned long long)cb_ns, (unsigned long long)stw_ns);
+		       (unsigned long long)cb_ns, (unsigned long long)stw_ns, (long)avail,
+		       (unsigned long long)live.thread_bytes);
 		print_status(&st);
 		out(" trace=%s.trace\n", name);
 	}

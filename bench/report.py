@@ -215,6 +215,8 @@ def summarize(guest, counts):
             "stopped_cb_ns": med([x["stopped_cb_ns"] for x in xs]),
             "events": med([x["events"] for x in xs]),
             "bytes": med([x["bytes"] for x in xs]),
+            "mem_kib": med([x.get("mem_kib", 0) for x in xs]),
+            "thread_kib": med([x.get("thread_bytes", 0) / 1024 for x in xs]),
             "spread_start_ns": spread([x["start_ns"] for x in xs]),
             "spread_insns": spread([x["insns"] for x in xs]),
         }
@@ -545,13 +547,15 @@ def table(summary, meta, guest):
         p("start snapshot: GOTRACE_START alone in a window (allocation included), medians of "
           f"{max(x['reps'] for x in snap.values())}:")
         hdr = (f"{'extra threads':>13} {'START insns':>12} {'START wall ms':>13}"
-               f" {'stopped world ms':>16} {'callback ms':>11} {'Go events':>10} {'bytes':>9}")
+               f" {'stopped world ms':>16} {'callback ms':>11} {'Go events':>10} {'bytes':>9}"
+               f" {'memory KiB':>10} {'thread KiB':>10}")
         p(hdr)
         for threads, x in snap.items():
             p(f"{threads:>13} {fmt(x['insns'], 0, 12)} {fmt(div(x['start_ns'], 1e6), 2, 13)}"
               f" {fmt(div(x['stopped_world_ns'], 1e6), 3, 16)}"
               f" {fmt(div(x['stopped_cb_ns'], 1e6), 3, 11)}"
-              f" {fmt(x['events'], 0, 10)} {fmt(x['bytes'], 0, 9)}")
+              f" {fmt(x['events'], 0, 10)} {fmt(x['bytes'], 0, 9)}"
+              f" {fmt(x['mem_kib'], 0, 10)} {fmt(x['thread_kib'], 0, 10)}")
         ts = sorted(snap)
         if len(ts) >= 2 and ts[-1] > ts[0]:
             lo, hi = snap[ts[0]], snap[ts[-1]]
@@ -561,6 +565,9 @@ def table(summary, meta, guest):
               f" {fmt(div(hi['bytes'] - lo['bytes'], n), 1)} bytes")
         p(f"Times are guest time ({meta.get('clock', 'TCG')}); the stopped world is multi_cpu_stop()")
         p("and the callback the module's gotrace_snapshot_stopped(), timed by function_graph.")
+        p("memory: MemAvailable before START less after it, the session recording (buffers,")
+        p("per-thread state); thread KiB: that state, as GOTRACE_STATUS's thread_bytes gives it")
+        p("(0 from a module older than the field).")
         p("")
 
     f = summary.get("filter")
