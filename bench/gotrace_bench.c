@@ -9,7 +9,8 @@
  *
  *   bare      each workload's untraced window once a round, before
  *             gotrace.ko is loaded (no probes attached to the tracepoints);
- *   rounds    a warm-up round, then for each round and workload six
+ *   rounds    a warm-up round, then for each round and workload (the
+ *             ping-pong SCHED_BATCH and SCHED_OTHER, forks, mutex) six
  *             windows, in an order that turns from round to round:
  *             untraced, gotrace in the 1.21 and the 1.26 format
  *             (START, a reader process copying /dev/gotrace to tmpfs, the
@@ -21,6 +22,11 @@
  *             (the same six tracepoints as trace events into the ring buffer,
  *             enabled beforehand; the window holds tracing_on 1, the
  *             workload, tracing_on 0);
+ *   parts     the probes alone (a window of a session started before it,
+ *             whose reader is not woken), the reader's wakeups (the same
+ *             with a small ring) and its reading per byte (a held reader
+ *             reading what a session has ready), and a generation switch
+ *             (idle windows with generations every 10 ms and every hour);
  *   snapshot  GOTRACE_START alone in a window, without and with N extra
  *             sleeping threads: wall time of the ioctl, instructions, and
  *             the stop_machine() callback's duration from function_graph;
@@ -52,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -66,6 +73,12 @@
 #define TMP_TRACE	"/tmp/gotrace_bench.trace"
 #define READ_CHUNK	(64 * 1024)
 #define MAX_THREADS	64
+
+/* The parts windows' rings: one whose quarter a window does not fill, one it fills often. */
+#define PARTS_BIG_BUFFER	(8 << 20)
+#define PARTS_SMALL_BUFFER	(64 << 10)
+#define PARTS_GEN_BYTES		(64ULL << 20)
+#define PARTS_IDLE_MS		200
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -96,8 +109,7 @@ static struct {
 	unsigned long sample_reads;
 	unsigned int sample_hz;
 	bool skip_rounds, skip_snapshot, skip_rate, skip_filter, skip_annotate;
-	bool skip_samples;
-	bool pingpong_other;
+	bool skip_samples, skip_parts;
 	__u32 clock;		/* GOTRACE_START_CLOCK_* */
 	const char *clock_name;
 } opt = {
@@ -396,6 +408,7 @@ struct workload {
 	void (*run)(struct workload *w);
 	void (*teardown)(struct workload *w);
 	int (*annotate)(void);	/* annotations: one call, 0 or -1 with errno */
+	int policy;		/* pingpong: SCHED_BATCH or SCHED_OTHER */
 	/* state */
 	int ping, pong;		/* pingpong: the parent's ends */
 	pid_t child;
@@ -411,29 +424,24 @@ static void nop_work(struct workload *w)
 	(void)w;
 }
 
-/*
- * Both sides of the ping-pong: SCHED_BATCH while it runs (unless
- * --pingpong-other), else SCHED_OTHER.
- */
+/* Both sides of the ping-pong run @policy (the child inherits it). */
 static void pingpong_policy(int policy)
 {
 	struct sched_param param = { 0 };
 
-	if (opt.pingpong_other)
-		return;
 	if (sched_setscheduler(0, policy, &param))
 		die("sched_setscheduler");
 }
 
 /*
  * Ping-pong: a child process echoes a byte through two pipes, so each round
- * trip blocks and wakes each side once. Both run SCHED_BATCH, which CFS
- * never lets preempt on wakeup: with it, whether the woken side preempts
- * the waker (which then finds its reply ready without blocking) depends on
- * how their run times compare, so the untraced window, gotrace's and
- * ftrace's would each do a different share of their round trips without
- * blocking (about 20% untraced, none under gotrace, in 6.1). With
- * --pingpong-other they run SCHED_OTHER, to see that effect.
+ * trip blocks and wakes each side once. The "pingpong" workload runs both
+ * SCHED_BATCH, which CFS never lets preempt on wakeup: under SCHED_OTHER
+ * (the "pp-other" workload, what users run), whether the woken side
+ * preempts the waker (which then finds its reply ready without blocking)
+ * depends on how their run times compare, so the untraced window,
+ * gotrace's and ftrace's each do a different share of their round trips
+ * without blocking, and write different events for them.
  */
 static void pingpong_setup(struct workload *w)
 {
@@ -442,7 +450,7 @@ static void pingpong_setup(struct workload *w)
 
 	if (pipe2(ping, O_CLOEXEC) || pipe2(pong, O_CLOEXEC))
 		die("pipe");
-	pingpong_policy(SCHED_BATCH);
+	pingpong_policy(w->policy);
 	w->child = fork();
 	if (w->child < 0)
 		die("fork");
@@ -630,7 +638,9 @@ static struct workload workloads[] = {
 	{ .name = "empty", .setup = nop_work, .run = nop_work,
 	  .teardown = nop_work },
 	{ .name = "pingpong", .setup = pingpong_setup, .run = pingpong_run,
-	  .teardown = pingpong_teardown },
+	  .teardown = pingpong_teardown, .policy = SCHED_BATCH },
+	{ .name = "pp-other", .setup = pingpong_setup, .run = pingpong_run,
+	  .teardown = pingpong_teardown, .policy = SCHED_OTHER },
 	{ .name = "forks", .setup = nop_work, .run = forks_run,
 	  .teardown = nop_work },
 	{ .name = "mutex", .setup = mutex_setup, .run = mutex_run,
@@ -695,19 +705,34 @@ struct reader {
 	pid_t pid;
 	int done;	/* the reader writes one byte at end of file: 0 or errno */
 	int quit;	/* closed to let it exit */
+	int go;		/* a held reader starts reading at a byte written here */
+	int drained;	/* ... and writes one here when it finds nothing more */
 };
+
+/*
+ * What every reader counts, in memory shared with the benchmark process: its
+ * read() calls of the device, and those that returned data (each follows a
+ * wakeup of the reader, or another read() that filled its buffer).
+ */
+static struct reader_counts {
+	unsigned long calls, reads, bytes;
+} *reader_counts;
 
 /*
  * A process that opens /dev/gotrace for reading (its read() blocks until a
  * session starts) and copies the trace to a tmpfs file until end of file.
+ * With @hold, it waits for reader_release(), then reads what is there
+ * without blocking (O_NONBLOCK, until EAGAIN), says so (reader_drained()),
+ * and goes on as the others.
  */
-static void reader_spawn(struct reader *r)
+static void reader_spawn_hold(struct reader *r, bool hold)
 {
-	int ready[2], done[2], quit[2];
+	int ready[2], done[2], quit[2], go[2], drained[2];
 	char c;
 
 	if (pipe2(ready, O_CLOEXEC) || pipe2(done, O_CLOEXEC) ||
-	    pipe2(quit, O_CLOEXEC))
+	    pipe2(quit, O_CLOEXEC) || pipe2(go, O_CLOEXEC) ||
+	    pipe2(drained, O_CLOEXEC))
 		die("pipe");
 	r->pid = fork();
 	if (r->pid < 0)
@@ -723,12 +748,38 @@ static void reader_spawn(struct reader *r)
 		close(ready[0]);
 		close(done[0]);
 		close(quit[1]);
+		close(go[1]);
+		close(drained[0]);
 		if (dev < 0 || out < 0)
 			_exit(2);
 		if (write_all(ready[1], "r", 1))
 			_exit(2);
+		if (hold && (read_byte(go[0], &c) ||
+			     fcntl(dev, F_SETFL, O_NONBLOCK)))
+			_exit(2);
+		while (hold) {
+			n = read(dev, buf, sizeof(buf));
+			__atomic_add_fetch(&reader_counts->calls, 1, __ATOMIC_RELAXED);
+			if (n > 0) {
+				__atomic_add_fetch(&reader_counts->reads, 1, __ATOMIC_RELAXED);
+				__atomic_add_fetch(&reader_counts->bytes, n, __ATOMIC_RELAXED);
+				if (write_all(out, buf, n))
+					_exit(2);
+			} else if (n < 0 && errno == EAGAIN) {
+				break;
+			} else if (n <= 0 && errno != EINTR) {
+				_exit(2);
+			}
+		}
+		if (hold && (write_all(drained[1], "d", 1) || fcntl(dev, F_SETFL, 0)))
+			_exit(2);
 		for (;;) {
 			n = read(dev, buf, sizeof(buf));
+			__atomic_add_fetch(&reader_counts->calls, 1, __ATOMIC_RELAXED);
+			if (n > 0) {
+				__atomic_add_fetch(&reader_counts->reads, 1, __ATOMIC_RELAXED);
+				__atomic_add_fetch(&reader_counts->bytes, n, __ATOMIC_RELAXED);
+			}
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0 || (n > 0 && write_all(out, buf, n))) {
@@ -748,11 +799,36 @@ static void reader_spawn(struct reader *r)
 	close(ready[1]);
 	close(done[1]);
 	close(quit[0]);
+	close(go[0]);
+	close(drained[1]);
 	if (read_byte(ready[0], &c))
 		die("the trace reader did not start");
 	close(ready[0]);
 	r->done = done[0];
 	r->quit = quit[1];
+	r->go = go[1];
+	r->drained = drained[0];
+}
+
+static void reader_spawn(struct reader *r)
+{
+	reader_spawn_hold(r, false);
+}
+
+/* A held reader starts reading. */
+static void reader_release(struct reader *r)
+{
+	if (write_all(r->go, "g", 1))
+		die("release the trace reader");
+}
+
+/* Wait for a released reader to have read all there was. */
+static void reader_drained(struct reader *r)
+{
+	char c;
+
+	if (read_byte(r->drained, &c))
+		die("the held trace reader failed");
 }
 
 /* Wait for the reader to reach end of file. */
@@ -770,6 +846,8 @@ static void reader_wait(struct reader *r)
 
 static void reader_finish(struct reader *r)
 {
+	close(r->go);
+	close(r->drained);
 	close(r->quit);
 	close(r->done);
 	reap(r->pid, "trace reader");
@@ -1198,7 +1276,8 @@ static void run_rounds(void)
 static void filter_window(unsigned int round, const char *mode)
 {
 	bool empty = strstr(mode, "-empty");
-	struct workload w = { .name = "pingpong", .units = opt.pingpong };
+	struct workload w = { .name = "pingpong", .units = opt.pingpong,
+			      .policy = SCHED_BATCH };
 	__u32 init = 1;
 	struct gotrace_start args = {
 		.size = sizeof(args),
@@ -1256,6 +1335,228 @@ static void run_filter(void)
 		progress("filter %u of %u", round, opt.rounds);
 		for (m = 0; m < ARRAY_SIZE(modes); m++)
 			filter_window(round, modes[(round + m) % ARRAY_SIZE(modes)]);
+	}
+}
+
+/* --- The parts of gotrace's cost, apart --- */
+
+/*
+ * A session of @format with @buffer_size bytes per CPU, generations every
+ * @gen_period_ns (formats 1.22 and later; 0 for the older ones) and a new
+ * one only after gen_bytes far beyond what a window writes.
+ */
+static int gt_start_parts(__u64 buffer_size, __u32 format, __u64 gen_period_ns)
+{
+	struct gotrace_start st = {
+		.size = sizeof(st),
+		.format = format,
+		.flags = opt.clock,
+		.max_tid = read_ulong("/proc/sys/kernel/pid_max"),
+		.buffer_size = buffer_size,
+	};
+
+	if (format >= GOTRACE_FORMAT_1_22) {
+		st.gen_period_ns = gen_period_ns;
+		st.gen_bytes = PARTS_GEN_BYTES;
+	}
+	return ioctl(gt_ctl, GOTRACE_START, &st);
+}
+
+static const char *format_name(__u32 format)
+{
+	return format == GOTRACE_FORMAT_1_26 ? "1.26" : "1.21";
+}
+
+/* The window's differences of the session's and the reader's counters. */
+struct parts_counts {
+	struct gotrace_status st;
+	struct reader_counts rd;
+};
+
+static void parts_sample(struct parts_counts *pc)
+{
+	gt_status(&pc->st);
+	pc->rd = *reader_counts;
+}
+
+static void parts_print(unsigned int seq, unsigned int round, const char *mode,
+			const char *fmt, const struct workload *w,
+			const struct parts_counts *a, const struct parts_counts *b)
+{
+	out("part seq=%u round=%u mode=%s format=%s workload=%s units=%lu events=%llu bytes=%llu bytes_read=%llu gens=%llu lost=%llu reader_calls=%lu reader_reads=%lu",
+	    seq, round, mode, fmt, w->name, w->units,
+	    (unsigned long long)(b->st.events - a->st.events),
+	    (unsigned long long)(b->st.bytes - a->st.bytes),
+	    (unsigned long long)(b->st.bytes_read - a->st.bytes_read),
+	    (unsigned long long)(b->st.generations - a->st.generations),
+	    (unsigned long long)(b->st.events_lost - a->st.events_lost),
+	    b->rd.calls - a->rd.calls, b->rd.reads - a->rd.reads);
+}
+
+/*
+ * The workload in a window of a session started before it, with a reader
+ * asleep in read() (mode "probes": a PARTS_BIG_BUFFER ring, whose quarter
+ * the workload does not fill, so the reader is not woken: the window holds
+ * the workload and the probes' work) or woken every quarter of a
+ * PARTS_SMALL_BUFFER ring (mode "wakeups": the probes again, and the
+ * reader's wakeups and reads). No generation starts in either (a period of
+ * an hour, gen_bytes beyond the window's bytes).
+ */
+static void parts_live(unsigned int round, struct workload *w, __u32 format,
+		       const char *mode, __u64 buffer_size)
+{
+	struct parts_counts a, b;
+	struct reader r;
+	unsigned int seq;
+	char name[96];
+
+	w->setup(w);
+	reader_spawn(&r);
+	if (gt_start_parts(buffer_size, format, GOTRACE_GEN_PERIOD_MAX_NS))
+		die("GOTRACE_START (parts, %s)", mode);
+	settle();
+	parts_sample(&a);
+	seq = window_open();
+	w->run(w);
+	window_close();
+	parts_sample(&b);
+	if (gt_stop())
+		die("GOTRACE_STOP");
+	reader_wait(&r);
+	reader_finish(&r);
+	w->teardown(w);
+	parts_print(seq, round, mode, format_name(format), w, &a, &b);
+	snprintf(name, sizeof(name), "parts-r%u-%s-%s-%s", round, w->name, mode,
+		 format_name(format));
+	keep_trace(name);
+	out(" trace=%s.trace\n", name);
+}
+
+/*
+ * Mode "drain": the workload recorded outside the window into a
+ * PARTS_BIG_BUFFER ring, then the window holds only its reader, held until
+ * then, reading what the session has ready (its full chunks) without
+ * blocking, until EAGAIN; the session goes on (a session's end, which
+ * frees its rings, is outside). From two workloads, the reader's cost per
+ * byte; the window's bytes are bytes_read.
+ */
+static void parts_drain(unsigned int round, struct workload *w, __u32 format)
+{
+	struct parts_counts a, b;
+	struct reader r;
+	unsigned int seq;
+	char name[96];
+
+	/* First: the reader must not hold the workload's pipes past its teardown. */
+	reader_spawn_hold(&r, true);
+	w->setup(w);
+	if (gt_start_parts(PARTS_BIG_BUFFER, format, GOTRACE_GEN_PERIOD_MAX_NS))
+		die("GOTRACE_START (parts, drain)");
+	w->run(w);
+	w->teardown(w);
+	settle();
+	parts_sample(&a);
+	seq = window_open();
+	reader_release(&r);
+	reader_drained(&r);
+	window_close();
+	parts_sample(&b);
+	if (gt_stop())
+		die("GOTRACE_STOP");
+	reader_wait(&r);
+	reader_finish(&r);
+	parts_print(seq, round, "drain", format_name(format), w, &a, &b);
+	snprintf(name, sizeof(name), "parts-r%u-%s-drain-%s", round, w->name,
+		 format_name(format));
+	keep_trace(name);
+	out(" trace=%s.trace\n", name);
+}
+
+/*
+ * Mode "gens-PERIOD": PARTS_IDLE_MS of idle guest time in a window of a
+ * session of format 1.26 started before it, with a live reader, whose
+ * generations start every 10 ms ("gens-10ms") or every hour ("gens-1h"):
+ * the difference over the generations started is what one costs (the
+ * work's IPI and walk of the threads, the reader's wakeup and its reading
+ * of the generation's batches and tables).
+ */
+static void parts_gens(unsigned int round, __u64 period_ns, const char *mode)
+{
+	struct workload w = { .name = "idle", .units = PARTS_IDLE_MS };
+	struct timespec ts = {
+		.tv_sec = PARTS_IDLE_MS / 1000,
+		.tv_nsec = (PARTS_IDLE_MS % 1000) * 1000000L,
+	};
+	struct parts_counts a, b;
+	struct reader r;
+	unsigned int seq;
+	char name[96];
+
+	reader_spawn(&r);
+	if (gt_start_parts(PARTS_BIG_BUFFER, GOTRACE_FORMAT_1_26, period_ns))
+		die("GOTRACE_START (parts, %s)", mode);
+	settle();
+	parts_sample(&a);
+	seq = window_open();
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	window_close();
+	parts_sample(&b);
+	if (gt_stop())
+		die("GOTRACE_STOP");
+	reader_wait(&r);
+	reader_finish(&r);
+	parts_print(seq, round, mode, "1.26", &w, &a, &b);
+	out(" threads=%u", b.st.snapshot_threads);
+	snprintf(name, sizeof(name), "parts-r%u-%s", round, mode);
+	keep_trace(name);
+	out(" trace=%s.trace\n", name);
+}
+
+/*
+ * Each round: per workload (the ping-pongs and the mutex storm) its
+ * untraced window, then per format a probes, a wakeups (the ping-pongs
+ * only: the mutex storm's SCHED_FIFO threads starve the reader, whose
+ * small ring then overflows) and a drain window;
+ * the drain of an empty session per format; and the two generation
+ * windows. A "part" line per window (the untraced ones "win" lines of
+ * phase "parts").
+ */
+static void run_parts(void)
+{
+	static const __u32 formats[] = { GOTRACE_FORMAT_1_21, GOTRACE_FORMAT_1_26 };
+	struct workload *w;
+	unsigned int round, f, m;
+	size_t i;
+
+	for (round = 1; round <= opt.rounds; round++) {
+		progress("parts %u of %u", round, opt.rounds);
+		for (i = 0; i < NR_WORKLOADS; i++) {
+			w = &workloads[i];
+			if (w->skip || w->run == nop_work || w->run == forks_run)
+				continue;
+			for (m = 0; m < 7; m++) {
+				unsigned int k = (round + m) % 7;
+
+				f = k ? (k - 1) % 2 : 0;
+				if (!k)
+					run_untraced("parts", round, w);
+				else if (k <= 2)
+					parts_live(round, w, formats[f], "probes",
+						   PARTS_BIG_BUFFER);
+				else if (k <= 4 && w->run == pingpong_run)
+					parts_live(round, w, formats[f], "wakeups",
+						   PARTS_SMALL_BUFFER);
+				else if (k <= 4)
+					continue;
+				else
+					parts_drain(round, w, formats[f]);
+			}
+		}
+		for (f = 0; f < ARRAY_SIZE(formats); f++)
+			parts_drain(round, &workloads[0], formats[f]);
+		parts_gens(round, GOTRACE_GEN_PERIOD_MIN_NS, "gens-10ms");
+		parts_gens(round, GOTRACE_GEN_PERIOD_MAX_NS, "gens-1h");
 	}
 }
 
@@ -1540,7 +1841,7 @@ static void run_snapshot(void)
  */
 static bool rate_step(unsigned long target)
 {
-	struct workload w = { .name = "rate" };
+	struct workload w = { .name = "rate", .policy = SCHED_BATCH };
 	uint64_t t0, t, end, elapsed;
 	struct gotrace_status st;
 	unsigned long done = 0;
@@ -1785,7 +2086,6 @@ static void usage(void)
 		"  --trace-dir DIR        where every trace goes (default /host/traces)\n"
 		"  --rounds N             rounds of each workload (3)\n"
 		"  --pingpong N           round trips per ping-pong window (5000)\n"
-		"  --pingpong-other       run the ping-pong SCHED_OTHER, not SCHED_BATCH\n"
 		"  --clock CLOCK          gotrace's clock: tsc (default: what auto takes on\n"
 		"                         hardware with an invariant TSC, which QEMU's TCG\n"
 		"                         cannot offer), mono or auto\n"
@@ -1804,11 +2104,11 @@ static void usage(void)
 		"  --settle-ms N          idle time before each window (100)\n"
 		"  --annotate-calls N     annotations per annotate window (1000)\n"
 		"  --workloads LIST       the workloads to run, comma-separated\n"
-		"                         (empty,pingpong,forks,mutex: all)\n"
+		"                         (empty,pingpong,pp-other,forks,mutex: all)\n"
 		"  --sample-reads N       64 KiB reads of /dev/zero per samples window (10000)\n"
 		"  --sample-hz HZ         CPU samples a second in the sampled windows (1000)\n"
 		"  --skip-rounds, --skip-filter, --skip-snapshot, --skip-rate,\n"
-		"  --skip-annotate, --skip-samples\n");
+		"  --skip-annotate, --skip-samples, --skip-parts\n");
 	exit(2);
 }
 
@@ -1831,7 +2131,6 @@ int main(int argc, char **argv)
 		{ "trace-dir", required_argument, NULL, 'd' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "pingpong", required_argument, NULL, 'p' },
-		{ "pingpong-other", no_argument, NULL, 'o' },
 		{ "clock", required_argument, NULL, 'c' },
 		{ "forks", required_argument, NULL, 'f' },
 		{ "mutex-threads", required_argument, NULL, 't' },
@@ -1852,6 +2151,7 @@ int main(int argc, char **argv)
 		{ "skip-filter", no_argument, NULL, '4' },
 		{ "skip-annotate", no_argument, NULL, '5' },
 		{ "skip-samples", no_argument, NULL, '6' },
+		{ "skip-parts", no_argument, NULL, '7' },
 		{ "sample-reads", required_argument, NULL, 'n' },
 		{ "sample-hz", required_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1874,9 +2174,6 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			opt.pingpong = num_arg(optarg);
-			break;
-		case 'o':
-			opt.pingpong_other = true;
 			break;
 		case 'c':
 			opt.clock_name = optarg;
@@ -1946,6 +2243,9 @@ int main(int argc, char **argv)
 		case '6':
 			opt.skip_samples = true;
 			break;
+		case '7':
+			opt.skip_parts = true;
+			break;
 		case 'n':
 			opt.sample_reads = num_arg(optarg);
 			break;
@@ -1965,6 +2265,10 @@ int main(int argc, char **argv)
 	    /* a session's tasks: the warm-up's and a window's each round */
 	    (opt.rounds + 1) * opt.annotate_calls > GOTRACE_ANNOTATE_TASKS)
 		usage();
+	reader_counts = mmap(NULL, sizeof(*reader_counts), PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (reader_counts == MAP_FAILED)
+		die("mmap");
 	forker_start();
 	if (mkdir(opt.trace_dir, 0755) && errno != EEXIST)
 		die("mkdir %s", opt.trace_dir);
@@ -1972,14 +2276,15 @@ int main(int argc, char **argv)
 	if (opt.workloads)
 		select_workloads(opt.workloads);
 	workloads[1].units = opt.pingpong;
-	workloads[2].units = opt.forks;
-	workloads[3].units = (unsigned long)opt.mutex_threads * opt.mutex_iters;
+	workloads[2].units = opt.pingpong;
+	workloads[3].units = opt.forks;
+	workloads[4].units = (unsigned long)opt.mutex_threads * opt.mutex_iters;
 	for (i = 0; i < ARRAY_SIZE(ann_kinds); i++)
 		ann_kinds[i].units = opt.annotate_calls;
 
-	out("info kernel_cpus=%ld pid_max=%lu pingpong_policy=%s gotrace_clock=%s\n",
+	out("info kernel_cpus=%ld pid_max=%lu pingpong_policy=batch pp_other_policy=other gotrace_clock=%s\n",
 	    sysconf(_SC_NPROCESSORS_ONLN), read_ulong("/proc/sys/kernel/pid_max"),
-	    opt.pingpong_other ? "other" : "batch", opt.clock_name);
+	    opt.clock_name);
 	ftrace_setup();
 	if (access(DEV, F_OK)) {
 		progress("bare windows");
@@ -2003,6 +2308,8 @@ int main(int argc, char **argv)
 		run_rounds();
 	if (!opt.skip_filter)
 		run_filter();
+	if (!opt.skip_parts)
+		run_parts();
 	if (!opt.skip_annotate)
 		run_annotate();
 	if (!opt.skip_samples)

@@ -32,8 +32,8 @@ def parse_kv(words):
 
 
 def read_guest(path):
-    lines = {"win": [], "snap": [], "filt": [], "samp": [], "rate": [], "ann": [], "info": [],
-             "note": [], "done": []}
+    lines = {"win": [], "snap": [], "filt": [], "samp": [], "part": [], "rate": [], "ann": [],
+             "info": [], "note": [], "done": []}
     with open(path, errors="replace") as f:
         for raw in f:
             words = raw.split()
@@ -237,7 +237,151 @@ def summarize(guest, counts):
     }
     return {"workloads": work, "snapshot": snap, "filter": filter_summary(guest["filt"]),
             "samples": samples_summary(guest["samp"]),
+            "parts": parts_summary(guest["part"], wins),
             "annotate": annotate_summary(wins), "rate": rate, "rate_summary": rate_summary}
+
+
+def parts_summary(parts, wins):
+    """The probes, the reader and a generation switch apart (bench/README.md, "The parts")."""
+    if not parts:
+        return None
+
+    def by_round(mode, version, name):
+        return {x["round"]: x for x in parts
+                if x["mode"] == mode and x["format"] == version and x["workload"] == name}
+
+    untraced = {}
+    for w in wins:
+        if w["phase"] == "parts":
+            untraced.setdefault(w["workload"], {})[w["round"]] = w
+    out = {"formats": {}}
+    for version in sorted({x["format"] for x in parts if not x["mode"].startswith("gens")}):
+        empty = by_round("drain", version, "empty")
+        f = out["formats"][version] = {"workloads": {}}
+        f["drain_empty"] = med([x["insns"] for x in empty.values()])
+        # The reader's cost per byte: the median slope between every two drain windows of
+        # the format (Theil-Sen), which an occasional window with unrelated work (a lazy
+        # vmap purge after the session's buffers are freed) does not move.
+        drains = [x for x in parts if x["mode"] == "drain" and x["format"] == version]
+        slopes = [(b["insns"] - a["insns"]) / (b["bytes_read"] - a["bytes_read"])
+                  for i, a in enumerate(drains) for b in drains[i + 1:]
+                  if abs(b["bytes_read"] - a["bytes_read"]) > 16384]
+        pb = f["reader_insns_per_byte"] = med(slopes)
+        f["drain_windows"] = len(drains)
+        for name in untraced:
+            u, pr = untraced[name], by_round("probes", version, name)
+            wk, dr = by_round("wakeups", version, name), by_round("drain", version, name)
+            rs = [r for r in sorted(u) if r in pr and r in dr and r in empty]
+            if not rs:
+                continue
+            probes = [pr[r]["insns"] - u[r]["insns"] for r in rs]
+            per_ev = [div(pr[r]["insns"] - u[r]["insns"], pr[r]["events"]) for r in rs]
+            batch = untraced.get("pingpong", {}) if name == "pp-other" else {}
+            per_ev_batch = [div(pr[r]["insns"] - batch[r]["insns"], pr[r]["events"])
+                            for r in rs if r in batch]
+            rw = [r for r in rs if r in wk]
+            reader = [wk[r]["insns"] - pr[r]["insns"] for r in rw]
+            per_wake = [div(wk[r]["insns"] - pr[r]["insns"] - pb * wk[r]["bytes_read"],
+                            wk[r]["reader_reads"]) for r in rw] if pb is not None else []
+            f["workloads"][name] = {
+                "rounds": len(rs), "units": u[rs[0]]["units"],
+                "untraced": med([u[r]["insns"] for r in rs]),
+                "probes_overhead": med(probes), "probes_overhead_rounds": probes,
+                "probes_events": med([pr[r]["events"] for r in rs]),
+                "probes_bytes": med([pr[r]["bytes"] for r in rs]),
+                "probes_insns_per_event": med(per_ev), "probes_insns_per_event_rounds": per_ev,
+                "probes_insns_per_unit": div(med(probes), u[rs[0]]["units"]),
+                "probes_reader_reads": max(pr[r]["reader_reads"] for r in rs),
+                "probes_gens": max(pr[r]["gens"] for r in rs),
+                "wakeups_reader": med(reader), "wakeups_reader_rounds": reader,
+                "wakeups_reads": med([wk[r]["reader_reads"] for r in rw]),
+                "wakeups_bytes_read": med([wk[r]["bytes_read"] for r in rw]),
+                "wakeups_events": med([wk[r]["events"] for r in rw]),
+                "wakeups_lost": max([wk[r]["lost"] for r in rw], default=None),
+                "wakeups_gens": max([wk[r]["gens"] for r in rw], default=None),
+                "probes_lost": max(pr[r]["lost"] for r in rs),
+                "drain": med([dr[r]["insns"] for r in rs]),
+                "drain_bytes": med([dr[r]["bytes"] for r in rs]),
+                "probes_insns_per_event_batch_base": med(per_ev_batch),
+                "reader_insns_per_wakeup": med(per_wake), "reader_insns_per_wakeup_rounds": per_wake,
+                "spread_probes": spread(probes), "spread_per_wakeup": spread(per_wake),
+            }
+    a, b = out["formats"].get("1.21"), out["formats"].get("1.26")
+    if a and b:
+        out["ratio_1_26"] = {
+            name: {"probes_per_event": div(b["workloads"][name]["probes_insns_per_event"],
+                                           a["workloads"][name]["probes_insns_per_event"]),
+                   "probes_per_unit": div(b["workloads"][name]["probes_insns_per_unit"],
+                                          a["workloads"][name]["probes_insns_per_unit"])}
+            for name in a["workloads"] if name in b["workloads"]}
+    g10 = {x["round"]: x for x in parts if x["mode"] == "gens-10ms"}
+    g1h = {x["round"]: x for x in parts if x["mode"] == "gens-1h"}
+    rs = [r for r in sorted(g10) if r in g1h and g10[r]["gens"] > g1h[r]["gens"]]
+    if rs:
+        per = [(g10[r]["insns"] - g1h[r]["insns"]) / (g10[r]["gens"] - g1h[r]["gens"]) for r in rs]
+        out["gens"] = {
+            "rounds": len(rs), "idle_ms": g10[rs[0]]["units"],
+            "gens": med([g10[r]["gens"] - g1h[r]["gens"] for r in rs]),
+            "insns_10ms": med([g10[r]["insns"] for r in rs]),
+            "insns_1h": med([g1h[r]["insns"] for r in rs]),
+            "insns_per_gen": med(per), "insns_per_gen_rounds": per, "spread": spread(per),
+            "bytes_per_gen": med([(g10[r]["bytes"] - g1h[r]["bytes"])
+                                  / (g10[r]["gens"] - g1h[r]["gens"]) for r in rs]),
+            "threads": med([g10[r].get("threads", 0) for r in rs]),
+        }
+    return out
+
+
+def parts_table(parts):
+    """The probes, the reader and a generation switch, each on its own."""
+    out = []
+    p = out.append
+    p("the parts apart (medians over the rounds; bench/README.md, \"The parts\"):")
+    hdr = (f"{'format':<6} {'workload':<9} {'units':>6} {'events':>7} {'ev/unit':>7}"
+           f" {'probes insns':>12} {'/event':>7} {'/unit':>7} {'/ev b.u.':>8} {'spread%':>7}"
+           f" {'reader insns':>12} {'reads':>6} {'B read':>8} {'/wakeup':>8} {'lost':>5}")
+    p(hdr)
+    p("-" * len(hdr))
+    for version, f in parts["formats"].items():
+        for name, x in f["workloads"].items():
+            p(f"{version:<6} {name:<9} {fmt(x['units'], 0, 6)} {fmt(x['probes_events'], 0, 7)}"
+              f" {fmt(div(x['probes_events'], x['units']), 2, 7)}"
+              f" {fmt(x['probes_overhead'], 0, 12)} {fmt(x['probes_insns_per_event'], 1, 7)}"
+              f" {fmt(x['probes_insns_per_unit'], 1, 7)}"
+              f" {fmt(x['probes_insns_per_event_batch_base'], 1, 8)} {fmt(x['spread_probes'], 1, 7)}"
+              f" {fmt(x['wakeups_reader'], 0, 12)} {fmt(x['wakeups_reads'], 0, 6)}"
+              f" {fmt(x['wakeups_bytes_read'], 0, 8)} {fmt(x['reader_insns_per_wakeup'], 0, 8)}"
+              f" {fmt(x['wakeups_lost'], 0, 5)}")
+    for version, f in parts["formats"].items():
+        p(f"reader per byte, {version}: {fmt(f['reader_insns_per_byte'], 2)} insns (median slope"
+          f" of insns over bytes between its {f['drain_windows']} drain windows)")
+    p("probes: the workload in a window of a session started before it, an 8 MiB/CPU ring and a")
+    p("reader asleep in read() that is not woken: window - the same round's untraced window, over")
+    p("the Go events written in it (/event) or the workload's units (/unit); /ev b.u.: the same")
+    p("window less the SCHED_BATCH ping-pong's untraced window (the path a traced SCHED_OTHER")
+    p("ping-pong takes when all its round trips block, as its ev/unit then says). reader: the")
+    p("same window with a 64 KiB/CPU ring, whose reader is woken at every 16 KiB, less the probes")
+    p("window; reads: its read()s that returned data; /wakeup: the reader insns less the per-byte")
+    p("cost x B read, over reads. Per byte: held readers, each in a window reading what a")
+    p("running session has ready (a workload's recorded before, or none) without blocking.")
+    for name, r in (parts.get("ratio_1_26") or {}).items():
+        p(f"1.26/1.21 probes, {name}: {fmt(r['probes_per_event'], 3)} per Go event,"
+          f" {fmt(r['probes_per_unit'], 3)} per unit")
+    g = parts.get("gens")
+    if g:
+        p(f"generation switch (1.26): {fmt(g['insns_per_gen'], 0)} insns and"
+          f" {fmt(g['bytes_per_gen'], 0)} bytes each ({fmt(g['threads'], 0)} threads;"
+          f" {fmt(g['gens'], 0)} generations in {g['idle_ms']} ms idle with a 10 ms period,"
+          f" less the same with an hour's; spread {fmt(g['spread'], 1)}%)")
+    for version, f in parts["formats"].items():
+        for name, x in f["workloads"].items():
+            if x["probes_reader_reads"] or x["probes_gens"] or x["wakeups_gens"]:
+                p(f"WARNING: {version} {name}: the probes window's reader read"
+                  f" ({x['probes_reader_reads']} reads) or a generation started in a window")
+            if x["wakeups_lost"] or x["probes_lost"]:
+                p(f"WARNING: {version} {name}: a probes or wakeups window lost events")
+    p("")
+    return "\n".join(out)
 
 
 def annotate_summary(wins):
@@ -496,7 +640,8 @@ def table(summary, meta, guest):
         p("both formats: 1.21 (Go's pre-1.22 format, the default) and 1.26 (generations), same rounds:")
         hdr = (f"{'workload':<9} {'1.21 insns':>11} {'1.26 insns':>11} {'1.26/1.21':>9}"
                f" {'1.21 ins/ev':>11} {'1.26 ins/ev':>11} {'1.21 B':>9} {'1.26 B':>9}"
-               f" {'1.21 B/ft':>9} {'1.26 B/ft':>9} {'1.26 events':>11}")
+               f" {'1.21 B/ft':>9} {'1.26 B/ft':>9} {'1.26 events':>11} {'1.21 ev/u':>9}"
+               f" {'1.26 ev/u':>9} {'ft ent/u':>8} {'1.26 B/u':>8}")
         p(hdr)
         p("-" * len(hdr))
         for name, s in work.items():
@@ -508,9 +653,15 @@ def table(summary, meta, guest):
               f" {fmt(s['insns_per_event'], 0, 11)} {fmt(m['insns_per_event'], 0, 11)}"
               f" {fmt(s['gotrace_bytes'], 0, 9)} {fmt(m['gotrace_bytes'], 0, 9)}"
               f" {fmt(s['bytes_ratio'], 3, 9)} {fmt(m['bytes_ratio'], 3, 9)}"
-              f" {fmt(m['events'], 0, 11)}")
+              f" {fmt(m['events'], 0, 11)} {fmt(s['events_per_unit'], 2, 9)}"
+              f" {fmt(m['events_per_unit'], 2, 9)}"
+              f" {fmt(div(s['ftrace_entries'], s['units']), 2, 8)}"
+              f" {fmt(div(m['gotrace_bytes'], m['units']), 1, 8)}")
         p("B/ft: trace bytes over ftrace's ring-buffer bytes for the same workload. Events differ:")
         p("the 1.26 format writes a blocked-and-woken system call as 3 events where 1.21 needs 6.")
+        p("ev/u, ent/u, B/u: Go events, ftrace entries, 1.26 bytes per unit (round trip, fork,")
+        p("acquisition). Under SCHED_OTHER (pp-other) a round trip whose wakeup preempts the waker")
+        p("takes fewer events than one that blocks, and each tracer's windows take a different mix.")
         p("")
     if any("flight" in s for s in work.values()):
         p(flight_table(work))
@@ -599,6 +750,8 @@ def table(summary, meta, guest):
           f" the events, taken off) and {fmt(sm['bytes_per_sample'], 1)} bytes;")
         p(f"a busy CPU at {sm['hz']} Hz adds {fmt(sm['bytes_per_s_per_cpu'], 0)} bytes/s to the trace")
         p("")
+    if summary.get("parts"):
+        p(parts_table(summary["parts"]))
     if summary.get("annotate"):
         p(annotate_table(summary["annotate"], guest["ann"]))
 
@@ -637,13 +790,14 @@ def main():
     counts, problems, end = read_windows(a.windows)
     if problems:
         fail(f"{a.windows}: the guest's markers did not pair up: {problems}")
-    seqs = [x["seq"] for x in guest["win"] + guest["snap"] + guest["filt"] + guest["samp"]]
+    timed = guest["win"] + guest["snap"] + guest["filt"] + guest["samp"] + guest["part"]
+    seqs = [x["seq"] for x in timed]
     if sorted(seqs) != list(range(len(seqs))) or sorted(counts) != sorted(seqs):
         fail(f"guest windows {sorted(seqs)[:5]}... ({len(seqs)}) and plugin windows "
              f"({len(counts)}) do not match")
     if not guest["done"]:
         fail(f"{a.guest}: the guest program did not finish")
-    for x in guest["win"] + guest["snap"] + guest["filt"] + guest["samp"]:
+    for x in timed:
         x["insns"], x["kernel_insns"] = counts[x["seq"]]
     meta = dict(m.split("=", 1) for m in a.meta)
     summary = summarize(guest, counts)
@@ -653,7 +807,7 @@ def main():
         with open(a.json, "w") as f:
             json.dump({"meta": meta, "info": guest["info"], "windows": guest["win"],
                        "snapshot_windows": guest["snap"], "filter_windows": guest["filt"],
-                       "samples_windows": guest["samp"],
+                       "samples_windows": guest["samp"], "parts_windows": guest["part"],
                        "rate_steps": guest["rate"], "annotate_sessions": guest["ann"],
                        "summary": summary, "table": text}, f, indent=1, sort_keys=True)
 

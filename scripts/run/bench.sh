@@ -17,7 +17,7 @@
 #                   went: bench/profile.py, from OUT/profile.txt and the guest's kallsyms
 #   GUEST_ARGS      more bench/gotrace_bench options, e.g. --rounds 5 --pingpong 10000, or
 #                   only the user annotations' cost (a 25-second guest): --workloads empty
-#                   --skip-rounds --skip-filter --skip-snapshot --skip-rate
+#                   --skip-rounds --skip-filter --skip-parts --skip-snapshot --skip-rate
 #                   (OUT/bin/gotrace_bench --help lists them)
 #
 # Builds bench/insn_window.so, a QEMU TCG plugin counting guest instructions between marker
