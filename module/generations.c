@@ -51,10 +51,7 @@
 #include "threads.h"
 #include "transitions.h"
 
-/*
- * What the walk looks at with interrupts off, at a time: entries of
- * leaves, or directory slots without one.
- */
+/* Entries the walk looks at with interrupts off, at a time. */
 #define GOTRACE_WALK_BATCH	256
 
 /* Step 2 on one CPU, in its hard interrupt context (or interrupts off). */
@@ -127,10 +124,10 @@ out:
 }
 
 /*
- * Step 3 for the thread ids of directory slots from *@slot on, up to
- * GOTRACE_WALK_BATCH entries or empty slots; *@slot is then the next one.
- * The first batch also writes the generation's ProcsChange. False once
- * recording is off or cut.
+ * Step 3 for the thread ids of the leaves from directory slot *@slot on,
+ * up to GOTRACE_WALK_BATCH entries and the first slot without a leaf;
+ * *@slot is then the slot after them. The first batch also writes the
+ * generation's ProcsChange. False once recording is off or cut.
  */
 static bool gotrace_gens_walk_ids(struct gotrace_session *s, u32 *slot)
 {
@@ -146,14 +143,15 @@ static bool gotrace_gens_walk_ids(struct gotrace_session *s, u32 *slot)
 		return false;
 	if (!*slot)
 		ok = gotrace_procs_set(s, c, ts);
-	for (; ok && n < GOTRACE_WALK_BATCH && *slot < s->table.nr_dir;
-	     (*slot)++) {
-		/* Interrupts are off: the leaf stays (thread_table.c). */
-		leaf = gotrace_table_leaf(&s->table, *slot);
-		n += leaf ? GOTRACE_LEAF_IDS : 1;
+	while (ok && n < GOTRACE_WALK_BATCH && *slot < s->table.nr_dir) {
 		tid = *slot << GOTRACE_LEAF_SHIFT;
-		for (i = 0; ok && leaf && i < GOTRACE_LEAF_IDS; i++)
+		/* Interrupts are off: the leaf stays (thread_table.c). */
+		leaf = gotrace_table_leaf(&s->table, (*slot)++);
+		if (!leaf)
+			break;	/* the caller skips the empty slots */
+		for (i = 0; ok && i < GOTRACE_LEAF_IDS; i++)
 			ok = gotrace_g_walk(s, c, &leaf->t[i], tid + i, ts);
+		n += GOTRACE_LEAF_IDS;
 	}
 	if (!ok)
 		gotrace_cut(s, c, ts);
@@ -197,6 +195,7 @@ static void gotrace_gens_walk(struct gotrace_session *s)
 		if (!gotrace_gens_walk_ids(s, &slot))
 			return;
 		cond_resched();
+		slot = gotrace_table_next(&s->table, slot);
 	} while (slot < s->table.nr_dir);
 	gotrace_gens_walk_aliases(s);
 }

@@ -173,6 +173,8 @@ struct gotrace_thread *gotrace_table_claim(struct gotrace_table *tab, u32 tid)
 			leaf->t[i].gens = floor;
 		/* A full barrier: the entries before the leaf's address. */
 		if (cmpxchg(slot, old, (unsigned long)leaf) == old) {
+			atomic_inc(&tab->groups[(tid >> GOTRACE_LEAF_SHIFT) /
+						GOTRACE_GROUP_SLOTS]);
 			atomic_inc(&tab->nr_leaves);
 			old = (unsigned long)leaf;
 			break;
@@ -198,6 +200,32 @@ struct gotrace_leaf *gotrace_table_leaf(struct gotrace_table *tab, u32 slot)
 	unsigned long leaf = READ_ONCE(tab->dir[slot]) & ~GOTRACE_LEAF_RETIRED;
 
 	return leaf == GOTRACE_LEAF_NONE ? NULL : (struct gotrace_leaf *)leaf;
+}
+
+/**
+ * gotrace_table_next - the first directory slot from @slot on with a leaf
+ * @tab: the session's table
+ * @slot: where to start
+ *
+ * Groups of slots without a leaf are skipped whole. A leaf being put in
+ * meanwhile may be missed: its one entry is being created, which writes
+ * that goroutine's events in the caller's generation already.
+ *
+ * Return: the slot, or @tab->nr_dir if none has a leaf.
+ */
+u32 gotrace_table_next(struct gotrace_table *tab, u32 slot)
+{
+	while (slot < tab->nr_dir) {
+		if (!atomic_read(&tab->groups[slot / GOTRACE_GROUP_SLOTS])) {
+			slot = round_down(slot, GOTRACE_GROUP_SLOTS) +
+			       GOTRACE_GROUP_SLOTS;
+			continue;
+		}
+		if (READ_ONCE(tab->dir[slot]) != GOTRACE_LEAF_NONE)
+			return slot;
+		slot++;
+	}
+	return tab->nr_dir;
 }
 
 /* Leaves back into the pool, or freed when it is full. */
@@ -284,6 +312,7 @@ static void gotrace_table_empty(struct gotrace_table *tab,
 		/* Pairs with gotrace_table_claim()'s acquire: @floors first. */
 		if (cmpxchg(&tab->dir[slot], old, GOTRACE_LEAF_NONE) != old)
 			continue;	/* a creation took it back */
+		atomic_dec(&tab->groups[slot / GOTRACE_GROUP_SLOTS]);
 		atomic_dec(&tab->nr_leaves);
 		tab->reclaimed++;
 		llist_add(&leaf->spare, dead);
@@ -330,7 +359,9 @@ int gotrace_table_alloc(struct gotrace_table *tab, u32 max_tid)
 	tab->nr_dir = DIV_ROUND_UP(max_tid, GOTRACE_LEAF_IDS);
 	tab->dir = kvmalloc_array(tab->nr_dir, sizeof(*tab->dir), GOTRACE_GFP);
 	tab->floors = kvcalloc(tab->nr_dir, sizeof(*tab->floors), GOTRACE_GFP);
-	if (!tab->dir || !tab->floors)
+	tab->groups = kvcalloc(DIV_ROUND_UP(tab->nr_dir, GOTRACE_GROUP_SLOTS),
+			       sizeof(*tab->groups), GOTRACE_GFP);
+	if (!tab->dir || !tab->floors || !tab->groups)
 		return -ENOMEM;
 	for (slot = 0; slot < tab->nr_dir; slot++)
 		tab->dir[slot] = GOTRACE_LEAF_NONE;
@@ -374,6 +405,7 @@ int gotrace_table_prepare(struct gotrace_session *s)
 			break;
 		}
 		tab->dir[slot] = (unsigned long)leaf;
+		atomic_inc(&tab->groups[slot / GOTRACE_GROUP_SLOTS]);
 		atomic_inc(&tab->nr_leaves);
 		cond_resched();
 	}
@@ -412,7 +444,7 @@ void gotrace_table_free(struct gotrace_table *tab)
 	u32 slot;
 	int i;
 
-	if (!tab->dir && !tab->floors)
+	if (!tab->dir && !tab->floors && !tab->groups)
 		return;
 	gotrace_table_stop(tab);
 	for (slot = 0; tab->dir && slot < tab->nr_dir; slot++)
@@ -423,20 +455,24 @@ void gotrace_table_free(struct gotrace_table *tab)
 		kfree(leaf);
 	kvfree(tab->dir);
 	kvfree(tab->floors);
+	kvfree(tab->groups);
 	tab->dir = NULL;
 	tab->floors = NULL;
+	tab->groups = NULL;
 }
 
 /**
  * gotrace_table_bytes - memory the table holds now
  * @tab: the session's table
  *
- * Return: bytes of its directory, floors and leaves, the pool's included.
+ * Return: bytes of its directory, floors, group counts and leaves, the
+ * pool's included.
  */
 u64 gotrace_table_bytes(struct gotrace_table *tab)
 {
 	u64 leaves = atomic_read(&tab->nr_leaves) + atomic_read(&tab->nr_pool);
 
 	return (u64)tab->nr_dir * (sizeof(*tab->dir) + sizeof(*tab->floors)) +
+	       DIV_ROUND_UP(tab->nr_dir, GOTRACE_GROUP_SLOTS) * sizeof(*tab->groups) +
 	       leaves * sizeof(struct gotrace_leaf);
 }

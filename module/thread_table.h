@@ -25,6 +25,9 @@ struct gotrace_thread;
 #define GOTRACE_LEAF_POOL	64
 #define GOTRACE_LEAF_LOW	8
 
+/* Directory slots counted together, for walks that skip empty ones. */
+#define GOTRACE_GROUP_SLOTS	64
+
 /*
  * In a directory slot: the leaf is being retired (thread_table.c). A
  * creation takes it back first; leaves are 2 KiB-aligned allocations.
@@ -39,6 +42,10 @@ struct gotrace_thread;
  *		Changed with cmpxchg only, by creations and the reclaimer;
  *		read by every probe.
  * @nr_dir:	slots in @dir.
+ * @groups:	per GOTRACE_GROUP_SLOTS slots, how many hold a leaf: counted
+ *		once a leaf is put in and once it is taken out, so that a
+ *		walk skipping groups at 0 misses no leaf but one being put in
+ *		at that moment (gotrace_table_next()).
  * @floors:	per slot, the generation its next leaf's ids start at (see
  *		gotrace_thread_next_gen()), so that no goroutine id is given
  *		twice. Written by the reclaimer before it empties the slot,
@@ -58,6 +65,7 @@ struct gotrace_thread;
 struct gotrace_table {
 	unsigned long *dir;
 	u32 nr_dir;
+	atomic_t *groups;
 	u16 *floors;
 	struct gotrace_leaf *pool[GOTRACE_LEAF_POOL];
 	atomic_t nr_pool;
@@ -77,6 +85,7 @@ void gotrace_table_stop(struct gotrace_table *tab);
 void gotrace_table_free(struct gotrace_table *tab);
 struct gotrace_thread *gotrace_table_claim(struct gotrace_table *tab, u32 tid);
 struct gotrace_leaf *gotrace_table_leaf(struct gotrace_table *tab, u32 slot);
+u32 gotrace_table_next(struct gotrace_table *tab, u32 slot);
 u64 gotrace_table_bytes(struct gotrace_table *tab);
 
 #endif /* _GOTRACE_THREAD_TABLE_H */
