@@ -185,7 +185,7 @@ static void gotrace_gens_walk_aliases(struct gotrace_session *s)
 
 /*
  * Step 3: the ids in the table's leaves (thread_table.c), not the whole id
- * space: max_tid may be PID_MAX_LIMIT.
+ * space of PID_MAX_LIMIT ids.
  */
 static void gotrace_gens_walk(struct gotrace_session *s)
 {

@@ -130,7 +130,7 @@ gotrace_session_alloc(struct gotrace_dev *dev,
 	s->stacks = gotrace_stacks_alloc();
 	s->ann = gotrace_ann_alloc();
 	s->footer.page = kvmalloc(GOTRACE_FOOTER_PAGE, GOTRACE_GFP);
-	if (gotrace_table_alloc(&s->table, max_tid) || !s->aliases ||
+	if (gotrace_table_alloc(&s->table) || !s->aliases ||
 	    !s->progs || !s->stacks || !s->ann || !s->footer.page)
 		goto err_free;
 	if ((args->flags & GOTRACE_START_KSTACKS) || args->cpu_sample_hz) {

@@ -12,8 +12,9 @@
  *
  * Probes cannot allocate: they run under the scheduler's raw locks, where
  * PREEMPT_RT forbids the allocator. A creation that needs a leaf takes one
- * from a pool of GOTRACE_LEAF_POOL, which a work item fills again; the
- * start makes the leaves of every thread that exists before its snapshot
+ * from a pool of GOTRACE_LEAF_POOL, which an irq_work refills at once
+ * (GFP_NOWAIT, out of the scheduler's locks) and a work item to the full
+ * (GFP_KERNEL); the start makes the leaves of every thread that exists before its snapshot
  * (gotrace_table_prepare()). A creation that finds the pool empty cuts
  * the recording, counted in @starved.
  *
@@ -51,6 +52,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/threads.h>
 #include <linux/workqueue.h>
 
 #include "gfp.h"
@@ -141,7 +143,7 @@ static struct gotrace_leaf *gotrace_table_take(struct gotrace_table *tab)
  * gotrace_table_claim - the entry of @tid, to be written: in a leaf of its
  * own, not being retired
  * @tab: the session's table
- * @tid: a thread id below max_tid
+ * @tid: a thread id below the session's max_tid
  *
  * Called with preemption off (a probe, or the start snapshot): the leaf
  * stays until it is enabled again.
@@ -259,11 +261,29 @@ static void gotrace_table_refill(struct work_struct *work)
 	}
 }
 
+/*
+ * Out of the probe that took a leaf (its interrupt, or the irq_work thread
+ * on PREEMPT_RT): a burst of creations in new leaves may be under way, so
+ * the pool gets what memory at hand gives at once, the rest from the work.
+ */
 static void gotrace_table_refill_kick(struct irq_work *work)
 {
 	struct gotrace_table *tab = container_of(work, struct gotrace_table,
 						 refill_kick);
+	struct gotrace_leaf *leaf;
+	int i;
 
+	for (i = 0; i < GOTRACE_LEAF_LOW; i++) {
+		if (atomic_read(&tab->nr_pool) >= GOTRACE_LEAF_POOL)
+			return;
+		leaf = kzalloc(sizeof(*leaf), GFP_NOWAIT | __GFP_NOWARN);
+		if (!leaf)
+			break;
+		if (!gotrace_table_put(tab, leaf)) {
+			kfree(leaf);
+			return;
+		}
+	}
 	queue_work(system_unbound_wq, &tab->refill);
 }
 
@@ -340,15 +360,17 @@ static void gotrace_table_reclaim(struct work_struct *work)
 }
 
 /**
- * gotrace_table_alloc - a table for thread ids below @max_tid, no leaf in
- * it, its pool full
+ * gotrace_table_alloc - a table with no leaf in it, its pool full
  * @tab: the session's table, zeroed
- * @max_tid: thread ids it covers
+ *
+ * Its directory covers every thread id (PID_MAX_LIMIT), so that a lookup
+ * need not test the id: those at or above the session's max_tid are never
+ * given an entry (gotrace_thread_slow()).
  *
  * Return: 0, or -ENOMEM (what was allocated is freed by
  * gotrace_table_free()).
  */
-int gotrace_table_alloc(struct gotrace_table *tab, u32 max_tid)
+int gotrace_table_alloc(struct gotrace_table *tab)
 {
 	u32 slot;
 
@@ -356,7 +378,7 @@ int gotrace_table_alloc(struct gotrace_table *tab, u32 max_tid)
 	init_irq_work(&tab->refill_kick, gotrace_table_refill_kick);
 	INIT_WORK(&tab->refill, gotrace_table_refill);
 	INIT_DELAYED_WORK(&tab->reclaim, gotrace_table_reclaim);
-	tab->nr_dir = DIV_ROUND_UP(max_tid, GOTRACE_LEAF_IDS);
+	tab->nr_dir = DIV_ROUND_UP(PID_MAX_LIMIT, GOTRACE_LEAF_IDS);
 	tab->dir = kvmalloc_array(tab->nr_dir, sizeof(*tab->dir), GOTRACE_GFP);
 	tab->floors = kvcalloc(tab->nr_dir, sizeof(*tab->floors), GOTRACE_GFP);
 	tab->groups = kvcalloc(DIV_ROUND_UP(tab->nr_dir, GOTRACE_GROUP_SLOTS),

@@ -36,7 +36,7 @@ struct gotrace_thread;
 
 /**
  * struct gotrace_table - the memory of a session's thread table
- * @dir:	one slot per GOTRACE_LEAF_IDS thread ids below max_tid: the
+ * @dir:	one slot per GOTRACE_LEAF_IDS thread ids (PID_MAX_LIMIT): the
  *		address of their leaf, or of the shared empty leaf (never
  *		written) while none holds a thread; OR GOTRACE_LEAF_RETIRED.
  *		Changed with cmpxchg only, by creations and the reclaimer;
@@ -55,7 +55,8 @@ struct gotrace_thread;
  * @nr_pool:	leaves in @pool.
  * @nr_leaves:	leaves in @dir.
  * @spare:	leaves a probe took but did not use, for @refill.
- * @refill_kick: queued by a probe that took a leaf from a low pool.
+ * @refill_kick: queued by a probe that took a leaf from a low pool; puts
+ *		up to GOTRACE_LEAF_LOW leaves in at once, then queues @refill.
  * @refill:	fills @pool again and frees @spare (process context).
  * @reclaim:	retires the leaves whose ids hold no thread, every
  *		GOTRACE_LEAF_RECLAIM_MS while the session records.
@@ -78,7 +79,7 @@ struct gotrace_table {
 	atomic_t starved;
 };
 
-int gotrace_table_alloc(struct gotrace_table *tab, u32 max_tid);
+int gotrace_table_alloc(struct gotrace_table *tab);
 int gotrace_table_prepare(struct gotrace_session *s);
 void gotrace_table_start(struct gotrace_table *tab);
 void gotrace_table_stop(struct gotrace_table *tab);

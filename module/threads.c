@@ -43,6 +43,8 @@ struct gotrace_thread *gotrace_thread_slow(struct gotrace_session *s,
 	u32 tag = gotrace_tag(p);
 	int i;
 
+	if ((u32)p->pid >= s->max_tid)
+		return NULL;
 	if (atomic_read(&s->nr_aliases)) {
 		for (i = 0; i < GOTRACE_ALIASES; i++) {
 			struct gotrace_alias *a = &s->aliases[i];
@@ -164,11 +166,9 @@ struct gotrace_thread *gotrace_thread_of_gid(struct gotrace_session *s, u64 gid)
 	struct gotrace_thread *t;
 	int i;
 
-	if (tid < s->max_tid) {
-		t = gotrace_thread_entry(s, tid);
-		if (gotrace_alive(t) && gotrace_gid(t, tid) == gid)
-			return t;
-	}
+	t = gotrace_thread_entry(s, tid);
+	if (gotrace_alive(t) && gotrace_gid(t, tid) == gid)
+		return t;
 	for (i = 0; i < GOTRACE_ALIASES; i++) {
 		struct gotrace_alias *a = &s->aliases[i];
 

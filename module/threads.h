@@ -214,7 +214,7 @@ static inline bool gotrace_is_alias(struct gotrace_session *s,
 /**
  * gotrace_thread_entry - the entry of thread id @tid, to read
  * @s: session
- * @tid: a thread id below max_tid
+ * @tid: a thread id: the directory covers every one (PID_MAX_LIMIT)
  *
  * The load of the slot orders the loads through it (an address
  * dependency) after the cmpxchg() that published the leaf.
@@ -246,20 +246,15 @@ gotrace_thread_entry(struct gotrace_session *s, u32 tid)
  * Return: whether @tp is an entry. Inline and a bool, so that on the
  * common path, a live thread holding its id's entry, a probe tests nothing
  * more (the kernel's -fno-delete-null-pointer-checks would keep a test of
- * the pointer).
+ * the pointer): not even max_tid, as ids at or above it never hold an
+ * entry (gotrace_thread_slow() tells).
  */
 static __always_inline bool gotrace_thread_find(struct gotrace_session *s,
 						struct task_struct *p,
 						struct gotrace_thread **tp)
 {
-	u32 tid = p->pid;
-	struct gotrace_thread *t;
+	struct gotrace_thread *t = gotrace_thread_entry(s, p->pid);
 
-	if (unlikely(tid >= s->max_tid)) {
-		*tp = NULL;
-		return false;
-	}
-	t = gotrace_thread_entry(s, tid);
 	if (likely(t->tag == gotrace_tag(p) && gotrace_alive(t))) {
 		*tp = t;
 		return true;

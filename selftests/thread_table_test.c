@@ -26,6 +26,7 @@
 #define SPREAD		256		/* threads, each in a leaf of its own */
 #define SPREAD_BASE	1048576UL	/* their first id, leaf-aligned */
 #define RETIRE_MS	20000		/* the reclaimer runs every 5 s */
+#define RETIRE_SLACK	8		/* leaves that may stay (see retire) */
 
 FIXTURE(table) {
 	struct gt_session s;
@@ -238,19 +239,24 @@ TEST_F_TIMEOUT(table, wrap, 300)
 	}
 }
 
-/* Threads one by one, each in a leaf of its own (@round: 0 or 1). */
+/*
+ * Threads one by one, each in a leaf of its own (@round: 0 or 1); how many
+ * leaves they took, or -1.
+ */
 static int spread(pid_t *tids, int round)
 {
-	unsigned int i;
+	pid_t *t = tids + round * SPREAD;
+	unsigned int i, leaves = 0;
 
 	for (i = 0; i < SPREAD; i++) {
 		if (next_tid(SPREAD_BASE + i * LEAF_IDS))
 			return -1;
-		tids[round * SPREAD + i] = thread_once();
-		if (tids[round * SPREAD + i] < 0)
+		t[i] = thread_once();
+		if (t[i] < 0)
 			return -1;
+		leaves += !i || t[i] / LEAF_IDS != t[i - 1] / LEAF_IDS;
 	}
-	return 0;
+	return leaves;
 }
 
 /*
@@ -264,23 +270,34 @@ TEST_F_TIMEOUT(table, retire, 300)
 	pid_t tids[2 * SPREAD];
 	unsigned int waited = 0;
 	struct gt_stats st;
+	int leaves;
 
 	if (!self->last_pid)
 		SKIP(return, "no " NS_LAST_PID " (CONFIG_CHECKPOINT_RESTORE, CONFIG_PID_NS)");
-	ASSERT_EQ(0, spread(tids, 0));
+	leaves = spread(tids, 0);
+	ASSERT_EQ(SPREAD, leaves) {
+		TH_LOG("ids %d to %d", tids[0], tids[SPREAD - 1]);
+	}
 	EXPECT_EQ(SPREAD_BASE, (unsigned long)tids[0]);
 	ASSERT_EQ(0, gt_status(self->s.ctl, &peak));
 	do {
 		gt_msleep(500);
 		waited += 500;
 		ASSERT_EQ(0, gt_status(self->s.ctl, &after));
-	} while (after.thread_leaves_freed < SPREAD && waited < RETIRE_MS);
-	TH_LOG("%u threads in leaves of their own: %llu KiB; %llu leaves freed after %u ms: %llu KiB",
-	       SPREAD, peak.thread_bytes >> 10, after.thread_leaves_freed,
-	       waited, after.thread_bytes >> 10);
-	EXPECT_LE(SPREAD, after.thread_leaves_freed);
-	EXPECT_GE(peak.thread_bytes - (SPREAD - 64) * LEAF_BYTES, after.thread_bytes);
-	ASSERT_EQ(0, spread(tids, 1));
+	} while (after.thread_leaves_freed < SPREAD - RETIRE_SLACK &&
+		 waited < RETIRE_MS);
+	TH_LOG("%u threads in leaves of their own, ids %d to %d: %llu KiB, %llu leaves freed; %llu after %u ms: %llu KiB",
+	       SPREAD, tids[0], tids[SPREAD - 1], peak.thread_bytes >> 10,
+	       peak.thread_leaves_freed, after.thread_leaves_freed, waited,
+	       after.thread_bytes >> 10);
+	/*
+	 * The last thread's leaf also holds the next ids Linux hands out,
+	 * to whatever starts meanwhile (a kworker lives on): a few may stay.
+	 */
+	EXPECT_LE(SPREAD - RETIRE_SLACK, after.thread_leaves_freed);
+	EXPECT_GE(peak.thread_bytes - (SPREAD - 64 - RETIRE_SLACK) * LEAF_BYTES,
+		  after.thread_bytes);
+	ASSERT_EQ(SPREAD, spread(tids, 1));
 	EXPECT_EQ(tids[0], tids[SPREAD]);
 	table_end(_metadata, &self->s, variant->name, &st);
 	if (!gt_format_modern(variant->format)) {
