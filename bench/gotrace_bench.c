@@ -1400,10 +1400,11 @@ static void parts_print(unsigned int seq, unsigned int round, const char *mode,
  * the workload and the probes' work) or woken every quarter of a
  * PARTS_SMALL_BUFFER ring (mode "wakeups": the probes again, and the
  * reader's wakeups and reads). No generation starts in either (a period of
- * an hour, gen_bytes beyond the window's bytes).
+ * an hour, gen_bytes beyond the window's bytes) unless @period_ns says
+ * (parts_gens()).
  */
 static void parts_live(unsigned int round, struct workload *w, __u32 format,
-		       const char *mode, __u64 buffer_size)
+		       const char *mode, __u64 buffer_size, __u64 period_ns)
 {
 	struct parts_counts a, b;
 	struct reader r;
@@ -1412,7 +1413,7 @@ static void parts_live(unsigned int round, struct workload *w, __u32 format,
 
 	w->setup(w);
 	reader_spawn(&r);
-	if (gt_start_parts(buffer_size, format, GOTRACE_GEN_PERIOD_MAX_NS))
+	if (gt_start_parts(buffer_size, format, period_ns))
 		die("GOTRACE_START (parts, %s)", mode);
 	settle();
 	parts_sample(&a);
@@ -1426,6 +1427,7 @@ static void parts_live(unsigned int round, struct workload *w, __u32 format,
 	reader_finish(&r);
 	w->teardown(w);
 	parts_print(seq, round, mode, format_name(format), w, &a, &b);
+	out(" threads=%u", b.st.snapshot_threads);
 	snprintf(name, sizeof(name), "parts-r%u-%s-%s-%s", round, w->name, mode,
 		 format_name(format));
 	keep_trace(name);
@@ -1472,6 +1474,20 @@ static void parts_drain(unsigned int round, struct workload *w, __u32 format)
 	out(" trace=%s.trace\n", name);
 }
 
+/* PARTS_IDLE_MS of idle guest time. */
+/* PARTS_IDLE_MS of idle guest time. */
+static void parts_idle(struct workload *w)
+{
+	struct timespec ts = {
+		.tv_sec = PARTS_IDLE_MS / 1000,
+		.tv_nsec = (PARTS_IDLE_MS % 1000) * 1000000L,
+	};
+
+	(void)w;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
 /*
  * Mode "gens-PERIOD": PARTS_IDLE_MS of idle guest time in a window of a
  * session of format 1.26 started before it, with a live reader, whose
@@ -1482,35 +1498,12 @@ static void parts_drain(unsigned int round, struct workload *w, __u32 format)
  */
 static void parts_gens(unsigned int round, __u64 period_ns, const char *mode)
 {
-	struct workload w = { .name = "idle", .units = PARTS_IDLE_MS };
-	struct timespec ts = {
-		.tv_sec = PARTS_IDLE_MS / 1000,
-		.tv_nsec = (PARTS_IDLE_MS % 1000) * 1000000L,
+	struct workload w = {
+		.name = "idle", .units = PARTS_IDLE_MS,
+		.setup = nop_work, .run = parts_idle, .teardown = nop_work,
 	};
-	struct parts_counts a, b;
-	struct reader r;
-	unsigned int seq;
-	char name[96];
 
-	reader_spawn(&r);
-	if (gt_start_parts(PARTS_BIG_BUFFER, GOTRACE_FORMAT_1_26, period_ns))
-		die("GOTRACE_START (parts, %s)", mode);
-	settle();
-	parts_sample(&a);
-	seq = window_open();
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-	window_close();
-	parts_sample(&b);
-	if (gt_stop())
-		die("GOTRACE_STOP");
-	reader_wait(&r);
-	reader_finish(&r);
-	parts_print(seq, round, mode, "1.26", &w, &a, &b);
-	out(" threads=%u", b.st.snapshot_threads);
-	snprintf(name, sizeof(name), "parts-r%u-%s", round, mode);
-	keep_trace(name);
-	out(" trace=%s.trace\n", name);
+	parts_live(round, &w, GOTRACE_FORMAT_1_26, mode, PARTS_BIG_BUFFER, period_ns);
 }
 
 /*
@@ -1543,10 +1536,12 @@ static void run_parts(void)
 					run_untraced("parts", round, w);
 				else if (k <= 2)
 					parts_live(round, w, formats[f], "probes",
-						   PARTS_BIG_BUFFER);
+						   PARTS_BIG_BUFFER,
+						   GOTRACE_GEN_PERIOD_MAX_NS);
 				else if (k <= 4 && w->run == pingpong_run)
 					parts_live(round, w, formats[f], "wakeups",
-						   PARTS_SMALL_BUFFER);
+						   PARTS_SMALL_BUFFER,
+						   GOTRACE_GEN_PERIOD_MAX_NS);
 				else if (k <= 4)
 					continue;
 				else
