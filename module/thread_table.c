@@ -380,13 +380,16 @@ int gotrace_table_alloc(struct gotrace_table *tab)
 	INIT_DELAYED_WORK(&tab->reclaim, gotrace_table_reclaim);
 	tab->nr_dir = DIV_ROUND_UP(PID_MAX_LIMIT, GOTRACE_LEAF_IDS);
 	tab->dir = kvmalloc_array(tab->nr_dir, sizeof(*tab->dir), GOTRACE_GFP);
+	if (!tab->dir)
+		return -ENOMEM;
+	/* Before anything can fail: gotrace_table_free() reads every slot. */
+	for (slot = 0; slot < tab->nr_dir; slot++)
+		tab->dir[slot] = GOTRACE_LEAF_NONE;
 	tab->floors = kvcalloc(tab->nr_dir, sizeof(*tab->floors), GOTRACE_GFP);
 	tab->groups = kvcalloc(DIV_ROUND_UP(tab->nr_dir, GOTRACE_GROUP_SLOTS),
 			       sizeof(*tab->groups), GOTRACE_GFP);
-	if (!tab->dir || !tab->floors || !tab->groups)
+	if (!tab->floors || !tab->groups)
 		return -ENOMEM;
-	for (slot = 0; slot < tab->nr_dir; slot++)
-		tab->dir[slot] = GOTRACE_LEAF_NONE;
 	gotrace_table_refill(&tab->refill);
 	return atomic_read(&tab->nr_pool) < GOTRACE_LEAF_POOL ? -ENOMEM : 0;
 }
