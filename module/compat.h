@@ -50,6 +50,28 @@ static __always_inline unsigned int gotrace_task_state(struct task_struct *p)
 #endif
 }
 
+/**
+ * gotrace_task_runnable - whether a task not on a CPU runs again without a
+ * wakeup (it is queued on a runqueue)
+ * @p: task
+ *
+ * Since 6.12 a fair task that blocked may stay queued, as sched_delayed, until
+ * it is picked (and dequeued, with no tracepoint) or woken (with
+ * sched_wakeup): 152e11f6df29 "sched/fair: Implement delayed dequeue".
+ * task_is_runnable() tells it from a runnable one ("sched/fair: Fix external
+ * p->on_rq users"); before, p->on_rq alone did.
+ *
+ * Return: true if @p is runnable.
+ */
+static __always_inline bool gotrace_task_runnable(struct task_struct *p)
+{
+#ifdef GOTRACE_HAVE_TASK_IS_RUNNABLE
+	return task_is_runnable(p);
+#else
+	return READ_ONCE(p->on_rq);
+#endif
+}
+
 /*
  * Each probe's type must be the one its tracepoint calls: they are attached
  * as void *, so an argument a kernel adds or changes would compile and then

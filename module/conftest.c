@@ -31,3 +31,16 @@ static_assert(__builtin_types_compatible_p(typeof(register_trace_sched_switch),
 							 struct task_struct *, unsigned int),
 						void *)));
 #endif
+
+#ifdef GOTRACE_TEST_TASK_IS_RUNNABLE
+/*
+ * Since 6.12 a fair task that blocks with negative lag stays on its runqueue
+ * (p->on_rq set, p->se.sched_delayed set) until it is picked or woken:
+ * 152e11f6df29 "sched/fair: Implement delayed dequeue". task_is_runnable()
+ * came with it, in "sched/fair: Fix external p->on_rq users".
+ */
+#include <linux/sched.h>
+
+static_assert(__builtin_types_compatible_p(typeof(task_is_runnable),
+					   bool (struct task_struct *)));
+#endif

@@ -4,7 +4,7 @@
  *
  * Under stop_machine() every online CPU runs its stopper thread with
  * interrupts off, so no thread changes state and no probe runs while one CPU
- * writes: a GoCreate for each thread, GoWaiting for those off the runqueue,
+ * writes: a GoCreate for each thread, GoWaiting for those that sleep,
  * ProcStart and GoStart for what each CPU runs (its stopper), then
  * Gomaxprocs, which tells modern Go readers that the snapshot is over. With
  * generations (formats 1.22 and later), the first generation's statuses

@@ -23,6 +23,7 @@
 #include <linux/bug.h>
 
 #include "buffer.h"
+#include "compat.h"
 #include "cpu.h"
 #include "encode_oldtrace.h"
 #include "encode_tracev2.h"
@@ -427,7 +428,7 @@ static bool gotrace_g_snap_running(struct gotrace_session *s,
 	return true;
 }
 
-/* The start snapshot: a thread sleeps, off its runqueue. */
+/* The start snapshot: a thread sleeps (not gotrace_task_runnable()). */
 static bool gotrace_g_snap_waiting(struct gotrace_cpu *c,
 				   struct gotrace_thread *t, pid_t tid, u64 ts)
 {
@@ -469,7 +470,7 @@ static bool gotrace2_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
 		t->seq = 1;
 		return true;
 	}
-	if (READ_ONCE(p->on_rq)) {
+	if (gotrace_task_runnable(p)) {
 		t->state = GOTRACE_T_RUNNABLE;
 		return gotrace2_emit_status(s, &c->ring, ts, gid, GO2_NO_THREAD,
 					    GO2_G_RUNNABLE, prog);
@@ -490,7 +491,7 @@ static bool gotrace2_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
  *	the goroutine's state 1 tick before (start_snapshot.c)
  *
  * GoCreate, then GoStart on its CPU if it runs there, or GoWaiting if it
- * is off its runqueue; with generations, its status (gotrace2_g_snap()).
+ * is not runnable; with generations, its status (gotrace2_g_snap()).
  *
  * Return: false if a buffer is full.
  */
@@ -506,7 +507,7 @@ bool gotrace_g_snap(struct gotrace_session *s, struct gotrace_cpu *c,
 	if (READ_ONCE(p->on_cpu))
 		return gotrace_g_snap_running(s, per_cpu_ptr(s->cpus, task_cpu(p)),
 					      t, p->pid, ts - 1);
-	if (!READ_ONCE(p->on_rq))
+	if (!gotrace_task_runnable(p))
 		return gotrace_g_snap_waiting(c, t, p->pid, ts - 1);
 	return true;
 }

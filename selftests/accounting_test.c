@@ -25,12 +25,6 @@
 #include "gotrace_util.h"
 #include "workload.h"
 
-/* A thread's switches as the kernel counts them. */
-struct switches {
-	unsigned long nv;	/* voluntary: it blocked */
-	unsigned long niv;	/* involuntary: preempted, or yielded */
-};
-
 struct acct_child {
 	int go[2];		/* the child waits here to start, then to end */
 	int done[2];		/* the child says it has done its sleeps */
@@ -53,40 +47,20 @@ static int acct_main(void *arg)
 	return read(a->go[0], &c, 1) == 1 ? 0 : -1;
 }
 
-static int read_switches(pid_t pid, struct switches *sw)
-{
-	char path[64], line[128];
-	int found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "voluntary_ctxt_switches: %lu", &sw->nv) == 1)
-			found++;
-		if (sscanf(line, "nonvoluntary_ctxt_switches: %lu", &sw->niv) == 1)
-			found++;
-	}
-	fclose(f);
-	return found == 2 ? 0 : -1;
-}
-
 /*
  * Wait until @pid sleeps and its counters hold still: it has switched out
  * for good (its state says S before its switch-out has finished).
  */
-static int settled(pid_t pid, struct switches *sw)
+static int settled(pid_t pid, struct gt_switches *sw)
 {
-	struct switches again;
+	struct gt_switches again;
 	int i;
 
 	for (i = 0; i < 100; i++) {
-		if (!gt_wait_blocked(pid, GT_TIMEOUT_MS) || read_switches(pid, sw))
+		if (!gt_wait_blocked(pid, GT_TIMEOUT_MS) || gt_read_switches(pid, sw))
 			return -1;
 		gt_msleep(50);
-		if (read_switches(pid, &again))
+		if (gt_read_switches(pid, &again))
 			return -1;
 		if (again.nv == sw->nv && again.niv == sw->niv &&
 		    gt_wait_blocked(pid, 0))
@@ -138,10 +112,10 @@ FIXTURE_TEARDOWN(accounting)
  */
 static void run(struct __test_metadata *_metadata,
 		FIXTURE_DATA(accounting) *self, __u64 buffer_size, bool reader,
-		const char *name, struct switches *sw, struct gotrace_status *st,
+		const char *name, struct gt_switches *sw, struct gotrace_status *st,
 		struct gt_gstats *gs)
 {
-	struct switches before, after;
+	struct gt_switches before, after;
 	struct gt_buf rest = { 0 };
 	struct gt_recorder rec;
 	struct gt_buf *t = &rest;
@@ -187,7 +161,7 @@ TEST_F_TIMEOUT(accounting, all_recorded, 600)
 {
 	struct gotrace_status st;
 	struct gt_gstats gs;
-	struct switches sw;
+	struct gt_switches sw;
 
 	run(_metadata, self, 0, true, "accounting-all", &sw, &st, &gs);
 	EXPECT_EQ(0, st.flags);
@@ -213,7 +187,7 @@ TEST_F_TIMEOUT(accounting, cut, 600)
 {
 	struct gotrace_status st;
 	struct gt_gstats gs;
-	struct switches sw;
+	struct gt_switches sw;
 	unsigned long n, recorded;
 
 	run(_metadata, self, GT_MIN_BUFFER, false, "accounting-cut", &sw, &st,

@@ -915,6 +915,27 @@ void gt_msleep(unsigned int ms)
 		;
 }
 
+/* Task @tid's switches as the kernel counts them (/proc/TID/status). */
+int gt_read_switches(pid_t tid, struct gt_switches *sw)
+{
+	char path[64], line[128];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "voluntary_ctxt_switches: %lu", &sw->nv) == 1)
+			found++;
+		if (sscanf(line, "nonvoluntary_ctxt_switches: %lu", &sw->niv) == 1)
+			found++;
+	}
+	fclose(f);
+	return found == 2 ? 0 : -1;
+}
+
 /* Whether task @tid is asleep (state S in /proc), waiting up to @ms for it. */
 bool gt_wait_blocked(pid_t tid, unsigned int ms)
 {

@@ -79,6 +79,12 @@ struct gt_gstats {
 	unsigned long creates;	/* GoCreate of it */
 };
 
+/* A thread's switches as the kernel counts them. */
+struct gt_switches {
+	unsigned long nv;	/* voluntary: it blocked */
+	unsigned long niv;	/* involuntary: preempted, or yielded */
+};
+
 /* A thread that read()s the device until end of file. */
 struct gt_recorder {
 	int fd;
@@ -162,6 +168,7 @@ int gt_possible_cpus(void);
 __u64 gt_now_ms(void);
 void gt_msleep(unsigned int ms);
 bool gt_wait_blocked(pid_t tid, unsigned int ms);
+int gt_read_switches(pid_t tid, struct gt_switches *sw);
 unsigned long gt_env_ulong(const char *name, unsigned long def);
 int gt_read_ulong(const char *path, unsigned long *val);
 int gt_write_file(const char *path, const char *val);

@@ -12,11 +12,13 @@
 #include <linux/if.h>
 #include <linux/if_tun.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +27,8 @@
 
 #include "gotrace_util.h"
 #include "workload.h"
+
+#define SNAPSHOT_ROUNDS	20	/* sessions of snapshot_sleeper */
 
 FIXTURE(session) {
 	int fd;			/* open for reading */
@@ -544,6 +548,137 @@ TEST_F_TIMEOUT(session, cycles, 900)
 		if (!_metadata->passed)
 			break;
 	}
+}
+
+/* A hog and a sleeper on one CPU: see snapshot_sleeper. */
+struct sleeper {
+	int cpu;
+	int wake[2];		/* a byte wakes the sleeper; 'q' ends it */
+	int ready[2];		/* the sleeper's byte: it is about to block */
+	pid_t tid;		/* atomic */
+	bool stop;		/* atomic: the hog ends */
+};
+
+static void sleeper_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void sleeper_spin(unsigned int ms)
+{
+	__u64 end = gt_now_ms() + ms;
+
+	while (gt_now_ms() < end)
+		;
+}
+
+static void *sleeper_hog(void *arg)
+{
+	struct sleeper *sl = arg;
+
+	sleeper_pin(sl->cpu);
+	while (!__atomic_load_n(&sl->stop, __ATOMIC_RELAXED))
+		;
+	return NULL;
+}
+
+/*
+ * Run past its share of the CPU, then block on the pipe. At nice 19 beside
+ * a nice 0 hog, 1 ms of run is 68 ms the hog must run before the sleeper
+ * is due again: it stays on the runqueue that long.
+ */
+static void *sleeper_main(void *arg)
+{
+	struct sleeper *sl = arg;
+	char c = 0;
+
+	sleeper_pin(sl->cpu);
+	__atomic_store_n(&sl->tid, gettid(), __ATOMIC_RELEASE);
+	setpriority(PRIO_PROCESS, gettid(), 19);
+	while (c != 'q') {
+		sleeper_spin(1);
+		if (write(sl->ready[1], "r", 1) != 1 ||
+		    read(sl->wake[0], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * Wait until the sleeper has switched out blocking once more than @sw says
+ * (its state shows S already before it gets there, and it may be preempted
+ * before): it is off its CPU and runs again only once woken.
+ */
+static int sleeper_blocked(pid_t tid, struct gt_switches *sw)
+{
+	struct gt_switches now;
+	__u64 deadline = gt_now_ms() + GT_TIMEOUT_MS;
+
+	do {
+		if (gt_read_switches(tid, &now))
+			return -1;
+		if (now.nv > sw->nv) {
+			*sw = now;
+			return 0;
+		}
+		sched_yield();
+	} while (gt_now_ms() < deadline);
+	return -1;
+}
+
+/*
+ * A thread that blocks with more than its share of the CPU stays on its
+ * runqueue since 6.12 (delayed dequeue) until it is picked or woken: the
+ * start snapshot must still call it asleep, or gotrace drops its wakeup.
+ * A hog and a sleeper share the last CPU; each session starts as soon as
+ * the sleeper has blocked, wakes it once and stops when it is about to
+ * block again: its goroutine is unblocked exactly once in each.
+ */
+TEST_F_TIMEOUT(session, snapshot_sleeper, 300)
+{
+	struct sleeper sl = { .cpu = gt_possible_cpus() - 1 };
+	struct gt_switches sw = { 0 };
+	struct gt_buf t = { 0 };
+	pthread_t hog, sleeper;
+	struct gt_gstats gs;
+	struct gt_stats st;
+	unsigned int i;
+	pid_t tid;
+	char c;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU: the test thread would share the hog's");
+	ASSERT_EQ(0, pipe(sl.wake));
+	ASSERT_EQ(0, pipe(sl.ready));
+	sleeper_pin(0);
+	ASSERT_EQ(0, pthread_create(&hog, NULL, sleeper_hog, &sl));
+	ASSERT_EQ(0, pthread_create(&sleeper, NULL, sleeper_main, &sl));
+	ASSERT_EQ(1, read(sl.ready[0], &c, 1));
+	tid = __atomic_load_n(&sl.tid, __ATOMIC_ACQUIRE);
+	for (i = 0; i < SNAPSHOT_ROUNDS && _metadata->passed; i++) {
+		ASSERT_EQ(0, sleeper_blocked(tid, &sw));
+		ASSERT_EQ(0, gt_start(self->fd, GOTRACE_FORMAT_1_21, 0));
+		ASSERT_EQ(1, write(sl.wake[1], "w", 1));
+		ASSERT_EQ(1, read(sl.ready[0], &c, 1));
+		ASSERT_EQ(0, gt_finish(self->fd, &t));
+		ASSERT_EQ(0, gt_check_goroutine(&t, GOTRACE_FORMAT_1_21, tid,
+						&gs, &st)) {
+			TH_LOG("%s", st.error);
+		}
+		EXPECT_EQ(1, gs.unblocks) {
+			TH_LOG("session %u: the sleeper was woken once", i);
+			gt_save(&t, "session-snapshot-sleeper");
+		}
+		gt_buf_free(&t);
+	}
+	__atomic_store_n(&sl.stop, true, __ATOMIC_RELAXED);
+	EXPECT_EQ(1, write(sl.wake[1], "q", 1));
+	pthread_join(sleeper, NULL);
+	pthread_join(hog, NULL);
 }
 
 struct tun_reader {
