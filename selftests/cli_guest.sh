@@ -3,9 +3,9 @@
 # Guest tests of the gotrace command against the real module: load and unload and their
 # errors, record (CMD's exit status, SIGINT, --duration, --force unload during a record,
 # --max-size, --continue), flight recorders (record --flight, start --flight, snapshot), latency
-# triggers (record --trigger-latency, trigger), status --json, CPU samples, user annotations (mark,
-# region), record --go and --go-trace. TAP on stdout, without a plan (scripts/suites/cli-check.sh
-# adds its own lines and the plan).
+# triggers (record --trigger-latency, trigger), the service (gotrace service), status --json,
+# CPU samples, user annotations (mark, region), record --go and --go-trace. TAP on stdout,
+# without a plan (scripts/suites/cli-check.sh adds its own lines and the plan).
 #
 # Runs as root in the busybox guest of scripts/vm/vm.sh. Environment:
 #   GOTRACE_CLI         the dynamic gotrace (load and unload dlopen() libkmod.so.2)
@@ -728,6 +728,156 @@ unload_tests() {
 	expect "unload" 0 "" "$gt" unload
 }
 
+# service_log PATTERN [SECONDS]: waits (default 10 s) until the service's log has a line
+# matching PATTERN.
+service_log() {
+	i=0
+	while [ $i -lt $((${2:-10} * 10)) ]; do
+		grep -q -e "$1" "$slog" && return 0
+		usleep 100000
+		i=$((i + 1))
+	done
+	echo "# the service's log does not say: $1"
+	return 1
+}
+
+# service_conf KEY=VALUE...: the test's configuration with these keys changed or added.
+service_conf() {
+	{
+		echo "flight = 2s"
+		echo "buffer-size = 1M"
+		echo "trigger-latency = 100ms"
+		echo "trigger-after = 500ms"
+		echo "trigger-every = 1s"
+		echo "request-every = 0"
+		echo "directory = $d/snaps"
+		echo "min-free = 0"
+		echo "hook-timeout = 2s"
+		echo "hook = echo \"hook \$GOTRACE_CAUSE \$GOTRACE_FILE \$GOTRACE_COMM \$GOTRACE_TID\" >> $d/hook.out"
+		for kv in "$@"; do
+			echo "$kv"
+		done
+	} > "$d/flight.conf"
+}
+
+# service_sessions: the sessions the module started, from status --json.
+service_sessions() {
+	"$gt" status --json 2> /dev/null | sed -n 's/.*"sessions": \([0-9]*\).*/\1/p'
+}
+
+# service_snap CAUSE: the newest snapshot of that cause (file name), or nothing.
+service_snap() {
+	(cd "$d/snaps" && printf '%s\n' *) | grep "^[0-9]\{8\}T[0-9]\{6\}\.[0-9]\{3\}Z_[^_]*_$1" |
+		tail -n 1
+}
+
+# gotrace service: a stall's snapshot and its hook, requests, reload, retention under 200
+# snapshots, a full file system, failing and hanging hooks, kill -9 and restart, SIGTERM.
+service_tests() {
+	d=/tmp/service
+	slog=$d/service.log
+	rm -rf "$d"
+	mkdir -p "$d"
+	loaded || expect "load, for the service" 0 "" "$gt" load --path "$ko"
+	service_conf
+	expect "service --check" 0 "" "$gt" service --check -c "$d/flight.conf"
+	check "service --check prints the directory" grep -q "^directory = $d/snaps\$" "$out"
+	"$gt" service -c "$d/flight.conf" 2> "$slog" &
+	svc=$!
+	check "the service records" service_log "recording: a flight recorder of 2 s, 1024 KiB"
+
+	# A stall (three: another thread may fire first); the victim's snapshot and hook.
+	"$STALL" 400 3 1500 > "$d/stall.out"
+	victim=$(sed -n 's/^victim //p' "$d/stall.out")
+	check "a latency snapshot names the victim ($victim)" \
+		service_log "snapshot $d/snaps/[0-9T.]*Z_[^_]*_latency-gt-victim-$victim-[0-9]*ms\.trace"
+	f=$(service_snap "latency-gt-victim-$victim-")
+	[ -n "$f" ] && snapshot_ok "the latency snapshot" "$d/snaps/$f"
+	[ -n "$f" ] && cp "$d/snaps/$f" "$traces/cli-service-latency.trace"
+	check "the hook ran for it with its facts" \
+		service_log "hook for $d/snaps/$f exited 0"
+	check "the hook's output" grep -q "^hook latency $d/snaps/$f gt-victim $victim\$" "$d/hook.out"
+
+	# Requests: SIGUSR1 (who asked is in the name), gotrace snapshot.
+	sh -c "kill -USR1 $svc; echo \$\$ > $d/asker"
+	check "SIGUSR1: a request snapshot naming the process" \
+		service_log "snapshot $d/snaps/.*_request-pid$(cat "$d/asker")\.trace"
+	expect "gotrace snapshot asks the service" 0 "" "$gt" snapshot
+	check "its snapshot" service_log "snapshot $d/snaps/.*_request\.trace"
+	f=$(service_snap "request\.trace")
+	[ -n "$f" ] && snapshot_ok "the requested snapshot" "$d/snaps/$f"
+
+	# Reload with a quota; 200 snapshots keep under it, the newest kept.
+	service_conf "keep-count = 20" "keep-size = 256K" "hook ="
+	kill -HUP "$svc"
+	check "SIGHUP: reloaded, the same recorder" service_log "reloaded $d/flight.conf\$"
+	tries=0
+	asked=0
+	while [ $asked -lt 200 ] && [ $tries -lt 4000 ]; do
+		"$gt" snapshot -d 100ms > /dev/null 2>&1 && asked=$((asked + 1))
+		tries=$((tries + 1))
+	done
+	check "200 snapshots asked for ($tries tries)" test $asked -eq 200
+	sleep 1
+	kept=$(find "$d/snaps" -name '*.trace' | wc -l)
+	bytes=$(cat "$d/snaps"/*.trace | wc -c)
+	check "at most keep-count (20) kept: $kept" test "$kept" -le 20
+	check "at most keep-size (256 KiB) kept: $bytes bytes" test "$bytes" -le 262144
+	check "each removal logged, with its reason" \
+		test "$(grep -c "^gotrace service: removed $d/snaps/.*: keep-" "$slog")" -ge 180
+	newest=$(sed -n "s|^gotrace service: snapshot $d/snaps/\([^:]*\): .*|\1|p" "$slog" | tail -n 1)
+	check "the newest ($newest) is kept" test -f "$d/snaps/$newest"
+
+	# A full file system: no snapshot fits, none of the earlier ones is lost.
+	mkdir -p "$d/tiny"
+	mount -t tmpfs -o size=3m tmpfs "$d/tiny"
+	service_conf "directory = $d/tiny" "hook = exit 3"
+	kill -HUP "$svc"
+	service_log "reloaded .*" > /dev/null
+	expect "a snapshot on a roomy file system" 0 "" "$gt" snapshot -d 100ms
+	check "the failing hook is logged, the file kept" \
+		service_log "hook for $d/tiny/.*_request\.trace failed: exit status 3; the file stays"
+	kept=$(ls "$d/tiny")
+	dd if=/dev/zero of="$d/tiny/filler" bs=64k > /dev/null 2>&1
+	expect "a snapshot on the full file system" 0 "" "$gt" snapshot -d 100ms
+	check "no room: logged" service_log "no room for a snapshot of .* the snapshot is dropped, the others stay"
+	check "the earlier snapshot stays ($kept)" test -n "$kept" -a -f "$d/tiny/$kept"
+	[ -n "$kept" ] && snapshot_ok "the earlier snapshot" "$d/tiny/$kept"
+
+	# A hook that hangs: SIGTERM after hook-timeout.
+	service_conf "hook = sleep 60" "hook-timeout = 1s"
+	kill -HUP "$svc"
+	service_log "reloaded .*" > /dev/null
+	"$gt" snapshot -d 100ms > /dev/null 2>&1
+	check "the hanging hook is killed after hook-timeout" \
+		service_log "hook for .* killed after hook-timeout by signal 15"
+
+	# kill -9 leaves the flight recorder; the next run keeps its snapshot and starts one.
+	before=$(service_sessions)
+	kill -9 "$svc"
+	wait "$svc"
+	check "kill -9: the flight recorder still records" flight_on
+	service_conf
+	"$gt" service -c "$d/flight.conf" 2> "$slog" &
+	svc=$!
+	check "restart: the left recorder's snapshot" service_log "snapshot $d/snaps/.*_restart\.trace"
+	check "restart: recording again" service_log "recording: a flight recorder"
+	check "one session more ($before then $(service_sessions))" \
+		test "$(service_sessions)" = "$((before + 1))"
+	f=$(service_snap "restart\.trace")
+	[ -n "$f" ] && snapshot_ok "the restart snapshot" "$d/snaps/$f"
+	[ -n "$f" ] && cp "$d/snaps/$f" "$traces/cli-service-restart.trace"
+
+	kill -TERM "$svc"
+	wait "$svc"
+	rc=$?
+	check "SIGTERM: exit status 0 ($rc)" test "$rc" -eq 0
+	check "SIGTERM: its last line" grep -q "^gotrace service: stopped: [0-9]* snapshots written" "$slog"
+	check "no temporary file left" test -z "$(find "$d/snaps" -type f ! -name '*.trace')"
+	umount "$d/tiny"
+	sed 's/^/#   /' "$slog" | tail -n 5
+}
+
 echo "TAP version 13"
 echo "# kernel $(uname -r), $(nproc) CPUs; cmdline: $(cat /proc/cmdline)"
 if [ -n "$GOTRACE_SYSROOT" ]; then
@@ -755,6 +905,7 @@ else
 	continue_tests
 	flight_tests
 	trigger_tests
+	service_tests
 	unload_tests
 fi
 loaded && rmmod gotrace

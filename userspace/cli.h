@@ -28,6 +28,7 @@ int cmd_unload(int argc, char *argv[]);
 int cmd_record(int argc, char *argv[]);
 int cmd_snapshot(int argc, char *argv[]);
 int cmd_trigger(int argc, char *argv[]);
+int cmd_service(int argc, char *argv[]);
 int cmd_mark(int argc, char *argv[]);
 int cmd_region(int argc, char *argv[]);
 

@@ -31,6 +31,7 @@ static const struct gt_cmd cmds[] = {
 	{ "stop", cmd_stop, "stop the running trace" },
 	{ "snapshot", cmd_snapshot, "write a flight recorder's newest generations to a file" },
 	{ "trigger", cmd_trigger, "wait for a flight recorder's latency trigger to fire" },
+	{ "service", cmd_service, "run the flight recorder unattended (gotrace-flight.service)" },
 	{ "mark", cmd_mark, "log a message in the trace being recorded" },
 	{ "region", cmd_region, "run a command as a task and region of the trace" },
 	{ "status", cmd_status, "show the session's state and counters" },

@@ -11,7 +11,8 @@
 # 2. In the root: apt install ./gotrace_*.deb ./gotrace-dkms_*.deb (from build/deb; made by
 #    scripts/package/deb.sh when missing). DKMS must have built and installed gotrace.ko for the
 #    root's kernel (dkms status, vermagic, modules.dep); the command, both man pages, the
-#    header and the bash completion must be there, and the completion must complete.
+#    header, the bash completion, the service's unit (not enabled) and configuration (a
+#    conffile) must be there, and the completion must complete.
 # 3. scripts/vm/vm.sh boots that kernel (the same release, fetched by scripts/setup/kernels.sh,
 #    or by the root's apt when Debian published a newer one since the host's lists) with
 #    build/deb-check shared at /host; the guest chroots into the root and runs its
@@ -144,9 +145,12 @@ sed 's/^/# /' "$WORK/version"
 result "$rc" "gotrace --version runs in the root"
 for f in /usr/sbin/gotrace /usr/share/man/man8/gotrace.8.gz /usr/share/man/man4/gotrace.4.gz \
 	/usr/include/linux/gotrace.h /usr/include/gotrace_annotate.h \
-	/usr/share/bash-completion/completions/gotrace; do
+	/usr/share/bash-completion/completions/gotrace /lib/systemd/system/gotrace-flight.service \
+	/etc/gotrace/flight.conf; do
 	check "installed: $f" test -s "$R$f"
 done
+check "the service is not enabled" test ! -e "$R/etc/systemd/system/multi-user.target.wants/gotrace-flight.service"
+check "its configuration is a conffile" grep -qx /etc/gotrace/flight.conf "$R/var/lib/dpkg/info/gotrace.conffiles"
 
 # The completion, with the host's bash-completion (the root has none): commands and options.
 completes() {
@@ -263,7 +267,8 @@ check "no gotrace.ko under /lib/modules" \
 	sh -c "[ -z \"\$(find '$R/lib/modules' -name 'gotrace.ko*')\" ]"
 check "no modules.dep line for it" sh -c "! grep -rqs gotrace '$R'/lib/modules/*/modules.dep"
 for f in /usr/sbin/gotrace /usr/share/man/man8/gotrace.8.gz /usr/share/man/man4/gotrace.4.gz \
-	/usr/include/linux/gotrace.h /usr/share/bash-completion/completions/gotrace; do
+	/usr/include/linux/gotrace.h /usr/share/bash-completion/completions/gotrace \
+	/lib/systemd/system/gotrace-flight.service /etc/gotrace; do
 	check "removed: $f" test ! -e "$R$f"
 done
 (cd "$R" && find . -xdev -name '*gotrace*') > "$WORK/left" 2>/dev/null

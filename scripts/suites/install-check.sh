@@ -8,7 +8,8 @@
 # tree, which builds the module for KDIR and the CLI and installs them into a temporary
 # DESTDIR with PREFIX=/usr: the module in lib/modules/RELEASE/extra with a modules.dep
 # from depmod -b that names it, gotrace in usr/sbin, both man pages (which man renders
-# without warnings), the uapi header. Then make uninstall must leave no file behind, and
+# without warnings), the uapi header, the service's unit and configuration (which a second
+# make install keeps once edited). Then make uninstall must leave no file behind, and
 # make module for a kernel built with a compiler the host lacks (a made-up build tree of
 # gcc-99) must be refused with a message naming it.
 set -u
@@ -58,6 +59,15 @@ for page in man8/gotrace.8 man4/gotrace.4; do
 	[ ! -s "$tmp/man.err" ] || sed 's/^/# /' "$tmp/man.err"
 	check "man renders $page without warnings" test ! -s "$tmp/man.err"
 done
+unit=$dest/usr/lib/systemd/system/gotrace-flight.service
+check "the service's unit, running usr/sbin/gotrace" \
+	grep -qx 'ExecStart=/usr/sbin/gotrace service --config /etc/gotrace/flight.conf' "$unit"
+check "the service's configuration in etc/gotrace, valid" \
+	"$dest/usr/sbin/gotrace" service --check -c "$dest/etc/gotrace/flight.conf" > /dev/null
+echo '# an edit' >> "$dest/etc/gotrace/flight.conf"
+make -C "$tmp/src" install KDIR="$kdir" DESTDIR="$dest" PREFIX=/usr > "$tmp/reinstall.log" 2>&1
+check "make install again keeps an edited configuration" \
+	grep -qx '# an edit' "$dest/etc/gotrace/flight.conf"
 check "the module is not in the host's /lib/modules" test ! -e "/lib/modules/$kver/extra/gotrace.ko"
 
 make -C "$tmp/src" uninstall KDIR="$kdir" DESTDIR="$dest" PREFIX=/usr > "$tmp/uninstall.log" 2>&1
@@ -67,6 +77,7 @@ result "$rc" "make uninstall"
 left=$(cd "$dest" && find . -type f ! -path "./lib/modules/$kver/modules.*" | sort)
 [ -z "$left" ] || echo "$left" | sed 's/^/# left behind: /'
 check "nothing left but depmod's indexes" test -z "$left"
+check "no etc/gotrace left" test ! -e "$dest/etc/gotrace"
 
 # make module for a kernel built with a compiler the host lacks: refused, naming it.
 fake=$tmp/fake-kdir

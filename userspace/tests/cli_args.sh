@@ -219,7 +219,60 @@ refuse "CMD is missing: gotrace region NAME -- CMD" region name
 refuse "CMD is missing: gotrace region NAME -- CMD" region name --
 refuse "unrecognized option '--bogus'" region --bogus name -- true
 
-for cmd in record load unload start stop snapshot trigger mark region status check dump stats split; do
+# conf NAME LINE...: a configuration file $TMP/NAME.conf, for gotrace service --check.
+conf() {
+	name=$1
+	shift
+	printf '%s\n' "$@" > "$TMP/$name.conf"
+}
+
+conf key '# a comment' '' 'bogus = 1'
+refuse "^gotrace service: $TMP/key.conf:3: unknown key 'bogus' (gotrace(8), SERVICE, lists the keys)\$" \
+	service --check -c "$TMP/key.conf"
+conf noeq 'flight 2s'
+refuse "^gotrace service: $TMP/noeq.conf:1: 'flight 2s' is not 'key = value'\$" \
+	service --check -c "$TMP/noeq.conf"
+conf flight 'flight = 0'
+refuse "^gotrace service: $TMP/flight.conf:1: invalid --flight '0': give a duration above 0" \
+	service --check -c "$TMP/flight.conf"
+conf format 'format = 1.21'
+refuse "^gotrace service: $TMP/format.conf: --flight needs a format with generations, 1.22 or later" \
+	service --check -c "$TMP/format.conf"
+conf latency 'trigger-latency = 500us'
+refuse "^gotrace service: $TMP/latency.conf:1: invalid --trigger-latency '500us': give a duration from 1ms to 60s\$" \
+	service --check -c "$TMP/latency.conf"
+conf minfree 'min-free = 95%'
+refuse "^gotrace service: $TMP/minfree.conf:1: min-free: 95% would leave no room: give 0% to 90%\$" \
+	service --check -c "$TMP/minfree.conf"
+conf dir 'directory = snaps'
+refuse "^gotrace service: $TMP/dir.conf: directory: 'snaps' is not an absolute path\$" \
+	service --check -c "$TMP/dir.conf"
+conf hookmax 'hook-max = 0'
+refuse "^gotrace service: $TMP/hookmax.conf:1: invalid hook-max '0': give a number from 1 to 4294967295\$" \
+	service --check -c "$TMP/hookmax.conf"
+conf keep 'keep-count = 0'
+refuse "^gotrace service: $TMP/keep.conf:1: invalid keep-count '0': give a number from 1 to 4294967295\$" \
+	service --check -c "$TMP/keep.conf"
+conf stacks 'kernel-stacks = maybe'
+refuse "^gotrace service: $TMP/stacks.conf:1: kernel-stacks: 'maybe' is not yes or no\$" \
+	service --check -c "$TMP/stacks.conf"
+conf cont 'continue = yes'
+refuse "^gotrace service: $TMP/cont.conf:1: unknown key 'continue'" service --check -c "$TMP/cont.conf"
+refuse "^gotrace service: cannot read $TMP/none.conf: No such file or directory: give the configuration file with --config FILE\$" \
+	service --check -c "$TMP/none.conf"
+refuse "unexpected argument 'now'" service now
+
+# A valid file: every key printed, the file's values and the defaults.
+conf valid 'flight = 5s' 'trigger-latency = off' 'comm = nginx' 'hook = echo "$GOTRACE_FILE"'
+rc=0
+"$GOTRACE" service --check -c "$TMP/valid.conf" > "$TMP/out" 2> "$TMP/err" || rc=$?
+[ "$rc" -eq 0 ] && grep -qx 'flight = 5s' "$TMP/out" && grep -qx 'trigger-latency = off' "$TMP/out" &&
+	grep -qx 'comm = nginx' "$TMP/out" && grep -qx 'hook = echo "$GOTRACE_FILE"' "$TMP/out" &&
+	grep -qx 'directory = /var/lib/gotrace' "$TMP/out" && grep -qx 'keep-count = 100' "$TMP/out" &&
+	grep -qx 'buffer-size = 4M' "$TMP/out" && grep -qx 'min-free = 10%' "$TMP/out" && [ ! -s "$TMP/err" ]
+shown $? "gotrace service --check prints a valid file's keys and the defaults"
+
+for cmd in record load unload start stop snapshot trigger service mark region status check dump stats split; do
 	helps "$cmd"
 done
 
