@@ -760,6 +760,11 @@ service_conf() {
 	} > "$d/flight.conf"
 }
 
+# service_rss: the service's resident memory, KiB.
+service_rss() {
+	sed -n 's/^VmRSS:[^0-9]*\([0-9]*\) kB$/\1/p' "/proc/$svc/status"
+}
+
 # service_sessions: the sessions the module started, from status --json.
 service_sessions() {
 	"$gt" status --json 2> /dev/null | sed -n 's/.*"sessions": \([0-9]*\).*/\1/p'
@@ -816,8 +821,12 @@ service_tests() {
 	while [ $asked -lt 200 ] && [ $tries -lt 4000 ]; do
 		"$gt" snapshot -d 100ms > /dev/null 2>&1 && asked=$((asked + 1))
 		tries=$((tries + 1))
+		[ $asked -eq 20 ] && [ -z "${rss20:-}" ] && rss20=$(service_rss)
 	done
 	check "200 snapshots asked for ($tries tries)" test $asked -eq 200
+	rss200=$(service_rss)
+	check "the service's memory stays flat: VmRSS ${rss20:-?} KiB after 20, $rss200 KiB after 200" \
+		test "${rss200:-999999}" -le "$((${rss20:-0} + 256))"
 	sleep 1
 	kept=$(find "$d/snaps" -name '*.trace' | wc -l)
 	bytes=$(cat "$d/snaps"/*.trace | wc -c)
