@@ -62,8 +62,8 @@ done
 unit=$dest/usr/lib/systemd/system/gotrace-flight.service
 check "the service's unit, running usr/sbin/gotrace" \
 	grep -qx 'ExecStart=/usr/sbin/gotrace service --config /etc/gotrace/flight.conf' "$unit"
-check "the service's configuration in etc/gotrace, valid" \
-	"$dest/usr/sbin/gotrace" service --check -c "$dest/etc/gotrace/flight.conf" > /dev/null
+check "the service's configuration in etc/gotrace, valid" sh -c \
+	"'$dest/usr/sbin/gotrace' service --check -c '$dest/etc/gotrace/flight.conf' > /dev/null"
 echo '# an edit' >> "$dest/etc/gotrace/flight.conf"
 make -C "$tmp/src" install KDIR="$kdir" DESTDIR="$dest" PREFIX=/usr > "$tmp/reinstall.log" 2>&1
 check "make install again keeps an edited configuration" \
