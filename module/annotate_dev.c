@@ -7,7 +7,8 @@
  * Its mode is 0666: open() itself admits a process with CAP_PERFMON, or in
  * the group the module parameter annotate_gid names. The node has no read()
  * and none of /dev/gotrace's ioctls, so an annotator can neither read the
- * trace nor control the session. Nothing here allocates: strings are copied
+ * trace nor control the session; it may ask the flight recorder's reader
+ * for a snapshot (request.c), which decides. Nothing here allocates: strings are copied
  * into bounded buffers on the stack.
  */
 
@@ -26,6 +27,7 @@
 #include "annotate_dev.h"
 #include "annotate_events.h"
 #include "dev.h"
+#include "request.h"
 
 static int annotate_gid = -1;
 module_param(annotate_gid, int, 0644);
@@ -40,6 +42,11 @@ static_assert(GOTRACE_REGION_SIZE_VER0 ==
 	      offsetofend(struct gotrace_region, reserved));
 static_assert(GOTRACE_LOG_SIZE_VER0 ==
 	      offsetofend(struct gotrace_log, reserved));
+static_assert(GOTRACE_REQUEST_SIZE_VER0 ==
+	      offsetofend(struct gotrace_request, reserved));
+
+/* The device requests go to (gotrace_annotate_register()). */
+static struct gotrace_dev *gotrace_annotate_dev;
 
 /* Bytes write() looks at: a category, ": ", a message and a newline. */
 #define GOTRACE_ANN_WRITE_MAX	(GOTRACE_ANNOTATE_CATEGORY_MAX + 2 + \
@@ -199,6 +206,27 @@ static long gotrace_annotate_log(struct gotrace_log __user *uargs)
 	return ret ?: gotrace_ann_log(args.task, &category, &message);
 }
 
+static long gotrace_annotate_request(struct gotrace_request __user *uargs)
+{
+	u8 reason[GOTRACE_REQUEST_REASON_MAX];
+	struct gotrace_request args;
+	u32 usize;
+	int ret;
+
+	ret = gotrace_copy_args(&args, sizeof(args), GOTRACE_REQUEST_SIZE_VER0,
+				uargs, &usize);
+	if (ret)
+		return ret;
+	if (args.flags || args.reserved32 || !args.reason_len ||
+	    memchr_inv(args.reserved, 0, sizeof(args.reserved)))
+		return -EINVAL;
+	if (args.reason_len > sizeof(reason))
+		return -EMSGSIZE;
+	if (copy_from_user(reason, u64_to_user_ptr(args.reason), args.reason_len))
+		return -EFAULT;
+	return gotrace_req_post(gotrace_annotate_dev, reason, args.reason_len);
+}
+
 static long gotrace_annotate_ioctl(struct file *file, unsigned int cmd,
 				   unsigned long arg)
 {
@@ -216,6 +244,8 @@ static long gotrace_annotate_ioctl(struct file *file, unsigned int cmd,
 		return gotrace_annotate_region(argp, true);
 	case GOTRACE_IOC_CMD(GOTRACE_LOG):
 		return gotrace_annotate_log(argp);
+	case GOTRACE_IOC_CMD(GOTRACE_REQUEST):
+		return gotrace_annotate_request(argp);
 	default:
 		return -ENOIOCTLCMD;
 	}
@@ -238,11 +268,13 @@ static struct miscdevice gotrace_annotate_misc = {
 
 /**
  * gotrace_annotate_register - create /dev/gotrace-annotate
+ * @dev: /dev/gotrace's device, which snapshot requests go to
  *
  * Return: 0 or the error of misc_register().
  */
-int gotrace_annotate_register(void)
+int gotrace_annotate_register(struct gotrace_dev *dev)
 {
+	gotrace_annotate_dev = dev;
 	return misc_register(&gotrace_annotate_misc);
 }
 

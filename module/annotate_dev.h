@@ -3,7 +3,9 @@
 #ifndef _GOTRACE_ANNOTATE_DEV_H
 #define _GOTRACE_ANNOTATE_DEV_H
 
-int gotrace_annotate_register(void);
+struct gotrace_dev;
+
+int gotrace_annotate_register(struct gotrace_dev *dev);
 void gotrace_annotate_deregister(void);
 
 #endif /* _GOTRACE_ANNOTATE_DEV_H */

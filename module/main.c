@@ -112,6 +112,7 @@ static_assert(GOTRACE_SNAPSHOT_SIZE_VER0 ==
 	      offsetofend(struct gotrace_snapshot, reserved));
 static_assert(GOTRACE_TRIGGER_SIZE_VER0 ==
 	      offsetofend(struct gotrace_trigger, reserved));
+static_assert(sizeof(struct gotrace_trigger) == GOTRACE_TRIGGER_SIZE_VER1);
 
 /**
  * gotrace_arg_size - the size user space gives an ioctl structure
@@ -389,6 +390,7 @@ static long gotrace_ioctl_trigger(struct gotrace_dev *dev,
 				  struct gotrace_trigger __user *uargs)
 {
 	struct gotrace_trigger args;
+	bool requests;
 	u32 usize;
 	int ret;
 
@@ -398,10 +400,12 @@ static long gotrace_ioctl_trigger(struct gotrace_dev *dev,
 				uargs, &usize);
 	if (ret)
 		return ret;
+	requests = usize >= GOTRACE_TRIGGER_SIZE_VER1;
 	if ((args.flags & ~GOTRACE_TRIGGER_FLAGS) ||
+	    ((args.flags & GOTRACE_TRIGGER_NOARM) && !requests) ||
 	    memchr_inv(args.reserved, 0, sizeof(args.reserved)))
 		return -EINVAL;
-	ret = gotrace_trig_wait(dev, args.flags & GOTRACE_TRIGGER_NOWAIT, &args);
+	ret = gotrace_trig_wait(dev, args.flags, requests, &args);
 	return ret ?: gotrace_copy_back(uargs, &args, sizeof(args), usize);
 }
 
@@ -456,7 +460,7 @@ static int __init gotrace_init(void)
 	ret = misc_register(&gotrace_misc);
 	if (ret)
 		return ret;
-	ret = gotrace_annotate_register();
+	ret = gotrace_annotate_register(&gotrace_dev);
 	if (ret)
 		misc_deregister(&gotrace_misc);
 	return ret;

@@ -52,6 +52,7 @@
 #include <linux/workqueue.h>
 #include <linux/gotrace.h>
 #include "reasons.h"
+#include "request.h"
 #include "thread_table.h"
 
 struct gotrace_alias;
@@ -276,6 +277,7 @@ struct gotrace_samples {
  * @end_ts:	when recording stopped.
  * @rd:		the reader's position (read.c).
  * @flight:	a flight recorder's state (flight.c).
+ * @req:	a flight recorder's snapshot request (request.c).
  * @args:	what its start asked for: a GOTRACE_START_CONTINUE chain
  *		starts the next session with them.
  * @dev:	the device.
@@ -319,6 +321,7 @@ struct gotrace_session {
 	u64 end_ts;
 	struct gotrace_reader rd;
 	struct gotrace_flight flight;
+	struct gotrace_req req;
 
 	struct gotrace_start_args args;
 	struct gotrace_dev *dev;

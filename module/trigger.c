@@ -31,6 +31,7 @@
 #include "compat.h"
 #include "dev.h"
 #include "gfp.h"
+#include "request.h"
 #include "session.h"
 #include "threads.h"
 #include "trigger.h"
@@ -117,56 +118,82 @@ static struct gotrace_trig *gotrace_trig_of(struct gotrace_session *s)
 	return s && READ_ONCE(s->state) == GOTRACE_SESS_TRACING ? s->trig : NULL;
 }
 
-/* Whether a waiting GOTRACE_TRIGGER should look again. */
-static bool gotrace_trig_wakes(struct gotrace_dev *dev)
+/*
+ * Whether a waiting GOTRACE_TRIGGER should look again; @requests: it takes
+ * requests too (GOTRACE_TRIGGER_SIZE_VER1).
+ */
+static bool gotrace_trig_wakes(struct gotrace_dev *dev, bool requests)
 {
+	struct gotrace_session *s;
 	struct gotrace_trig *trig;
 	bool ret;
 
 	rcu_read_lock();
-	trig = gotrace_trig_of(rcu_dereference(dev->sess));
-	ret = !trig || READ_ONCE(trig->state) == GOTRACE_TRIG_FIRED;
+	s = rcu_dereference(dev->sess);
+	trig = gotrace_trig_of(s);
+	if (requests)
+		ret = !gotrace_req_open(s) || gotrace_req_pending(s) ||
+		      (trig && READ_ONCE(trig->state) == GOTRACE_TRIG_FIRED);
+	else
+		ret = !trig || READ_ONCE(trig->state) == GOTRACE_TRIG_FIRED;
 	rcu_read_unlock();
 	return ret;
 }
 
 /**
- * gotrace_trig_pollpri - whether a fired trigger waits for GOTRACE_TRIGGER
+ * gotrace_trig_pollpri - whether a firing or a request waits for
+ * GOTRACE_TRIGGER
  * @dev: the device
  *
  * Return: true if the recording session's trigger fired and nobody has
- * taken its details yet.
+ * taken its details yet, or a snapshot request waits.
  */
 bool gotrace_trig_pollpri(struct gotrace_dev *dev)
 {
+	struct gotrace_session *s;
 	struct gotrace_trig *trig;
 	bool ret;
 
 	rcu_read_lock();
-	trig = gotrace_trig_of(rcu_dereference(dev->sess));
-	ret = trig && READ_ONCE(trig->state) == GOTRACE_TRIG_FIRED;
+	s = rcu_dereference(dev->sess);
+	trig = gotrace_trig_of(s);
+	ret = (trig && READ_ONCE(trig->state) == GOTRACE_TRIG_FIRED) ||
+	      gotrace_req_pending(s);
 	rcu_read_unlock();
 	return ret;
 }
 
 /*
- * Under gotrace_dev.lock: the details of a fired trigger into @out, and
- * the trigger unarmed; else armed. -EINVAL if no session records with one.
+ * Under gotrace_dev.lock: a waiting request into @out (with @requests),
+ * else the details of a fired trigger, the trigger then unarmed; else the
+ * trigger armed (unless @noarm) and -EAGAIN. -EINVAL if no session records
+ * with a trigger (with @requests: no flight recorder records).
  */
-static int gotrace_trig_take(struct gotrace_dev *dev,
-			     struct gotrace_trigger *out)
+static int gotrace_trig_take(struct gotrace_dev *dev, bool requests,
+			     bool noarm, struct gotrace_trigger *out)
 {
+	struct gotrace_session *s = gotrace_dev_sess(dev);
 	struct gotrace_trig *trig;
 
 	lockdep_assert_held(&dev->lock);
-	trig = gotrace_trig_of(gotrace_dev_sess(dev));
+	if (requests && gotrace_req_open(s)) {
+		gotrace_req_listen(s);
+		if (gotrace_req_take(s, out))
+			return 0;
+	}
+	trig = gotrace_trig_of(s);
 	if (!trig)
-		return -EINVAL;
+		return requests && gotrace_req_open(s) ? -EAGAIN : -EINVAL;
 	/* Pairs with the release in gotrace_trig_fire(): details first. */
 	if (smp_load_acquire(&trig->state) != GOTRACE_TRIG_FIRED) {
-		cmpxchg(&trig->state, GOTRACE_TRIG_IDLE, GOTRACE_TRIG_ARMED);
+		if (!noarm)
+			cmpxchg(&trig->state, GOTRACE_TRIG_IDLE,
+				GOTRACE_TRIG_ARMED);
 		return -EAGAIN;
 	}
+	out->cause = GOTRACE_CAUSE_LATENCY;
+	out->uid = 0;
+	memset(out->reason, 0, sizeof(out->reason));
 	out->tid = trig->tid;
 	out->tgid = trig->tgid;
 	memcpy(out->comm, trig->comm, sizeof(out->comm));
@@ -178,26 +205,31 @@ static int gotrace_trig_take(struct gotrace_dev *dev,
 
 /**
  * gotrace_trig_wait - GOTRACE_TRIGGER: arm the latency trigger and wait
- * for it, or take a firing that waits
+ * for it, or take a firing (or a request) that waits
  * @dev: the device, not locked
- * @nowait: do not wait: -EAGAIN if none fired (the trigger is armed)
- * @out: the firing's details are filled in
+ * @flags: GOTRACE_TRIGGER_NOWAIT: do not wait: -EAGAIN if none fired (the
+ *	trigger is armed); GOTRACE_TRIGGER_NOARM: do not arm it
+ * @requests: the caller takes snapshot requests too, first
+ * @out: the firing's or the request's details are filled in
  *
- * Return: 0; -EINVAL if no session records with a trigger (or it stopped
- * meanwhile); -EAGAIN; -ERESTARTSYS on a signal.
+ * Return: 0; -EINVAL if no session records with a trigger (with
+ * @requests, no flight recorder; or it stopped meanwhile); -EAGAIN;
+ * -ERESTARTSYS on a signal.
  */
-int gotrace_trig_wait(struct gotrace_dev *dev, bool nowait,
+int gotrace_trig_wait(struct gotrace_dev *dev, u32 flags, bool requests,
 		      struct gotrace_trigger *out)
 {
 	int ret;
 
 	for (;;) {
 		mutex_lock(&dev->lock);
-		ret = gotrace_trig_take(dev, out);
+		ret = gotrace_trig_take(dev, requests,
+					flags & GOTRACE_TRIGGER_NOARM, out);
 		mutex_unlock(&dev->lock);
-		if (ret != -EAGAIN || nowait)
+		if (ret != -EAGAIN || (flags & GOTRACE_TRIGGER_NOWAIT))
 			return ret;
-		ret = wait_event_interruptible(dev->wq, gotrace_trig_wakes(dev));
+		ret = wait_event_interruptible(dev->wq,
+					       gotrace_trig_wakes(dev, requests));
 		if (ret)
 			return ret;
 	}

@@ -63,7 +63,7 @@ void gotrace_trig_stop(struct gotrace_trig *trig);
 bool gotrace_trig_pollpri(struct gotrace_dev *dev);
 void gotrace_trig_fire(struct gotrace_trig *trig, struct task_struct *p,
 		       u32 ticks);
-int gotrace_trig_wait(struct gotrace_dev *dev, bool nowait,
+int gotrace_trig_wait(struct gotrace_dev *dev, u32 flags, bool requests,
 		      struct gotrace_trigger *out);
 
 /*

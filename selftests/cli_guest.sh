@@ -494,6 +494,23 @@ flight_tests() {
 	snapshot_ok "record's last snapshot after it" "$d/theirs.2.trace"
 	cp "$d/theirs.1.trace" "$traces/cli-flight-theirs.trace"
 
+	# A request with a reason (GOTRACE_REQUEST): record takes it, a snapshot of its own.
+	"$gt" record --flight 5s -b 1M -o "$d/asked.trace" -- sleep 4 > "$out" 2> /tmp/fl.err &
+	pid=$!
+	flight_on
+	sleep 1
+	expect "snapshot --reason while record --flight reads" 0 \
+		"asked the flight recorder's reader for a snapshot: the queue backs up" \
+		"$gt" snapshot --reason "the queue backs up"
+	wait "$pid"
+	show /tmp/fl.err
+	check "record took the request, naming the asker" grep -q \
+		"request 1: thread [0-9]* (gotrace, process [0-9]*, user 0) asked for a snapshot: the queue backs up" \
+		/tmp/fl.err
+	snapshot_ok "record's snapshot for the request" "$d/asked.1.trace"
+	check "its trace logs the reason" grep -q "the queue backs up" "$d/asked.1.trace"
+	snapshot_ok "record's last snapshot after it" "$d/asked.2.trace"
+
 	expect "record --flight 1s -k --cpu-samples 1000 --duration 2: the last snapshot only" 0 \
 		"wrote $d/dur.1.trace: generation" "$gt" record --flight 1s -k --cpu-samples 1000 \
 		-b 1M --duration 2 -o "$d/dur.trace"
@@ -753,7 +770,7 @@ service_conf() {
 		echo "directory = $d/snaps"
 		echo "min-free = 0"
 		echo "hook-timeout = 2s"
-		echo "hook = echo \"hook \$GOTRACE_CAUSE \$GOTRACE_FILE \$GOTRACE_COMM \$GOTRACE_TID\" >> $d/hook.out"
+		echo "hook = echo \"hook \$GOTRACE_CAUSE \$GOTRACE_FILE \$GOTRACE_COMM \$GOTRACE_TID\$GOTRACE_REASON\" >> $d/hook.out"
 		for kv in "$@"; do
 			echo "$kv"
 		done
@@ -809,6 +826,21 @@ service_tests() {
 		service_log "snapshot $d/snaps/.*_request-pid$(cat "$d/asker")\.trace"
 	expect "gotrace snapshot asks the service" 0 "" "$gt" snapshot
 	check "its snapshot" service_log "snapshot $d/snaps/.*_request\.trace"
+	expect "gotrace snapshot --reason: a request" 0 \
+		"asked the flight recorder's reader for a snapshot: slow checkout" \
+		"$gt" snapshot --reason "slow checkout"
+	check "its snapshot names the asker and the reason" \
+		service_log "snapshot $d/snaps/.*_request-gotrace-[0-9]*-slow-checkout\.trace"
+	check "the hook has the reason" service_log "hook for $d/snaps/.*-slow-checkout\.trace exited 0"
+	check "the hook's output" grep -q "^hook request $d/snaps/.*-slow-checkout\.trace  slow checkout\$" \
+		"$d/hook.out"
+	expect "another request at once: refused" 1 \
+		"the last request is still waiting to be taken, or was made less than a second ago" \
+		"$gt" snapshot --reason "again"
+	f=$(service_snap "request-gotrace-[0-9]*-slow-checkout\.trace")
+	[ -n "$f" ] && snapshot_ok "the requested snapshot with a reason" "$d/snaps/$f"
+	[ -n "$f" ] && cp "$d/snaps/$f" "$traces/cli-service-request.trace"
+	[ -n "$f" ] && check "its trace logs the reason" grep -q "slow checkout" "$d/snaps/$f"
 	f=$(service_snap "request\.trace")
 	[ -n "$f" ] && snapshot_ok "the requested snapshot" "$d/snaps/$f"
 

@@ -18,11 +18,13 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
 
+#include "../userspace/gotrace_annotate.h"
 #include "gotrace_util.h"
 #include "stall.h"
 #include "tracev2.h"
@@ -534,6 +536,13 @@ static int trigger(int fd, __u32 flags, struct gotrace_trigger *t)
 	return ioctl(fd, GOTRACE_TRIGGER, t);
 }
 
+/* As a caller built before requests: the first version's size. */
+static int trigger_v0(int fd, __u32 flags, struct gotrace_trigger *t)
+{
+	*t = (struct gotrace_trigger){ .size = GOTRACE_TRIGGER_SIZE_VER0, .flags = flags };
+	return ioctl(fd, GOTRACE_TRIGGER, t);
+}
+
 /* Whether poll() says a firing waits, within @ms. */
 static bool pollpri(int fd, int ms)
 {
@@ -607,6 +616,7 @@ static void fire_on_victim(struct __test_metadata *_metadata, int fd,
 		TH_LOG("fired: thread %u (%s, process %u) waited %llu ms",
 		       t->tid, t->comm, t->tgid,
 		       (unsigned long long)(t->wait_ns / MS));
+		EXPECT_EQ(GOTRACE_CAUSE_LATENCY, t->cause);
 		EXPECT_LE(before, t->time_ns);
 		EXPECT_GE(mono_ns(), t->time_ns);
 		if (t->tid == (__u32)victim)
@@ -726,16 +736,21 @@ TEST_F_TIMEOUT(flight, trigger_bad_requests, 60)
 	EXPECT_EQ(-1, start_trigger(self->s.ctl, variant->format,
 				    GOTRACE_LATENCY_MAX_NS + 1));
 	EXPECT_EQ(EINVAL, errno);
-	/* A flight recorder without a trigger. */
+	/* A flight recorder without a trigger: only requests to take. */
 	ASSERT_EQ(0, start_flight(self->s.ctl, variant->format, 1 << 20));
-	EXPECT_EQ(-1, trigger(self->s.ctl, GOTRACE_TRIGGER_NOWAIT, &t));
+	EXPECT_EQ(-1, trigger_v0(self->s.ctl, GOTRACE_TRIGGER_NOWAIT, &t));
 	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, trigger(self->s.ctl, GOTRACE_TRIGGER_NOWAIT, &t));
+	EXPECT_EQ(EAGAIN, errno);
 	EXPECT_EQ(0, gt_stop_flags(self->s.ctl, GOTRACE_STOP_NOWAIT));
 	EXPECT_EQ(0, gt_read_to_eof(self->s.fd, &(struct gt_buf){ 0 }, GT_READ_CHUNK));
 
 	ASSERT_EQ(0, start_trigger(self->s.ctl, variant->format, GOTRACE_LATENCY_MAX_NS));
-	t = (struct gotrace_trigger){ .size = sizeof(t), .flags = 2 };
+	t = (struct gotrace_trigger){ .size = sizeof(t), .flags = 4 };
 	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_TRIGGER, &t));
+	EXPECT_EQ(EINVAL, errno);
+	/* GOTRACE_TRIGGER_NOARM goes with the size that takes requests. */
+	EXPECT_EQ(-1, trigger_v0(self->s.ctl, GOTRACE_TRIGGER_NOARM, &t));
 	EXPECT_EQ(EINVAL, errno);
 	t = (struct gotrace_trigger){ .size = sizeof(t), .reserved[0] = 1 };
 	EXPECT_EQ(-1, ioctl(self->s.ctl, GOTRACE_TRIGGER, &t));
@@ -752,6 +767,153 @@ TEST_F_TIMEOUT(flight, trigger_bad_requests, 60)
 	ASSERT_EQ(0, pthread_join(wt, NULL));
 	EXPECT_EQ(-1, w.ret);
 	EXPECT_EQ(EINVAL, w.err);
+}
+
+/* GOTRACE_REQUEST on /dev/gotrace-annotate with @reason, @len bytes of it. */
+static int request_len(int fd, const char *reason, __u32 len)
+{
+	struct gotrace_request r = {
+		.size = sizeof(r),
+		.reason = (uintptr_t)reason,
+		.reason_len = len,
+	};
+
+	return ioctl(fd, GOTRACE_REQUEST, &r);
+}
+
+static int request(int fd, const char *reason)
+{
+	return request_len(fd, reason, strlen(reason));
+}
+
+/* Bad requests get their errno; none is taken in. */
+static void requests_refused(struct __test_metadata *_metadata, int ann)
+{
+	char long_reason[GOTRACE_REQUEST_REASON_MAX + 2];
+	struct gotrace_request r;
+
+	memset(long_reason, 'x', sizeof(long_reason) - 1);
+	long_reason[sizeof(long_reason) - 1] = '\0';
+	EXPECT_EQ(-1, request_len(ann, "x", 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, request(ann, long_reason));
+	EXPECT_EQ(EMSGSIZE, errno);
+	r = (struct gotrace_request){ .size = sizeof(r), .flags = 1,
+				      .reason = (uintptr_t)"x", .reason_len = 1 };
+	EXPECT_EQ(-1, ioctl(ann, GOTRACE_REQUEST, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r = (struct gotrace_request){ .size = sizeof(r), .reserved32 = 1,
+				      .reason = (uintptr_t)"x", .reason_len = 1 };
+	EXPECT_EQ(-1, ioctl(ann, GOTRACE_REQUEST, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r = (struct gotrace_request){ .size = sizeof(r), .reserved[1] = 1,
+				      .reason = (uintptr_t)"x", .reason_len = 1 };
+	EXPECT_EQ(-1, ioctl(ann, GOTRACE_REQUEST, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r = (struct gotrace_request){ .size = GOTRACE_REQUEST_SIZE_VER0 - 8 };
+	EXPECT_EQ(-1, ioctl(ann, GOTRACE_REQUEST, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r = (struct gotrace_request){ .size = sizeof(r), .reason = 8, .reason_len = 1 };
+	EXPECT_EQ(-1, ioctl(ann, GOTRACE_REQUEST, &r));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(ann, GOTRACE_REQUEST, NULL));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+static void *request_waiter(void *p)
+{
+	struct waiter *w = p;
+
+	w->ret = trigger(w->fd, GOTRACE_TRIGGER_NOARM, &w->t);
+	w->err = errno;
+	return NULL;
+}
+
+/*
+ * Snapshot requests (/dev/gotrace-annotate): refused with ENODATA until a
+ * reader takes them (GOTRACE_TRIGGER at the size that has them), then one
+ * at a time and one a second at most; poll() says one waits; GOTRACE_TRIGGER
+ * hands it out with the asking thread, its user and the reason, to a waiting
+ * call too; the reason is a log message in the trace; bad requests and
+ * callers of the first version's size get nothing.
+ */
+TEST_F_TIMEOUT(flight, requests, 60)
+{
+	struct waiter w = { .fd = self->s.ctl };
+	struct gotrace_snapshot args;
+	struct gotrace_trigger t;
+	struct gt_buf buf = { 0 };
+	char comm[16] = "";
+	int ann = gotrace_annotate_open();
+	pthread_t wt;
+
+	FLIGHT_1_26_ONLY();
+	ASSERT_LE(0, ann);
+	prctl(PR_GET_NAME, comm);
+	EXPECT_EQ(-1, request(ann, "no recorder"));
+	EXPECT_EQ(ENODATA, errno);
+	ASSERT_EQ(0, start_flight(self->s.ctl, variant->format, 1 << 20));
+	EXPECT_EQ(-1, request(ann, "nobody takes it"));
+	EXPECT_EQ(ENODATA, errno);
+	EXPECT_EQ(-1, trigger_v0(self->s.ctl, GOTRACE_TRIGGER_NOWAIT, &t));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, request(ann, "an old reader does not take it"));
+	EXPECT_EQ(ENODATA, errno);
+
+	EXPECT_EQ(-1, trigger(self->s.ctl, GOTRACE_TRIGGER_NOWAIT | GOTRACE_TRIGGER_NOARM, &t));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_FALSE(pollpri(self->s.ctl, 0));
+	requests_refused(_metadata, ann);
+	EXPECT_FALSE(pollpri(self->s.ctl, 0));
+	ASSERT_EQ(0, request(ann, "checkout took 2.4 s"));
+	EXPECT_TRUE(pollpri(self->s.ctl, 1000));
+	EXPECT_EQ(-1, request(ann, "one waits"));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(-1, trigger_v0(self->s.ctl, GOTRACE_TRIGGER_NOWAIT, &t));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, trigger(self->s.ctl, GOTRACE_TRIGGER_NOWAIT | GOTRACE_TRIGGER_NOARM, &t));
+	EXPECT_EQ(GOTRACE_CAUSE_REQUEST, t.cause);
+	EXPECT_EQ(gettid(), t.tid);
+	EXPECT_EQ(getpid(), t.tgid);
+	EXPECT_EQ(getuid(), t.uid);
+	EXPECT_STREQ(comm, (const char *)t.comm);
+	EXPECT_STREQ("checkout took 2.4 s", (const char *)t.reason);
+	EXPECT_EQ(0, t.wait_ns);
+	EXPECT_GE(mono_ns(), t.time_ns);
+	EXPECT_FALSE(pollpri(self->s.ctl, 0));
+	EXPECT_EQ(-1, request(ann, "within a second"));
+	EXPECT_EQ(EBUSY, errno);
+
+	/* The reason is in the trace, as a log message. */
+	ASSERT_EQ(0, snapshot(self->s.ctl, 0, &args));
+	read_snapshot(_metadata, self->s.fd, variant->format, &args, &buf,
+		      "flight-requests", true);
+	EXPECT_TRUE(memmem(buf.data, buf.len, "checkout took 2.4 s", 19));
+	EXPECT_TRUE(memmem(buf.data, buf.len, "gotrace.snapshot", 16));
+	gt_buf_free(&buf);
+
+	/* A waiting call gets the next one. */
+	gt_msleep(1100);
+	ASSERT_EQ(0, pthread_create(&wt, NULL, request_waiter, &w));
+	gt_msleep(200);
+	ASSERT_EQ(0, request(ann, "second"));
+	ASSERT_EQ(0, pthread_join(wt, NULL));
+	ASSERT_EQ(0, w.ret) {
+		TH_LOG("waiting for a request: %s", strerror(w.err));
+	}
+	EXPECT_EQ(GOTRACE_CAUSE_REQUEST, w.t.cause);
+	EXPECT_STREQ("second", (const char *)w.t.reason);
+
+	/* One that waits ends with the recorder. */
+	ASSERT_EQ(0, pthread_create(&wt, NULL, request_waiter, &w));
+	gt_msleep(200);
+	EXPECT_EQ(0, gt_stop_flags(self->s.ctl, GOTRACE_STOP_NOWAIT));
+	ASSERT_EQ(0, pthread_join(wt, NULL));
+	EXPECT_EQ(-1, w.ret);
+	EXPECT_EQ(EINVAL, w.err);
+	EXPECT_EQ(-1, request(ann, "stopped"));
+	EXPECT_EQ(ENODATA, errno);
+	close(ann);
 }
 
 TEST_HARNESS_MAIN

@@ -13,10 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "flight/flight.h"
+#include "gotrace_annotate.h"
+#include "util/annotate.h"
 #include "util/device.h"
 #include "util/msg.h"
 #include "util/parse.h"
@@ -28,12 +31,15 @@ struct snapshot {
 	const char *out_path;
 	bool out_given;
 	int64_t duration_ns;	/* 0: all the buffers hold */
+	bool duration_given;
 	bool force;
+	const char *reason;	/* --reason: ask the recorder's reader */
 };
 
 static void snapshot_help(void)
 {
 	printf("Usage: %s snapshot [-d DURATION] [-o FILE] [--force]\n"
+	       "       %s snapshot --reason TEXT\n"
 	       "Snapshot the running flight recorder (gotrace start --flight, or gotrace\n"
 	       "record --flight): its newest whole generations, a trace Go opens on its own,\n"
 	       "written to FILE, and a line saying what it holds. While gotrace record\n"
@@ -43,10 +49,17 @@ static void snapshot_help(void)
 	       "  -o, --output FILE        write it to FILE (default gotrace-snapshot.trace;\n"
 	       "                           an existing FILE is kept as FILE.old; - for stdout)\n"
 	       "      --force              replace an existing FILE, keeping no FILE.old\n"
+	       "  -r, --reason TEXT        ask the program that reads the flight recorder\n"
+	       "                           (gotrace service, gotrace record --flight) for a\n"
+	       "                           snapshot, saying why (1 to %d bytes; in the file's\n"
+	       "                           name and the trace): it writes the file; as root,\n"
+	       "                           or in the group of the module parameter annotate_gid\n"
 	       "  -h, --help               show this help\n\n"
 	       "Exit status: 0, or 1 with the reason (no flight recorder, a snapshot still\n"
-	       "being read, buffers that hold no whole generation).\n",
-	       program_invocation_short_name, GOTRACE_DEVICE);
+	       "being read, buffers that hold no whole generation; with --reason, no reader\n"
+	       "that takes requests, or a request less than a second ago).\n",
+	       program_invocation_short_name, program_invocation_short_name, GOTRACE_DEVICE,
+	       GOTRACE_REQUEST_REASON_MAX);
 }
 
 /* The options; -1 to go on, else the exit status. */
@@ -56,16 +69,21 @@ static int parse_args(struct snapshot *s, int argc, char *argv[])
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "reason", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:o:r:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (!parse_duration(CMD, "--duration", optarg, true, &s->duration_ns))
 				return msg_usage(CMD);
+			s->duration_given = true;
+			break;
+		case 'r':
+			s->reason = optarg;
 			break;
 		case 'o':
 			s->out_path = optarg;
@@ -87,7 +105,50 @@ static int parse_args(struct snapshot *s, int argc, char *argv[])
 		msg_err(CMD, "empty output file name: give -o FILE");
 		return msg_usage(CMD);
 	}
+	if (s->reason && !*s->reason) {
+		msg_err(CMD, "empty --reason: say why you ask (e.g. --reason 'checkout took 2 s')");
+		return msg_usage(CMD);
+	}
+	if (s->reason && strlen(s->reason) > GOTRACE_REQUEST_REASON_MAX) {
+		msg_err(CMD, "--reason is longer than %d bytes: shorten it",
+			GOTRACE_REQUEST_REASON_MAX);
+		return msg_usage(CMD);
+	}
+	if (s->reason && (s->out_given || s->duration_given || s->force)) {
+		msg_err(CMD, "--reason asks the flight recorder's reader, which writes the file "
+			"its way: drop -o, -d and --force");
+		return msg_usage(CMD);
+	}
 	return -1;
+}
+
+/* --reason: ask whoever reads the flight recorder; it writes the snapshot. */
+static int request(const struct snapshot *s)
+{
+	struct gotrace_request r = {
+		.size = sizeof(r),
+		.reason = (uintptr_t)s->reason,
+		.reason_len = (__u32)strlen(s->reason),
+	};
+	int fd = annotate_open(CMD), err;
+
+	if (fd < 0)
+		return EXIT_FAILURE;
+	err = ioctl(fd, GOTRACE_REQUEST, &r) ? errno : 0;
+	close(fd);
+	if (!err) {
+		msg_err(CMD, "asked the flight recorder's reader for a snapshot: %s", s->reason);
+		return EXIT_SUCCESS;
+	}
+	if (err == ENODATA)
+		msg_err(CMD, "no flight recorder's reader takes requests: start one (systemctl "
+			"start gotrace-flight, or gotrace record --flight D)");
+	else if (err == EBUSY)
+		msg_err(CMD, "the last request is still waiting to be taken, or was made less "
+			"than a second ago: try again in a second");
+	else
+		msg_err(CMD, "%s: %s", GOTRACE_ANNOTATE_DEV, strerror(err));
+	return EXIT_FAILURE;
 }
 
 /* Another program reads the device (record --flight): it gets the snapshot. */
@@ -180,6 +241,8 @@ int cmd_snapshot(int argc, char *argv[])
 
 	if (ret >= 0)
 		return ret;
+	if (s.reason)
+		return request(&s);
 	ctl_fd = device_open(CMD);
 	if (ctl_fd < 0)
 		return EXIT_FAILURE;

@@ -73,7 +73,7 @@ static int wait_fired(int fd, int64_t timeout_ns, const char *timeout_arg,
 	struct pollfd pfd = { .fd = fd, .events = POLLPRI };
 	int err;
 
-	while ((err = trigger_take(fd, GOTRACE_TRIGGER_NOWAIT, t)) == EAGAIN) {
+	while ((err = trigger_take(fd, GOTRACE_TRIGGER_NOWAIT, false, t)) == EAGAIN) {
 		left = timeout_ns < 0 ? POLL_MS * 1000000LL : end - mono_ns();
 		if (left <= 0) {
 			msg_err(CMD, "the trigger did not fire in %s", timeout_arg);

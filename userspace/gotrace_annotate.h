@@ -2,8 +2,8 @@
 /*
  * gotrace_annotate.h - annotate the gotrace trace being recorded from C:
  * tasks, regions and log messages, as Go's runtime/trace does
- * (trace.NewTask, trace.WithRegion, trace.Log). Header only; see
- * gotrace(4), "User annotations".
+ * (trace.NewTask, trace.WithRegion, trace.Log); and ask a flight recorder
+ * for a snapshot. Header only; see gotrace(4), "User annotations".
  *
  *	int fd = gotrace_annotate_open();
  *	uint64_t task;
@@ -13,6 +13,7 @@
  *	gotrace_log(fd, task, "input", "4 KiB");
  *	gotrace_region_end(fd, "parse");
  *	gotrace_task_end(fd, task);
+ *	gotrace_snapshot_request(fd, "checkout took 2.4 s");
  *
  * Each function returns 0, or -1 with errno set. When no trace is being
  * recorded (ENODATA) they return 0 and record nothing: a program annotates
@@ -126,6 +127,24 @@ static inline int gotrace_log(int fd, uint64_t task, const char *category,
 	l.message = (uintptr_t)message;
 	l.message_len = strlen(message);
 	return gotrace_annotate_ret(ioctl(fd, GOTRACE_LOG, &l));
+}
+
+/*
+ * Ask the flight recorder's reader (gotrace service, gotrace record --flight)
+ * for a snapshot of the last seconds, saying why in @reason (1 to
+ * GOTRACE_REQUEST_REASON_MAX bytes; it names the file and is logged in the
+ * trace). 0 also when no flight recorder takes requests; -1 with EBUSY while
+ * the last request waits, or within a second of it.
+ */
+static inline int gotrace_snapshot_request(int fd, const char *reason)
+{
+	struct gotrace_request r;
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.reason = (uintptr_t)reason;
+	r.reason_len = strlen(reason);
+	return gotrace_annotate_ret(ioctl(fd, GOTRACE_REQUEST, &r));
 }
 
 #endif /* GOTRACE_ANNOTATE_H */

@@ -360,9 +360,15 @@ struct gotrace_snapshot {
 
 #define GOTRACE_SNAPSHOT_SIZE_VER0 64	/* sizeof first published struct */
 
-/* Trigger flags: GOTRACE_TRIGGER_NOWAIT returns EAGAIN instead of waiting. */
+/*
+ * Trigger flags: GOTRACE_TRIGGER_NOWAIT returns EAGAIN instead of waiting.
+ * GOTRACE_TRIGGER_NOARM (with GOTRACE_TRIGGER_SIZE_VER1) takes what waits,
+ * a firing or a request, and does not arm the latency trigger: a reader
+ * whose trigger rests between firings takes the requests meanwhile.
+ */
 #define GOTRACE_TRIGGER_NOWAIT	0x1
-#define GOTRACE_TRIGGER_FLAGS	GOTRACE_TRIGGER_NOWAIT
+#define GOTRACE_TRIGGER_NOARM	0x2
+#define GOTRACE_TRIGGER_FLAGS	(GOTRACE_TRIGGER_NOWAIT | GOTRACE_TRIGGER_NOARM)
 
 /**
  * struct gotrace_trigger - argument of GOTRACE_TRIGGER
@@ -376,14 +382,23 @@ struct gotrace_snapshot {
  * @time_ns:	Output: CLOCK_MONOTONIC when it ran.
  * @comm:	Output: its name, NUL-terminated.
  * @reserved:	Input: set to 0.
+ * @cause:	Output (from GOTRACE_TRIGGER_SIZE_VER1): GOTRACE_CAUSE_LATENCY,
+ *		or GOTRACE_CAUSE_REQUEST: a program asked for a snapshot
+ *		(GOTRACE_REQUEST); then @tid, @tgid and @comm are its
+ *		thread's, @time_ns when it asked, @wait_ns 0.
+ * @uid:	Output: GOTRACE_CAUSE_REQUEST: the asking thread's user id.
+ * @reason:	Output: GOTRACE_CAUSE_REQUEST: its reason, NUL-terminated.
  *
  * GOTRACE_TRIGGER arms the latency trigger of a flight recorder started
  * with @latency_ns and waits until it fires; or, if it fired since it was
  * last armed, returns at once with the details and leaves it unarmed until
- * the next call: the caller decides how often it may fire. poll() reports
- * EPOLLPRI while a firing waits to be taken. Errors: EINVAL when no flight
- * recorder with a trigger is recording (also when it stops during the
- * wait); EAGAIN with GOTRACE_TRIGGER_NOWAIT when none fired; EINTR.
+ * the next call: the caller decides how often it may fire. A caller that
+ * gives GOTRACE_TRIGGER_SIZE_VER1 or more also gets the snapshot requests
+ * (first), and may call it for a flight recorder without a latency trigger.
+ * poll() reports EPOLLPRI while a firing or a request waits to be taken.
+ * Errors: EINVAL when no flight recorder with a trigger is recording (with
+ * GOTRACE_TRIGGER_SIZE_VER1: no flight recorder; also when it stops during
+ * the wait); EAGAIN with GOTRACE_TRIGGER_NOWAIT when none fired; EINTR.
  */
 struct gotrace_trigger {
 	__u32 size;
@@ -394,9 +409,17 @@ struct gotrace_trigger {
 	__u64 time_ns;
 	__u8 comm[16];
 	__u64 reserved[2];
+	__u32 cause;
+	__u32 uid;
+	__u8 reason[64];
 };
 
 #define GOTRACE_TRIGGER_SIZE_VER0 64	/* sizeof first published struct */
+#define GOTRACE_TRIGGER_SIZE_VER1 136	/* cause, uid, reason: requests */
+
+/* What fired, as struct gotrace_trigger's cause says. */
+#define GOTRACE_CAUSE_LATENCY	0
+#define GOTRACE_CAUSE_REQUEST	1
 
 /*
  * The kernel matches the type, number and direction of these commands, not
@@ -565,11 +588,49 @@ struct gotrace_log {
 
 #define GOTRACE_LOG_SIZE_VER0	56	/* sizeof first published struct */
 
+/* A request's reason: 1 to GOTRACE_REQUEST_REASON_MAX bytes. */
+#define GOTRACE_REQUEST_REASON_MAX	63
+/* The least time between two requests a flight recorder takes. */
+#define GOTRACE_REQUEST_INTERVAL_NS	1000000000ULL
+
+/**
+ * struct gotrace_request - argument of GOTRACE_REQUEST
+ * @size:	Input: sizeof(struct gotrace_request) as user space knows it,
+ *		at least GOTRACE_REQUEST_SIZE_VER0.
+ * @flags:	Input: 0; no flag is defined yet.
+ * @reason:	Input: user pointer to the reason (not NUL-terminated).
+ * @reason_len:	Input: its bytes, 1 to GOTRACE_REQUEST_REASON_MAX.
+ * @reserved32:	Input: set to 0.
+ * @reserved:	Input: set to 0.
+ *
+ * Asks the reader of a flight recorder (gotrace service, gotrace record
+ * --flight) for a snapshot: GOTRACE_TRIGGER gives it the request, with the
+ * calling thread, its user id and the reason, and the reader decides. The
+ * reason is also a log message (UserLog, category "gotrace.snapshot") on the
+ * calling thread if the trace records it. Who may ask is who may open
+ * /dev/gotrace-annotate. Errors: ENODATA when no flight recorder records,
+ * or its reader takes no requests (it has not called GOTRACE_TRIGGER with
+ * GOTRACE_TRIGGER_SIZE_VER1); EBUSY while the last request waits to be taken, or within
+ * GOTRACE_REQUEST_INTERVAL_NS of the last one; EMSGSIZE for a longer
+ * reason; EINVAL for an empty one.
+ */
+struct gotrace_request {
+	__u32 size;
+	__u32 flags;
+	__u64 reason;
+	__u32 reason_len;
+	__u32 reserved32;
+	__u64 reserved[2];
+};
+
+#define GOTRACE_REQUEST_SIZE_VER0 40	/* sizeof first published struct */
+
 /* Commands of /dev/gotrace-annotate (the same magic, numbers after the above). */
 #define GOTRACE_TASK_BEGIN	_IOWR(GOTRACE_IOC_MAGIC, 0x06, struct gotrace_task_begin)
 #define GOTRACE_TASK_END	_IOW(GOTRACE_IOC_MAGIC, 0x07, struct gotrace_task_end)
 #define GOTRACE_REGION_BEGIN	_IOW(GOTRACE_IOC_MAGIC, 0x08, struct gotrace_region)
 #define GOTRACE_REGION_END	_IOW(GOTRACE_IOC_MAGIC, 0x09, struct gotrace_region)
 #define GOTRACE_LOG		_IOW(GOTRACE_IOC_MAGIC, 0x0A, struct gotrace_log)
+#define GOTRACE_REQUEST		_IOW(GOTRACE_IOC_MAGIC, 0x0B, struct gotrace_request)
 
 #endif /* _UAPI_LINUX_GOTRACE_H */

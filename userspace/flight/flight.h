@@ -42,14 +42,18 @@ void snapshot_report(const char *cmd, const char *path, const struct gotrace_sna
 		     uint64_t bytes, const char *note);
 
 /*
- * GOTRACE_TRIGGER with @flags into @t (trigger.c): 0 (it fired: @t says
- * who waited), EAGAIN (GOTRACE_TRIGGER_NOWAIT: armed, nothing fired) or the
- * errno.
+ * GOTRACE_TRIGGER with @flags into @t (trigger.c): 0 (it fired, @t says who
+ * waited; or with @requests, a program asked for a snapshot, @t->cause says
+ * which), EAGAIN (GOTRACE_TRIGGER_NOWAIT: armed, nothing fired) or the errno.
+ * Without @requests it gives the first version's size: requests are not its.
  */
-int trigger_take(int fd, __u32 flags, struct gotrace_trigger *t);
+int trigger_take(int fd, __u32 flags, bool requests, struct gotrace_trigger *t);
 /* Why GOTRACE_TRIGGER failed with @err, and the fix. */
 void trigger_explain(const char *cmd, int err);
-/* "thread TID (COMM, process TGID) waited W ms to run" into @buf. */
+/*
+ * "thread TID (COMM, process TGID) waited W ms to run" into @buf, or for a
+ * request "thread TID (COMM, process TGID, user UID) asked for a snapshot: REASON".
+ */
 void trigger_describe(const struct gotrace_trigger *t, char *buf, size_t len);
 
 /*

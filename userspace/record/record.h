@@ -94,6 +94,8 @@ struct record {
 	enum trigger_state trig;
 	struct gotrace_trigger fired;	/* the last firing */
 	unsigned int triggers;		/* firings taken */
+	bool listening;			/* poll() for POLLPRI: firings and requests */
+	unsigned int requests;		/* snapshot requests taken */
 
 	/* The progress line. */
 	bool tty;			/* the line is drawn (on the last of @rows) */
@@ -123,11 +125,14 @@ void flight_end(struct record *r);
 /* GOTRACE_SNAPSHOT of the newest @duration_ns, for firing @trigger (0: none); read() brings it. */
 void flight_snapshot(struct record *r, uint64_t duration_ns, unsigned int trigger);
 
-/* flight/record_trigger.c: --trigger-latency's firings, and a snapshot a little after each. */
+/*
+ * flight/record_trigger.c: --trigger-latency's firings, and a snapshot a little after each;
+ * programs' snapshot requests, a snapshot each.
+ */
 void trigger_begin(struct record *r);
 /* After a poll(): @pri, it said POLLPRI. Takes a firing, its snapshot, or re-arms. */
 void trigger_step(struct record *r, bool pri);
-/* Is it armed (poll() for POLLPRI)? */
+/* Does poll() look for POLLPRI (a firing or a request)? */
 bool trigger_armed(const struct record *r);
 /* Seconds from @now to the trigger's next step; a day when there is none. */
 double trigger_wait(const struct record *r, double now);

@@ -4,8 +4,9 @@
  * /dev/gotrace for as long as it runs, so that every snapshot is its to
  * write: its latency trigger's (trigger-after past the firing, re-armed
  * trigger-every after it), fleet-period's (at each multiple of the wall
- * clock), those SIGUSR1 asks for (at most one per request-every), and
- * those another program asks for (gotrace snapshot). Each becomes a file
+ * clock), those programs ask for with a reason (GOTRACE_REQUEST, which
+ * GOTRACE_TRIGGER hands out with the firings) and SIGUSR1 (at most one per
+ * request-every), and those another program takes (gotrace snapshot). Each becomes a file
  * in the snapshot directory (store.c), then the hook runs (hook.c).
  *
  * A flight recorder already recording when it starts is what a service
@@ -55,6 +56,7 @@ struct service {
 	bool failed;			/* ended by an error */
 
 	enum trig_state trig;
+	bool listening;			/* poll() for POLLPRI: firings and requests */
 	struct gotrace_trigger fired;	/* the last firing */
 	double fired_at;		/* its monotonic seconds */
 
@@ -97,24 +99,53 @@ static void fleet_plan(struct service *s)
 
 /* --- the flight recorder ------------------------------------------------------------- */
 
-static void latency_arm(struct service *s)
+/* A program's request (GOTRACE_REQUEST): a snapshot, at most one per request-every. */
+static void want_request(struct service *s, const struct gotrace_trigger *t)
 {
+	char what[192];
+
+	trigger_describe(t, what, sizeof(what));
+	journal(LOG_NOTICE, "%s", what);
+	if (s->want) {
+		journal(LOG_INFO, "a snapshot is waiting already (request-every): this request "
+			"goes with it");
+		return;
+	}
+	s->want = true;
+	s->wanted = (struct snap_cause){ .kind = CAUSE_REQUEST, .pid = (pid_t)t->tgid,
+					 .uid = t->uid, .when = wall_now() };
+	snprintf(s->wanted.comm, sizeof(s->wanted.comm), "%s", (const char *)t->comm);
+	snprintf(s->wanted.reason, sizeof(s->wanted.reason), "%s", (const char *)t->reason);
+}
+
+/*
+ * Takes what waits, a request or the trigger's firing, and arms the trigger
+ * (unless @noarm, or it has none) if nothing did.
+ */
+static void latency_take(struct service *s, bool noarm)
+{
+	bool latency = s->cfg.start.args.latency_ns;
 	struct gotrace_trigger t;
 	int err;
 
-	if (!s->cfg.start.args.latency_ns) {
-		s->trig = TRIG_NONE;
-		return;
-	}
-	err = trigger_take(s->ctl_fd, GOTRACE_TRIGGER_NOWAIT, &t);
+	noarm |= !latency;
+	err = trigger_take(s->ctl_fd, GOTRACE_TRIGGER_NOWAIT | (noarm ? GOTRACE_TRIGGER_NOARM : 0),
+			   true, &t);
 	if (err == EAGAIN) {
-		s->trig = TRIG_WAIT;
+		if (!noarm)
+			s->trig = TRIG_WAIT;
 		return;
 	}
 	if (err) {
 		s->trig = TRIG_NONE;
+		s->listening = false;
 		trigger_explain(CMD, err);
-		journal(LOG_ERR, "the latency trigger is off until the service restarts");
+		journal(LOG_ERR, "the latency trigger and requests are off until the service "
+			"restarts");
+		return;
+	}
+	if (t.cause == GOTRACE_CAUSE_REQUEST) {
+		want_request(s, &t);
 		return;
 	}
 	s->fired = t;
@@ -122,6 +153,13 @@ static void latency_arm(struct service *s)
 	s->trig = TRIG_FIRED;
 	journal(LOG_NOTICE, "latency trigger: thread %u (%s, process %u) waited %.1f ms to run",
 		t.tid, (const char *)t.comm, t.tgid, t.wait_ns / 1e6);
+}
+
+/* Arms the trigger; the first call also tells the kernel that requests are taken. */
+static void latency_arm(struct service *s)
+{
+	s->listening = true;
+	latency_take(s, false);
 }
 
 static bool recorder_start(struct service *s)
@@ -169,6 +207,7 @@ static void recorder_stop(struct service *s)
 		return;
 	s->recording = false;
 	s->trig = TRIG_NONE;
+	s->listening = false;
 	if (session_stop(CMD, s->ctl_fd, GOTRACE_STOP_NOWAIT, true))
 		recorder_drain(s);
 }
@@ -223,6 +262,10 @@ static void snap_hook(struct service *s)
 	if (c->kind == CAUSE_REQUEST && c->pid) {
 		env_add(env, &n, "GOTRACE_REQUEST_PID", "%d", (int)c->pid);
 		env_add(env, &n, "GOTRACE_REQUEST_UID", "%u", (unsigned int)c->uid);
+	}
+	if (c->kind == CAUSE_REQUEST && c->reason[0]) {
+		env_add(env, &n, "GOTRACE_REQUEST_COMM", "%s", c->comm);
+		env_add(env, &n, "GOTRACE_REASON", "%s", c->reason);
 	}
 	if (c->kind == CAUSE_FLEET)
 		env_add(env, &n, "GOTRACE_FLEET_PERIOD_NS", "%" PRId64, c->period_ns);
@@ -315,6 +358,7 @@ static bool snap_read(struct service *s)
 	/* End of the trace: someone stopped our flight recorder. */
 	s->recording = false;
 	s->trig = TRIG_NONE;
+	s->listening = false;
 	if (s->stopping)
 		return true;
 	journal(LOG_WARNING, "the flight recorder was stopped by another program (gotrace "
@@ -359,8 +403,9 @@ static void latency_step(struct service *s, bool pri, double now)
 {
 	struct snap_cause c;
 
-	if ((s->trig == TRIG_WAIT && pri) ||
-	    (s->trig == TRIG_RESTING && now >= s->fired_at + s->cfg.every_ns / 1e9))
+	if (pri)
+		latency_take(s, s->trig != TRIG_WAIT);
+	if (s->trig == TRIG_RESTING && now >= s->fired_at + s->cfg.every_ns / 1e9)
 		latency_arm(s);
 	if (s->trig != TRIG_FIRED || s->in_snap || now < s->fired_at + s->cfg.after_ns / 1e9)
 		return;
@@ -559,7 +604,7 @@ static void loop(struct service *s)
 	while (!s->stopping || s->in_snap) {
 		now = now_seconds();
 		fds[0] = (struct pollfd){ .fd = s->rd_fd, .events = POLLIN |
-			(s->trig == TRIG_WAIT ? POLLPRI : 0) };
+			(s->listening ? POLLPRI : 0) };
 		fds[1] = (struct pollfd){ .fd = s->sig_fd, .events = POLLIN };
 		if (poll(fds, 2, wait_ms(s, now)) < 0 && errno != EINTR) {
 			journal(LOG_ERR, "poll: %s", strerror(errno));

@@ -52,7 +52,7 @@ void config_print(const struct service_config *cfg);
 /* Why a snapshot was taken: the first word of its file name's cause. */
 enum cause_kind {
 	CAUSE_LATENCY,	/* the latency trigger fired */
-	CAUSE_REQUEST,	/* asked for: SIGUSR1, or gotrace snapshot */
+	CAUSE_REQUEST,	/* asked for: GOTRACE_REQUEST, SIGUSR1, or gotrace snapshot */
 	CAUSE_FLEET,	/* fleet-period: a multiple of the wall clock */
 	CAUSE_RESTART,	/* a flight recorder found recording at start */
 };
@@ -62,6 +62,8 @@ struct snap_cause {
 	struct gotrace_trigger trig;	/* CAUSE_LATENCY: who waited */
 	pid_t pid;			/* CAUSE_REQUEST: who asked (0: not known) */
 	uid_t uid;
+	char comm[16];			/* CAUSE_REQUEST: its name, if it said why */
+	char reason[64];		/* CAUSE_REQUEST: why, or "" */
 	int64_t period_ns;		/* CAUSE_FLEET: fleet-period */
 	struct timespec when;		/* CLOCK_REALTIME of the cause */
 };

@@ -3,7 +3,8 @@
  * gotrace service's snapshot directory. A snapshot is TIME_HOST_CAUSE.trace:
  * TIME in UTC (20261129T031500.123Z), so that the files of many hosts sort
  * by time; HOST, the host name; CAUSE, why it was taken (latency-COMM-TID-
- * WAITms, request-pidPID, fleet-PERIODs, restart). It is written under a
+ * WAITms, request-COMM-PID-REASON, request-pidPID, request, fleet-PERIODs,
+ * restart). It is written under a
  * temporary name (NAME.XXXXXX, flight_snapshot.c) and renamed once whole
  * and on disk. The oldest go first: beyond keep-count, keep-size or
  * keep-age, and when a new one would leave less than min-free.
@@ -118,10 +119,17 @@ static void cause_part(char *out, size_t len, const struct snap_cause *c)
 			 (uint64_t)(c->trig.wait_ns / 1000000));
 		break;
 	case CAUSE_REQUEST:
-		if (c->pid)
+		if (c->reason[0]) {
+			char reason[sizeof(c->reason)];
+
+			name_part(comm, sizeof(comm), c->comm);
+			name_part(reason, sizeof(reason), c->reason);
+			snprintf(out, len, "request-%s-%d-%s", comm, (int)c->pid, reason);
+		} else if (c->pid) {
 			snprintf(out, len, "request-pid%d", (int)c->pid);
-		else
+		} else {
 			snprintf(out, len, "request");
+		}
 		break;
 	case CAUSE_FLEET:
 		snprintf(out, len, "fleet-%" PRId64 "s", c->period_ns / (int64_t)1000000000);
@@ -134,7 +142,7 @@ static void cause_part(char *out, size_t len, const struct snap_cause *c)
 
 char *store_path(const struct store *st, const struct snap_cause *c)
 {
-	char when[32], cause[96], again[16] = "", *path = NULL;
+	char when[32], cause[128], again[16] = "", *path = NULL;
 	struct tm tm;
 	unsigned int n;
 

@@ -209,6 +209,11 @@ refuse "invalid --duration '-1s'" snapshot --duration -1s
 refuse "empty output file name: give -o FILE" snapshot -o ''
 refuse "option requires an argument -- 'o'" snapshot -o
 refuse "unrecognized option '--bogus'" snapshot --bogus
+refuse "^gotrace snapshot: empty --reason: say why you ask" snapshot --reason ''
+refuse "^gotrace snapshot: --reason is longer than 63 bytes: shorten it\$" \
+	snapshot --reason "$(printf '%064d' 0)"
+refuse "^gotrace snapshot: --reason asks the flight recorder's reader, which writes the file its way: drop -o, -d and --force\$" \
+	snapshot --reason why -o x.trace
 
 refuse "MESSAGE is missing" mark
 refuse "one MESSAGE only (quote it if it has spaces)" mark two words
