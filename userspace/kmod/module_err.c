@@ -143,8 +143,9 @@ void module_explain_remove(const char *cmd, struct kmod_module *mod, int err)
 		break;
 	case EAGAIN:
 	case EBUSY:
-		msg_err(cmd, "%s is in use: %d open file(s) of %s (gotrace record, cat %s, ...); "
-			"end those programs first (fuser -v %s names them)", GOTRACE_MODULE,
+		msg_err(cmd, "%s is in use: %d open file(s) of %s (gotrace record, cat %s, the "
+			"gotrace-flight service, ...); end those programs first (fuser -v %s "
+			"names them; systemctl stop gotrace-flight)", GOTRACE_MODULE,
 			kmod.module_get_refcnt(mod), GOTRACE_DEVICE, GOTRACE_DEVICE,
 			GOTRACE_DEVICE);
 		break;
