@@ -434,10 +434,10 @@ static void asked_step(struct service *s, double now)
 	}
 }
 
-/* Milliseconds until the next thing due, at most TICK. */
-static int wait_ms(const struct service *s, double now)
+/* Milliseconds until the next thing due (a hook's deadline @hook_wait s away), at most TICK. */
+static int wait_ms(const struct service *s, double now, double hook_wait)
 {
-	double wait = TICK, t;
+	double wait = hook_wait < TICK ? hook_wait : TICK, t;
 
 	if (s->trig == TRIG_FIRED)
 		wait = s->fired_at + s->cfg.after_ns / 1e9 - now;
@@ -599,14 +599,14 @@ static bool device_take(struct service *s)
 static void loop(struct service *s)
 {
 	struct pollfd fds[2];
-	double now;
+	double now, hook_wait = TICK;
 
 	while (!s->stopping || s->in_snap) {
 		now = now_seconds();
 		fds[0] = (struct pollfd){ .fd = s->rd_fd, .events = POLLIN |
 			(s->listening ? POLLPRI : 0) };
 		fds[1] = (struct pollfd){ .fd = s->sig_fd, .events = POLLIN };
-		if (poll(fds, 2, wait_ms(s, now)) < 0 && errno != EINTR) {
+		if (poll(fds, 2, wait_ms(s, now, hook_wait)) < 0 && errno != EINTR) {
 			journal(LOG_ERR, "poll: %s", strerror(errno));
 			s->failed = true;
 			return;
@@ -618,7 +618,7 @@ static void loop(struct service *s)
 			return;
 		}
 		now = now_seconds();
-		hooks_tick(&s->hooks, now);
+		hook_wait = hooks_tick(&s->hooks, now);
 		if (s->stopping || !s->recording)
 			continue;
 		latency_step(s, fds[0].revents & POLLPRI, now);
