@@ -8,8 +8,9 @@
 # For each failed kselftest test case nested in FILE ("# #  RUN name ..." to "# not ok N
 # name"), prints its lines: the harness's failed assertions and the test's TH_LOG lines.
 # A failed top-level result with no failed case inside (a program that crashed, timed out
-# or failed outside its cases) gets the last 15 lines before it. At most MAX_LINES lines
-# (default 60) in all; prints nothing for a stream without failures.
+# or failed outside its cases) gets the last 15 lines before it. A stream with no failed
+# result at all (its command's exit status was the failure) gets its last 15 lines. At most
+# MAX_LINES lines (default 60) in all.
 set -eu
 
 [ $# -ge 1 ] || { echo "usage: scripts/lib/tap-why.sh FILE [MAX_LINES]" >&2; exit 2; }
@@ -43,4 +44,11 @@ incase { kase[ncase++] = $0 }
 	nested_bad = 0
 }
 /^ok / { nested_bad = 0 }
+END {
+	if (printed)
+		exit
+	first = nt > 15 ? nt - 15 : 0
+	for (i = first; i < nt; i++)
+		out(tail[i % 15])
+}
 ' "$1"

@@ -217,7 +217,8 @@ if [ ! -f userspace/Makefile ]; then
 elif ! make -C userspace; then
 	problem "make -C userspace failed"
 elif has_target userspace check; then
-	run_tap userspace "$OUT/userspace.tap" make -s -j2 -Otarget -C userspace check
+	# make's own messages (which recipe failed) go into the TAP too, for tap-why.sh.
+	run_tap userspace "$OUT/userspace.tap" sh -c 'make -s -j2 -Otarget -C userspace check 2>&1'
 else
 	echo "check-stock.sh: userspace/Makefile has no 'check' target: no host unit tests to run"
 fi
@@ -227,7 +228,9 @@ run_tap dkms "$OUT/dkms.tap" scripts/suites/dkms-check.sh
 run_tap install "$OUT/install.tap" scripts/suites/install-check.sh
 
 step "Debian packages: built, installed in a fresh root, used in a guest, purged (scripts/package/deb.sh, scripts/suites/deb-check.sh)"
-run_tap deb "$OUT/deb.tap" sh -c 'scripts/package/deb.sh >&2 && scripts/suites/deb-check.sh'
+# The service's snapshots from its systemd guest go to $TRACES/service for Go's readers.
+run_tap deb "$OUT/deb.tap" env GOTRACE_DEB_TRACES="$TRACES/service" \
+	sh -c 'scripts/package/deb.sh >&2 && scripts/suites/deb-check.sh'
 
 step "selftests: build into $BIN"
 selftests_ok=""
@@ -390,6 +393,7 @@ else
 		scripts/oracles/go-check.sh "$TRACES/$1"
 	shift
 	others=$others_short
+	[ ! -d "$TRACES/service" ] || others="$others $TRACES/service"
 	for kver in "$@"; do
 		others="$others $TRACES/$kver"
 	done
