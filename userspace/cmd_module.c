@@ -23,30 +23,53 @@
 static void load_help(void)
 {
 	printf("Usage: %s load [--path FILE] [PARAM=VALUE...]\n"
+	       "       %s load --update\n"
 	       "Load gotrace.ko: the one installed for the running kernel (as modprobe,\n"
 	       "with its options from /etc/modprobe.d), or FILE (as insmod).\n"
 	       "Parameters: buffer_size=BYTES (per CPU), max_tid=N (see gotrace(4)).\n\n"
 	       "  -p, --path FILE  load this module file\n"
+	       "  -u, --update     load the installed module; if one is loaded already and\n"
+	       "                   it is another build (DKMS rebuilt it), replace it unless\n"
+	       "                   it is in use (gotrace-flight.service does this first)\n"
 	       "  -h, --help       show this help\n\n"
 	       "Exit status: 0 when the module is loaded and %s exists; 1 otherwise,\n"
-	       "also when it was loaded already.\n",
-	       program_invocation_short_name, GOTRACE_DEVICE);
+	       "also when it was loaded already (not with --update).\n",
+	       program_invocation_short_name, program_invocation_short_name, GOTRACE_DEVICE);
+}
+
+/* load --update: no trace runs or waits to be read, which replacing the module would end. */
+static bool session_idle(void)
+{
+	struct gotrace_status st;
+	int fd = open(GOTRACE_DEVICE, O_WRONLY | O_CLOEXEC);
+	bool idle;
+
+	if (fd < 0)	/* no device or no permission: removal says why */
+		return true;
+	idle = session_status("load", fd, &st) && st.state == GOTRACE_STATE_IDLE;
+	close(fd);
+	return idle;
 }
 
 int cmd_load(int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "path", required_argument, NULL, 'p' },
+		{ "update", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	const char *path = NULL;
+	bool update = false;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:uh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			path = optarg;
+			break;
+		case 'u':
+			update = true;
 			break;
 		case 'h':
 			load_help();
@@ -55,6 +78,13 @@ int cmd_load(int argc, char *argv[])
 			return msg_usage("load");
 		}
 	}
+	if (update && (path || optind < argc)) {
+		msg_err("load", "--update loads the installed module, with the options of "
+			"/etc/modprobe.d: drop %s", path ? "--path" : "the parameters");
+		return EXIT_FAILURE;
+	}
+	if (update)
+		return module_update("load", device_module_loaded() && session_idle());
 	for (i = optind; i < argc; i++)
 		if (!parse_param("load", argv[i]))
 			return msg_usage("load");

@@ -18,6 +18,12 @@
 #    build/deb-check shared at /host; the guest chroots into the root and runs its
 #    /usr/sbin/gotrace: load (as modprobe: the DKMS-built module through the root's
 #    modules.dep), record -o /tmp/t.trace -- sh -c 'sleep 0.2', check, unload.
+#    Then the flight recorder's service as users run it: the root, copied into an ext4
+#    image, boots with systemd as init (vm.sh --root-disk), and selftests/service_guest.sh
+#    enables gotrace-flight.service there and puts it through stalls, requests, reloads,
+#    quotas, a full file system, bad hooks and kill -9; each snapshot is checked by the
+#    packaged gotrace check (in the root) and copied to $GOTRACE_DEB_TRACES when that is set
+#    (check-stock.sh has Go's readers read them).
 # 4. In the root: apt remove --purge gotrace gotrace-dkms, then apt autoremove --purge: no
 #    file of gotrace may be left (/usr/src/gotrace-*, the DKMS tree, the module and its
 #    modules.dep line, the command, man pages, header, completion; no path named *gotrace*).
@@ -98,7 +104,7 @@ trap '[ -n "${GOTRACE_DEB_KEEP:-}" ] || rm -rf "$R"' EXIT
 
 # 1. The root.
 t0=$(date +%s)
-mmdebstrap --mode=root --variant=minbase --include=linux-headers-amd64 \
+mmdebstrap --mode=root --variant=minbase --include=linux-headers-amd64,systemd-sysv,udev \
 	--skip=essential/unlink,cleanup/apt/lists \
 	--setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
 	--setup-hook="sync-in $CACHE /var/cache/apt/archives/" \
@@ -107,7 +113,7 @@ mmdebstrap --mode=root --variant=minbase --include=linux-headers-amd64 \
 	"deb $SECURITY bookworm-security main" > "$(log mmdebstrap)" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || tail -n 20 "$(log mmdebstrap)" | sed 's/^/# /'
-result "$rc" "mmdebstrap: a minimal bookworm root with linux-headers-amd64 ($(($(date +%s) - t0))s)"
+result "$rc" "mmdebstrap: a minimal bookworm root with linux-headers-amd64 and systemd ($(($(date +%s) - t0))s)"
 [ "$rc" -eq 0 ] || bail "no root to install into (log: $(log mmdebstrap))"
 kver=$(ls "$R/usr/src" | sed -n 's/^linux-headers-\(.*-amd64\)$/\1/p' | sort -V | tail -n 1)
 hdrver=$(in_root dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null)
@@ -146,7 +152,7 @@ result "$rc" "gotrace --version runs in the root"
 for f in /usr/sbin/gotrace /usr/share/man/man8/gotrace.8.gz /usr/share/man/man4/gotrace.4.gz \
 	/usr/include/linux/gotrace.h /usr/include/gotrace_annotate.h \
 	/usr/share/bash-completion/completions/gotrace /lib/systemd/system/gotrace-flight.service \
-	/etc/gotrace/flight.conf; do
+	/lib/systemd/system/gotrace-module.service /etc/gotrace/flight.conf; do
 	check "installed: $f" test -s "$R$f"
 done
 check "the service is not enabled" test ! -e "$R/etc/systemd/system/multi-user.target.wants/gotrace-flight.service"
@@ -252,6 +258,83 @@ result $? "the trace has the recorded command: gotrace stats lists a program 'sl
 	"$WORK/step-stats.out"
 echo "# trace: $(stat -c %s "$WORK/t.trace" 2>/dev/null || echo no) bytes"
 
+# rebuilt KO OUT: KO with another build id at OUT, as DKMS would rebuild it (the id's first
+# byte flipped: nothing else changes).
+rebuilt() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+shoff, = struct.unpack_from("<Q", data, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
+def section(i):
+    return struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
+names = section(shstrndx)[4]
+for i in range(shnum):
+    name, kind, _, _, off, size = section(i)
+    if data[names + name:].split(b"\0", 1)[0] == b".note.gnu.build-id":
+        data[off + 16] ^= 0xff
+        open(sys.argv[2], "wb").write(data)
+        sys.exit(0)
+sys.exit("no .note.gnu.build-id in " + sys.argv[1])
+PY
+}
+
+# The service: the root, with the packages in it, booted with systemd as init from a copy of
+# it (the purge below checks the root itself). selftests/service_guest.sh prints a "RESULT
+# STATUS DESCRIPTION" line per check.
+t0=$(date +%s)
+svc=$WORK/service
+img=$WORK/service.img
+rm -rf "$svc" "$img"
+mkdir -p "$svc/snaps"
+cp "$ROOT/selftests/service_guest.sh" "$svc/" && rebuilt "$ko" "$svc/gotrace-rebuilt.ko" &&
+	${CC:-cc} -static -O2 -pthread -o "$svc/stall_helper" "$ROOT/selftests/stall_helper.c" \
+		"$ROOT/selftests/stall.c" &&
+	truncate -s 4G "$img" && mke2fs -q -t ext4 -d "$R" "$img" > "$(log mke2fs)" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || tail -n 20 "$(log mke2fs)" | sed 's/^/# /'
+result "$rc" "the root as an ext4 image, and the guest's stall_helper ($(($(date +%s) - t0))s)"
+t0=$(date +%s)
+GOTRACE_VM_KERNELS=$kernels \
+	"$ROOT/scripts/vm/vm.sh" --quiet --timeout 900 --root-disk "$img" \
+	--log "$(log service-console)" --stdout "$WORK/service.out" "$kver" "$WORK" -- \
+	sh /host/service/service_guest.sh /host/service/stall_helper \
+	/host/service/gotrace-rebuilt.ko /host/service/snaps \
+	> "$(log service-vm)" 2>&1
+rc=$?
+rm -f "$img"
+sed 's/^/# /' "$(log service-vm)"
+result "$rc" "a guest on $kver booted the root with systemd and ran service_guest.sh" \
+	"($(($(date +%s) - t0))s; console: $(log service-console))"
+while IFS= read -r line; do
+	case $line in
+	"RESULT "*)
+		line=${line#RESULT }
+		result "${line%% *}" "service: ${line#* }"
+		;;
+	"#"*) echo "$line" ;;
+	esac
+done < "$WORK/service.out"
+grep -q '^RESULT ' "$WORK/service.out" 2>/dev/null
+result $? "service: the guest's checks ran (its output: $WORK/service.out)"
+nsnap=0 nbad=0
+mkdir -p "$R/tmp/snaps"
+for f in "$svc"/snaps/*.trace; do
+	[ -f "$f" ] || continue
+	nsnap=$((nsnap + 1))
+	cp "$f" "$R/tmp/snaps/s.trace"
+	in_root /usr/sbin/gotrace check /tmp/snaps/s.trace > "$WORK/snap-check.out" 2>&1 || {
+		nbad=$((nbad + 1))
+		echo "# ${f##*/}: $(tail -n 1 "$WORK/snap-check.out")"
+	}
+done
+rm -rf "$R/tmp/snaps"
+check "service: gotrace check passes each of its $nsnap snapshots ($nbad fail)" \
+	test "$nsnap" -ge 5 -a "$nbad" -eq 0
+if [ -n "${GOTRACE_DEB_TRACES:-}" ]; then
+	mkdir -p "$GOTRACE_DEB_TRACES" && cp "$svc"/snaps/*.trace "$GOTRACE_DEB_TRACES/"
+fi
+
 # 4. Purge: nothing of gotrace may stay, before autoremove and after it.
 t0=$(date +%s)
 in_root apt-get remove --purge -y -q gotrace gotrace-dkms > "$(log purge)" 2>&1 < /dev/null
@@ -268,7 +351,8 @@ check "no gotrace.ko under /lib/modules" \
 check "no modules.dep line for it" sh -c "! grep -rqs gotrace '$R'/lib/modules/*/modules.dep"
 for f in /usr/sbin/gotrace /usr/share/man/man8/gotrace.8.gz /usr/share/man/man4/gotrace.4.gz \
 	/usr/include/linux/gotrace.h /usr/share/bash-completion/completions/gotrace \
-	/lib/systemd/system/gotrace-flight.service /etc/gotrace; do
+	/lib/systemd/system/gotrace-flight.service /lib/systemd/system/gotrace-module.service \
+	/etc/gotrace; do
 	check "removed: $f" test ! -e "$R$f"
 done
 (cd "$R" && find . -xdev -name '*gotrace*') > "$WORK/left" 2>/dev/null

@@ -62,6 +62,9 @@ done
 unit=$dest/usr/lib/systemd/system/gotrace-flight.service
 check "the service's unit, running usr/sbin/gotrace" \
 	grep -qx 'ExecStart=/usr/sbin/gotrace service --config /etc/gotrace/flight.conf' "$unit"
+check "the module's unit, running usr/sbin/gotrace" \
+	grep -qx 'ExecStart=/usr/sbin/gotrace load --update' \
+	"$dest/usr/lib/systemd/system/gotrace-module.service"
 check "the service's configuration in etc/gotrace, valid" sh -c \
 	"'$dest/usr/sbin/gotrace' service --check -c '$dest/etc/gotrace/flight.conf' > /dev/null"
 echo '# an edit' >> "$dest/etc/gotrace/flight.conf"

@@ -14,6 +14,10 @@
 #   --allow-splats  report kernel splats in the guest's dmesg but do not fail on them
 #   --qemu-arg ARG  one more QEMU argument, repeatable and kept in order, e.g.
 #                   --qemu-arg -plugin --qemu-arg /path/insn_window.so,out=/tmp/w.txt
+#   --root-disk IMG boot IMG, an ext4 image of a Debian root with systemd, as the root file
+#                   system: the initramfs mounts it, moves /host into it and hands over to
+#                   its /sbin/init, whose unit vm-command.service runs COMMAND (dash, not
+#                   busybox) once the system is up, then powers off. IMG is changed.
 #
 # KVER is a kernel scripts/setup/kernels.sh fetched (build/kernels/<KVER>/). SHAREDIR is mounted
 # read-write at /host in the guest (9p over virtio). COMMAND's words are joined with spaces
@@ -42,8 +46,9 @@ BUSYBOX=/bin/busybox
 MODULES="virtio_pci 9pnet_virtio 9p"
 # Modules loaded where the kernel has them: virtio_blk, for a disk a test is given
 # (--qemu-arg -drive --qemu-arg file=IMG,format=raw,if=virtio: /dev/vda, faster than 9p
-# for a large file; the debug kernel is built without it).
-OPTIONAL_MODULES="virtio_blk"
+# for a large file; the debug kernel is built without it); ext4 and the crc32c its
+# metadata checksums need, for --root-disk.
+OPTIONAL_MODULES="virtio_blk ext4 crc32c_generic"
 
 # What a kernel splat looks like in dmesg.
 SPLATS='BUG:|WARNING:|sleeping function called from invalid context|possible recursive locking|KASAN|kmemleak|Oops|general protection|Call Trace'
@@ -67,7 +72,7 @@ show_console() {
 }
 
 usage() {
-	sed -n '5,34s/^# \{0,1\}//p' "$0" >&2
+	sed -n '5,38s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -77,6 +82,7 @@ quote() {
 }
 
 cpus=2 mem=1024 timeout=600 log="" stdout="" quiet="" append="" allow_splats="" qemu_args=""
+root_disk=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--cpus) [ $# -ge 2 ] || usage; cpus=$2; shift 2 ;;
@@ -88,6 +94,7 @@ while [ $# -gt 0 ]; do
 	--quiet) quiet=1; shift ;;
 	--allow-splats) allow_splats=1; shift ;;
 	--qemu-arg) [ $# -ge 2 ] || usage; qemu_args="$qemu_args $(quote "$2")"; shift 2 ;;
+	--root-disk) [ $# -ge 2 ] || usage; root_disk=$2; shift 2 ;;
 	-h|--help) usage ;;
 	--) break ;;
 	-*) echo "vm.sh: unknown option $1" >&2; usage ;;
@@ -109,6 +116,7 @@ moddir="$kroot/lib/modules/$kver"
 [ -f "$vmlinuz" ] && [ -s "$moddir/modules.dep" ] ||
 	die "kernel $kver is not in $kroot (known: $(cat "$KERNELS/list" 2>/dev/null | tr '\n' ' ')); run scripts/setup/kernels.sh"
 [ -d "$share" ] || die "share directory '$share' does not exist; create it first"
+[ -z "$root_disk" ] || [ -f "$root_disk" ] || die "--root-disk $root_disk: no such image"
 share=$(cd "$share" && pwd)
 # GOTRACE_VM_QEMU: another QEMU binary (or wrapper) to try.
 qemu=${GOTRACE_VM_QEMU:-qemu-system-x86_64}
@@ -170,6 +178,36 @@ stop() {
 	echo "vm-init: $*" >&2
 	poweroff -f
 }
+# --root-disk: /dev/vda's systemd runs /host/.vm-cmd in vm-command.service, which records
+# what this script would, then powers off.
+boot_root_disk() {
+	mkdir -p /newroot
+	mount -t ext4 /dev/vda /newroot || stop "cannot mount the --root-disk /dev/vda"
+	[ -L /newroot/sbin/init ] || [ -x /newroot/sbin/init ] ||
+		stop "the --root-disk has no /sbin/init"
+	u=/newroot/etc/systemd/system
+	mkdir -p /newroot/host "$u/multi-user.target.wants"
+	cat > "$u/vm-command.service" <<-'UNIT'
+	[Unit]
+	Description=scripts/vm/vm.sh's command
+	After=multi-user.target
+
+	[Service]
+	Type=oneshot
+	WorkingDirectory=/host
+	StandardOutput=journal+console
+	StandardError=journal+console
+	ExecStart=/bin/sh -c '{ /bin/sh /host/.vm-cmd; echo $? > /run/vm-rc; } | tee /host/.vm-stdout'
+	ExecStart=/bin/sh -c 'dmesg > /host/.vm-dmesg; cat /run/vm-rc > /host/.vm-exit'
+	ExecStart=/bin/systemctl poweroff --force --force
+	UNIT
+	ln -sf ../vm-command.service "$u/multi-user.target.wants/vm-command.service"
+	umount /tmp
+	for m in /host /dev /proc /sys; do
+		mount --move "$m" "/newroot$m" || stop "cannot move $m into the --root-disk"
+	done
+	exec switch_root /newroot /sbin/init
+}
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
@@ -190,6 +228,7 @@ done < /etc/vm-modules
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,access=any host0 /host ||
 	stop "cannot mount the 9p share host0 at /host"
 [ -f /host/.vm-cmd ] || stop "no /host/.vm-cmd to run"
+[ ! -f /host/.vm-root-disk ] || boot_root_disk
 cd /host
 { /bin/sh /host/.vm-cmd; echo $? > /tmp/.vm-rc; } | tee /host/.vm-stdout
 cd /
@@ -249,8 +288,12 @@ initramfs() {
 
 initrd=$(initramfs)
 
-rm -f "$share/.vm-exit" "$share/.vm-dmesg" "$share/.vm-stdout"
+rm -f "$share/.vm-exit" "$share/.vm-dmesg" "$share/.vm-stdout" "$share/.vm-root-disk"
 printf '%s\n' "$*" > "$share/.vm-cmd"
+if [ -n "$root_disk" ]; then
+	: > "$share/.vm-root-disk"
+	qemu_args="-drive $(quote "file=$root_disk,format=raw,if=virtio") $qemu_args"
+fi
 : > "$log"
 
 qpid="" tpid=""

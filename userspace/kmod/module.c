@@ -10,6 +10,7 @@
 #include <syslog.h>
 #include <time.h>
 
+#include "kmod/build_id.h"
 #include "kmod/load.h"
 #include "kmod/module.h"
 #include "util/device.h"
@@ -65,8 +66,11 @@ char *module_info_find(struct kmod_module *mod, const char *key, const char *pre
 	return found;
 }
 
-/* The module installed for the running kernel (modules.dep), or NULL after a message. */
-static struct kmod_module *find_installed(const char *cmd, struct kmod_ctx *ctx)
+/*
+ * The module installed for the running kernel (modules.dep), or NULL: after a
+ * message if @report.
+ */
+static struct kmod_module *find_installed(const char *cmd, struct kmod_ctx *ctx, bool report)
 {
 	struct kmod_list *list = NULL;
 	struct kmod_module *mod = NULL;
@@ -75,7 +79,8 @@ static struct kmod_module *find_installed(const char *cmd, struct kmod_ctx *ctx)
 
 	r = kmod.module_new_from_lookup(ctx, GOTRACE_MODULE, &list);
 	if (r < 0) {
-		msg_err(cmd, "cannot look up %s: %s", GOTRACE_MODULE, strerror(-r));
+		if (report)
+			msg_err(cmd, "cannot look up %s: %s", GOTRACE_MODULE, strerror(-r));
 		return NULL;
 	}
 	if (list)
@@ -84,6 +89,8 @@ static struct kmod_module *find_installed(const char *cmd, struct kmod_ctx *ctx)
 	if (mod && kmod.module_get_path(mod))
 		return mod;
 	kmod.module_unref(mod);
+	if (!report)
+		return NULL;
 	uname(&u);
 	msg_err(cmd, "%s.ko is not installed for Linux %s (nothing in /lib/modules/%s): "
 		"install it (sudo make install, or sudo make dkms-install), "
@@ -192,10 +199,75 @@ int module_load(const char *cmd, const char *path, char *const params[], int npa
 	ctx = ctx_new(cmd, "load the module with: insmod gotrace.ko");
 	if (!ctx)
 		return EXIT_FAILURE;
-	mod = path ? find_file(cmd, ctx, path) : find_installed(cmd, ctx);
+	mod = path ? find_file(cmd, ctx, path) : find_installed(cmd, ctx, true);
 	if (mod && check_params(cmd, mod, params, nparams))
 		ret = insert(cmd, mod, path != NULL, params, nparams);
 	kmod.module_unref(mod);
+	kmod.unref(ctx);
+	return ret;
+}
+
+/*
+ * The loaded module is not the installed build (@inst, at @path): unload it and
+ * load @inst, unless it is in use (@idle false: a trace runs or waits to be read).
+ */
+static int replace(const char *cmd, struct kmod_ctx *ctx, struct kmod_module *inst,
+		   const char *path, const char *was, const char *now, bool idle)
+{
+	struct kmod_module *cur = NULL;
+	int r = -EBUSY;
+
+	if (idle && kmod.module_new_from_name(ctx, GOTRACE_MODULE, &cur) >= 0)
+		r = kmod.module_remove_module(cur, 0);
+	kmod.module_unref(cur);
+	if (r < 0) {
+		msg_err(cmd, "the loaded %s.ko (build %s) is not the installed %s (build %s), "
+			"but %s: keeping the loaded one; run gotrace load --update once it is free",
+			GOTRACE_MODULE, was, path, now,
+			!idle ? "a trace is running or waits to be read" :
+			r == -EAGAIN || r == -EBUSY ? "a program has it open" : strerror(-r));
+		return EXIT_SUCCESS;
+	}
+	if (insert(cmd, inst, false, NULL, 0) != EXIT_SUCCESS)
+		return EXIT_FAILURE;
+	msg_err(cmd, "replaced the loaded %s.ko (build %s) by the installed %s (build %s)",
+		GOTRACE_MODULE, was, path, now);
+	return EXIT_SUCCESS;
+}
+
+int module_update(const char *cmd, bool idle)
+{
+	unsigned char loaded[BUILD_ID_NOTE_MAX] = { 0 }, installed[BUILD_ID_NOTE_MAX] = { 0 };
+	char was[13], now[13];
+	struct kmod_module *inst;
+	struct kmod_ctx *ctx;
+	size_t nl, ni;
+	const char *path;
+	int ret = EXIT_SUCCESS;
+
+	if (!device_module_loaded())
+		return module_load(cmd, NULL, NULL, 0);
+	ctx = ctx_new(cmd, "load it with: modprobe " GOTRACE_MODULE);
+	if (!ctx)
+		return EXIT_FAILURE;
+	kmod.set_log_priority(ctx, LOG_CRIT);	/* each failure is explained */
+	/* None installed (loaded from a file): nothing to update it to, as modprobe. */
+	inst = find_installed(cmd, ctx, false);
+	if (!inst)
+		goto out;
+	path = kmod.module_get_path(inst);
+	nl = build_id_of_loaded(GOTRACE_MODULE, loaded);
+	ni = build_id_of_file(path, installed);
+	build_id_hex(loaded, nl, was);
+	build_id_hex(installed, ni, now);
+	if (!nl || !ni)
+		msg_err(cmd, "cannot tell whether the loaded %s.ko is the installed %s: %s has no "
+			"build id to read; keeping the loaded one", GOTRACE_MODULE, path,
+			!nl ? "the loaded module" : "the file (compressed?)");
+	else if (nl != ni || memcmp(loaded, installed, nl))
+		ret = replace(cmd, ctx, inst, path, was, now, idle);
+	kmod.module_unref(inst);
+out:
 	kmod.unref(ctx);
 	return ret;
 }

@@ -15,6 +15,12 @@ int module_load(const char *cmd, const char *path, char *const params[], int npa
 	return EXIT_FAILURE;
 }
 
+int module_update(const char *cmd, bool idle)
+{
+	(void)idle;
+	return module_load(cmd, NULL, NULL, 0);
+}
+
 int module_remove(const char *cmd, int wait_ms)
 {
 	(void)wait_ms;

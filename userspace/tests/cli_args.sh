@@ -105,6 +105,10 @@ refuse "invalid module parameter 'a b=1'" load 'a b=1'
 refuse "invalid module parameter 'x=\"1\"'" load 'x="1"'
 refuse "requires an argument" load --path
 refuse "unrecognized option '--force'" load --force
+refuse "^gotrace load: --update loads the installed module, with the options of /etc/modprobe.d: drop --path\$" \
+	load --update --path gotrace.ko
+refuse "^gotrace load: --update loads the installed module, with the options of /etc/modprobe.d: drop the parameters\$" \
+	load -u buffer_size=4M
 
 refuse "unexpected argument 'now'" unload now
 refuse "invalid option -- 'x'" unload -x
