@@ -758,18 +758,12 @@ service_log() {
 	return 1
 }
 
-# service_conf KEY=VALUE...: the test's configuration with these keys changed or added.
+# service_conf KEY=VALUE...: the test's configuration (service_test.conf, beside this
+# script, a directory and a hook) with these keys changed or added.
 service_conf() {
 	{
-		echo "flight = 2s"
-		echo "buffer-size = 1M"
-		echo "trigger-latency = 100ms"
-		echo "trigger-after = 500ms"
-		echo "trigger-every = 1s"
-		echo "request-every = 0"
+		cat "$(dirname "$0")/service_test.conf"
 		echo "directory = $d/snaps"
-		echo "min-free = 0"
-		echo "hook-timeout = 2s"
 		echo "hook = echo \"hook \$GOTRACE_CAUSE \$GOTRACE_FILE \$GOTRACE_COMM \$GOTRACE_TID\$GOTRACE_REASON\" >> $d/hook.out"
 		for kv in "$@"; do
 			echo "$kv"

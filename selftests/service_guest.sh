@@ -62,17 +62,11 @@ logged() {
 	return 1
 }
 
-# conf KEY=VALUE...: the test's configuration, with these keys changed or added.
+# conf KEY=VALUE...: the test's configuration (service_test.conf, beside this script, and
+# a hook), with these keys changed or added.
 conf() {
 	{
-		echo "flight = 2s"
-		echo "buffer-size = 1M"
-		echo "trigger-latency = 100ms"
-		echo "trigger-after = 500ms"
-		echo "trigger-every = 1s"
-		echo "request-every = 0"
-		echo "min-free = 0"
-		echo "hook-timeout = 2s"
+		cat "$(dirname "$0")/service_test.conf"
 		# shellcheck disable=SC2016 # the hook's shell expands them
 		echo 'hook = echo "hook $GOTRACE_CAUSE $GOTRACE_FILE $GOTRACE_COMM $GOTRACE_TID$GOTRACE_REASON"'
 		for kv in "$@"; do

@@ -91,7 +91,7 @@ go=$(echo "$fetched" | sed -n 1p)
 	GOCACHE=${GOCACHE:-$ROOT/build/go/cache} \
 	"$go" build -trimpath -o "$share/bin/joinapp" .) >> "$out/build.log" 2>&1 ||
 	die "Go 1.27 cannot build selftests/joinapp (see $out/build.log)"
-cp "$ROOT/selftests/cli_guest.sh" "$share/bin/"
+cp "$ROOT/selftests/cli_guest.sh" "$ROOT/selftests/service_test.conf" "$share/bin/"
 echo "# libraries for the guest: $(cd "$share/sysroot" && find . -type f | tr '\n' ' ')"
 
 # guest NAME [--append ARGS]: one boot running cli_guest.sh; its TAP lines are renumbered.

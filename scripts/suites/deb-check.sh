@@ -287,7 +287,8 @@ svc=$WORK/service
 img=$WORK/service.img
 rm -rf "$svc" "$img"
 mkdir -p "$svc/snaps"
-cp "$ROOT/selftests/service_guest.sh" "$svc/" && rebuilt "$ko" "$svc/gotrace-rebuilt.ko" &&
+cp "$ROOT/selftests/service_guest.sh" "$ROOT/selftests/service_test.conf" "$svc/" &&
+	rebuilt "$ko" "$svc/gotrace-rebuilt.ko" &&
 	${CC:-cc} -static -O2 -pthread -o "$svc/stall_helper" "$ROOT/selftests/stall_helper.c" \
 		"$ROOT/selftests/stall.c" &&
 	truncate -s 4G "$img" && mke2fs -q -t ext4 -d "$R" "$img" > "$(log mke2fs)" 2>&1
